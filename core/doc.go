@@ -1,0 +1,7 @@
+// Package core holds gatehouse's vocabulary and its loop: signals come in from
+// gateways, the Engine runs Perceive → Reason → Act on each conversation in
+// order, gates decide what the LLM proposed, and actuators carry it out.
+//
+// core knows no gateway and no approval broker: both plug in through the small
+// interfaces declared here (Actuator, Inbox, Holder, CommandHandler).
+package core

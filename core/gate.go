@@ -1,0 +1,40 @@
+package core
+
+import "context"
+
+// Verdict is a gate's answer.
+type Verdict uint8
+
+// The verdicts, from most to least permissive.
+const (
+	Allow Verdict = iota + 1
+	// NeedsApproval holds the action for a human.
+	NeedsApproval
+	// Deny refuses the action; the Decision's Reason goes back to the LLM.
+	Deny
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case NeedsApproval:
+		return "approve"
+	case Deny:
+		return "deny"
+	}
+	return "unknown"
+}
+
+// Decision is a gate's verdict with its reason and the rule that made it.
+type Decision struct {
+	Verdict Verdict
+	Reason  string // fed back to the LLM on Deny
+	Rule    string // which rule decided, for logs and approval requests
+}
+
+// Gate is a deterministic check of an action. Gates run in order; the first
+// Deny stops the chain; NeedsApproval holds unless a later gate denies.
+type Gate interface {
+	Check(ctx context.Context, a Action) Decision
+}

@@ -1,0 +1,42 @@
+package core
+
+import (
+	"context"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// Held is an action a gate held for human approval.
+type Held struct {
+	Conv Conversation
+	From Identity
+	Call llm.ToolCall
+	Rule string
+	// Reason is why it was held (the gate's reason).
+	Reason string
+}
+
+// Holder takes actions that need approval (the hitl broker implements it).
+// Hold must not block on a human: it records the request, notifies, and
+// returns the text the LLM sees as the tool result (never containing a token).
+type Holder interface {
+	Hold(ctx context.Context, h Held) (string, error)
+}
+
+// CommandHandler sees every authorised message in Perceive before the LLM
+// does. It returns true when the message was a command it handled (it then
+// never reaches the LLM); it replies through the Dispatcher itself.
+type CommandHandler interface {
+	HandleCommand(ctx context.Context, s Signal) bool
+}
+
+// Dispatcher is what the Engine offers to components outside the loop (the
+// hitl broker): run an action through its actuator and feed a signal back in.
+type Dispatcher interface {
+	// Act dispatches a by actuator name: replies to Conv.Gateway, tool calls
+	// to ToolActuator. Tool calls run through the tool runner directly,
+	// without gates: the caller has already decided.
+	Act(ctx context.Context, a Action) (Result, error)
+	// Submit queues a signal into its conversation.
+	Submit(ctx context.Context, s Signal) error
+}

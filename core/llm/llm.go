@@ -1,0 +1,76 @@
+// Package llm declares the reasoning provider interface and its message types,
+// with an OpenAI-compatible implementation, a cascade over providers and an
+// offline demo model.
+package llm
+
+import (
+	"context"
+	"errors"
+)
+
+// Role is a chat message's author role, as in the OpenAI API.
+type Role string
+
+// The roles.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation's history.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message proposes.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is one proposed tool invocation.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Args is the arguments object as JSON text, exactly as the model sent it.
+	Args string `json:"args"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Parameters is a JSON Schema object.
+	Parameters []byte
+}
+
+// Request is one completion request.
+type Request struct {
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Usage counts tokens of one completion.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Response is the model's answer: an assistant message with text, tool
+// calls, or both.
+type Response struct {
+	Message  Message
+	Usage    Usage
+	Provider string // name of the provider that answered
+}
+
+// Provider proposes the next assistant message.
+type Provider interface {
+	Name() string
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// ErrRetryable marks provider errors after which the next provider in a
+// cascade should be tried: transport errors, timeouts, 429 and 5xx.
+var ErrRetryable = errors.New("llm: retryable")

@@ -1,0 +1,49 @@
+package core
+
+import "time"
+
+// SignalKind tells what a Signal carries.
+type SignalKind uint8
+
+// The kinds of signal the Engine handles.
+const (
+	// KindMessage is a chat message from a person on a gateway.
+	KindMessage SignalKind = iota + 1
+	// KindApprovalOutcome reports what became of a held action (approved and
+	// run, denied, expired); Text is the outcome written by the core for the LLM.
+	KindApprovalOutcome
+	// KindHeartbeat is a periodic wake-up with no text.
+	KindHeartbeat
+	// KindError reports a loop error in a conversation (e.g. a gateway that
+	// could not deliver); Text describes it.
+	KindError
+)
+
+func (k SignalKind) String() string {
+	switch k {
+	case KindMessage:
+		return "message"
+	case KindApprovalOutcome:
+		return "approval_outcome"
+	case KindHeartbeat:
+		return "heartbeat"
+	case KindError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// Signal is one normalised input to the core.
+type Signal struct {
+	Kind SignalKind
+	Conv Conversation
+	// From is who sent it; empty for signals the core made itself.
+	From Identity
+	Text string
+	// MessageID is the platform's id of the incoming message, for threading
+	// replies; may be empty.
+	MessageID string
+	// Private is true for one-to-one chats (DMs, the console).
+	Private bool
+	At      time.Time
+}

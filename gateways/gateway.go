@@ -1,0 +1,56 @@
+// Package gateways is the home of the Gateway interface and of what all
+// platform adapters share. Each adapter lives in its own sub-package and is
+// wired in cmd/bot; core never imports a gateway.
+package gateways
+
+import (
+	"context"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// Inbox is where a gateway delivers signals (the core.Engine implements it).
+// Submit blocks while the conversation's queue is full: it delays, it does
+// not drop; it returns an error only when ctx ends.
+type Inbox interface {
+	Submit(ctx context.Context, s core.Signal) error
+}
+
+// Gateway is a chat platform adapter. It is the actuator for its own
+// conversations: Act delivers ActionReply actions (splitting long text,
+// pacing, retrying) and returns an error only when delivery finally failed.
+type Gateway interface {
+	core.Actuator
+	// Name is the gateway's name and the first part of its conversation keys
+	// and identities ("telegram").
+	Name() string
+	// Run receives messages until ctx ends, normalising each into a Signal
+	// for inbox. It returns nil on cancellation.
+	Run(ctx context.Context, inbox Inbox) error
+}
+
+// Decision is a button press's meaning.
+type Decision uint8
+
+// The decisions a button can carry.
+const (
+	DecisionApprove Decision = iota + 1
+	DecisionDeny
+	DecisionApproveAlways
+)
+
+// Approvals resolves button presses exactly like the typed commands
+// (the hitl broker implements it). from is the identity that pressed, as the
+// platform reports it; authorisation is checked against it, never the token.
+// The returned text is a short outcome for a toast ("approved", "not
+// authorised", "already resolved by …").
+type Approvals interface {
+	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d Decision) string
+}
+
+// Cursors persists small per-gateway positions (e.g. Telegram's update
+// offset) so a restarted gateway neither loses nor replays messages.
+type Cursors interface {
+	Cursor(ctx context.Context, key string) (string, error) // "" when unset
+	SetCursor(ctx context.Context, key, value string) error
+}
