@@ -38,3 +38,10 @@ type Decision struct {
 type Gate interface {
 	Check(ctx context.Context, a Action) Decision
 }
+
+// StandingAllows answers whether a human already approved exactly this tool
+// with exactly these arguments for good ("/approve TOKEN always"). The policy
+// gate consults it before holding an action; it never overrides a deny rule.
+type StandingAllows interface {
+	StandingAllowed(tool, args string) bool
+}

@@ -86,7 +86,6 @@ type AuditEntry struct {
 	Args        string // the arguments JSON, possibly shortened
 	RequestedBy core.Identity
 	ApprovedBy  core.Identity // empty when a rule allowed it
-	Token       string        // approval token, for correlation; empty when none
 	// Outcome is "allowed", "approved", "denied", "expired", "executed",
 	// "failed", "interrupted", "refused".
 	Outcome string

@@ -1,0 +1,122 @@
+// Package secrets knows the bot's secrets (tokens, API keys) and removes them
+// from text: log lines, tool output, replies and child-process environments.
+package secrets
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Mask replaces a secret wherever one is removed.
+const Mask = "[REDACTED]"
+
+// minLen is the shortest value treated as a secret: shorter ones would mask
+// ordinary words.
+const minLen = 6
+
+// keyPattern matches well-known API key and token shapes, whether or not the
+// bot holds them: OpenAI/Anthropic/OpenRouter keys, Slack tokens, Telegram bot
+// tokens, GitHub tokens, AWS access key ids, Google API keys.
+var keyPattern = regexp.MustCompile(
+	`sk-[A-Za-z0-9_-]{20,}` +
+		`|xox[abposr]-[A-Za-z0-9-]{10,}` +
+		`|xapp-[A-Za-z0-9-]{10,}` +
+		`|\b\d{6,12}:AA[A-Za-z0-9_-]{30,}` +
+		`|gh[pousr]_[A-Za-z0-9]{30,}` +
+		`|\bAKIA[0-9A-Z]{16}\b` +
+		`|AIza[0-9A-Za-z_-]{35}`)
+
+// Set is an immutable set of secret values. The zero value and nil hold none.
+type Set struct {
+	values []string // longest first, so a secret containing another is masked whole
+}
+
+// New returns a Set of the given values; empty and very short values are
+// ignored.
+func New(values ...string) *Set {
+	s := &Set{}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) >= minLen && !slices.Contains(s.values, v) {
+			s.values = append(s.values, v)
+		}
+	}
+	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	return s
+}
+
+// Len reports how many secrets the set holds.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.values)
+}
+
+// Contains reports whether text contains one of the secrets.
+func (s *Set) Contains(text string) bool {
+	if s == nil {
+		return false
+	}
+	for _, v := range s.values {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns text with every secret, and every string shaped like a
+// well-known API key, replaced by Mask. It returns text itself, without
+// allocating, when there is nothing to remove.
+func (s *Set) Redact(text string) string {
+	if s != nil {
+		for _, v := range s.values {
+			if strings.Contains(text, v) {
+				text = strings.ReplaceAll(text, v, Mask)
+			}
+		}
+	}
+	if LooksLikeKey(text) {
+		text = keyPattern.ReplaceAllString(text, Mask)
+	}
+	return text
+}
+
+// LooksLikeKey reports whether text contains a string shaped like a
+// well-known API key or token.
+func LooksLikeKey(text string) bool {
+	return keyPattern.MatchString(text)
+}
+
+// Leaks reports whether text contains a secret of the set or a string shaped
+// like an API key.
+func (s *Set) Leaks(text string) bool {
+	return s.Contains(text) || LooksLikeKey(text)
+}
+
+// SecretEnvName reports whether an environment variable's name says it holds
+// a secret (…_TOKEN, …_KEY, …_SECRET, …PASSWORD…, …_DSN), case-insensitive.
+func SecretEnvName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, suffix := range []string{"_TOKEN", "_KEY", "_SECRET", "_DSN", "_CREDENTIALS"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return strings.Contains(n, "PASSWORD") || strings.Contains(n, "PASSWD") || n == "TOKEN" || n == "API_KEY"
+}
+
+// FromEnv returns the values of environment entries ("NAME=value") whose
+// names say they hold secrets, for adding to a Set.
+func FromEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if ok && value != "" && SecretEnvName(name) {
+			out = append(out, value)
+		}
+	}
+	return out
+}
