@@ -1,0 +1,85 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Auth decides who may talk to the bot: per gateway an allow list, plus the
+// approvers, who may always talk. Closed by default: an empty list admits
+// only the approvers; "*" opens a gateway explicitly.
+//
+// An allow entry matches a sender identity ("telegram:123"), a conversation
+// key ("telegram:-1001234"), or, as a convenience, the bare id after the
+// gateway prefix ("123" in gateways.telegram.allow).
+type Auth struct {
+	allow     map[string]map[string]bool // gateway → entries
+	approvers map[Identity]bool
+
+	mu       sync.Mutex
+	told     map[Identity]time.Time // unknown senders last told, for rate limiting
+	tellGap  time.Duration
+	tellKeep int
+}
+
+// NewAuth returns an Auth over per-gateway allow lists and the approvers.
+func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
+	a := &Auth{
+		allow:     make(map[string]map[string]bool, len(allow)),
+		approvers: make(map[Identity]bool, len(approvers)),
+		told:      make(map[Identity]time.Time),
+		tellGap:   10 * time.Minute,
+		tellKeep:  1000,
+	}
+	for gw, entries := range allow {
+		set := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			set[strings.TrimSpace(e)] = true
+		}
+		a.allow[gw] = set
+	}
+	for _, id := range approvers {
+		a.approvers[id] = true
+	}
+	return a
+}
+
+// Allowed reports whether the sender of s may talk to the bot.
+func (a *Auth) Allowed(s Signal) bool {
+	if s.From == "" {
+		return false
+	}
+	if a.approvers[s.From] {
+		return true
+	}
+	set := a.allow[s.Conv.Gateway]
+	if set["*"] || set[string(s.From)] || set[s.Conv.Key()] {
+		return true
+	}
+	_, user, _ := strings.Cut(string(s.From), ":")
+	return set[user] || set[s.Conv.Chat]
+}
+
+// Refusal returns the one short reply an unknown sender gets, or "" when that
+// sender was already told recently (so strangers cannot make the bot spam).
+func (a *Auth) Refusal(s Signal, now time.Time) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if last, ok := a.told[s.From]; ok && now.Sub(last) < a.tellGap {
+		return ""
+	}
+	if len(a.told) >= a.tellKeep {
+		for id, t := range a.told {
+			if now.Sub(t) >= a.tellGap {
+				delete(a.told, id)
+			}
+		}
+		if len(a.told) >= a.tellKeep {
+			return "" // under a flood, stay silent rather than grow without bound
+		}
+	}
+	a.told[s.From] = now
+	return fmt.Sprintf("Sorry, I only talk to people on my allow list. Your identity is %s — ask the bot's owner to add it to gateways.%s.allow.", s.From, s.Conv.Gateway)
+}

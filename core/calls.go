@@ -1,0 +1,76 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// ToolAudit records every tool call the Engine ran on a rule's allow (the
+// hitl broker records the approved ones).
+type ToolAudit interface {
+	AuditTool(ctx context.Context, a Action, rule string, res Result)
+}
+
+// runCalls gates and runs each proposed call in order and returns one tool
+// message per call, so the history stays a valid sequence. allFailed is true
+// when no call succeeded.
+func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []llm.Message, allFailed bool) {
+	msgs = make([]llm.Message, 0, len(calls))
+	allFailed = true
+	rejected := 0
+	for _, call := range calls {
+		out, failed, denied := t.runCall(ctx, call)
+		if !failed {
+			allFailed = false
+		}
+		if denied {
+			rejected++
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: t.cfg.Redact(out)})
+	}
+	if rejected == len(calls) {
+		t.rejections++
+	} else {
+		t.rejections = 0
+	}
+	return msgs, allFailed
+}
+
+// runCall decides one call through the gates and acts on the decision.
+func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string, failed, denied bool) {
+	a := Action{Kind: ActionTool, Conv: t.sig.Conv, From: t.sig.From, Call: call}
+	d := CheckGates(ctx, t.cfg.Gates, a)
+	log := t.log.With().Str("tool", call.Name).Str("rule", d.Rule).Stringer("decision", d.Verdict).Logger()
+	switch d.Verdict {
+	case Deny:
+		log.Info().Msg("tool call denied")
+		if t.rejections+1 >= maxRejections {
+			return "refused: " + d.Reason + ". Stop proposing this; tell the user it is not allowed.", true, true
+		}
+		return "refused: " + d.Reason, true, true
+	case NeedsApproval:
+		if t.cfg.Holder == nil {
+			log.Info().Msg("tool call needs approval, but approvals are not configured")
+			return "refused: this action needs a human's approval and approvals are not configured; tell the user", true, true
+		}
+		text, err := t.cfg.Holder.Hold(ctx, Held{Conv: t.sig.Conv, From: t.sig.From, Call: call, Rule: d.Rule, Reason: d.Reason})
+		if err != nil {
+			log.Error().Err(err).Msg("approval request failed")
+			return "error: the approval request could not be created; tell the user", true, false
+		}
+		log.Info().Msg("tool call held for approval")
+		return text, false, false
+	}
+	log.Info().Msg("act")
+	res, err := t.Act(ctx, a)
+	if err != nil {
+		log.Error().Err(err).Msg("tool run failed")
+		res = Result{Output: fmt.Sprintf("error: %v", err), Failed: true}
+	}
+	if t.cfg.ToolAudit != nil {
+		t.cfg.ToolAudit.AuditTool(ctx, a, d.Rule, res)
+	}
+	return res.Output, res.Failed, false
+}

@@ -1,0 +1,205 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// Config configures an Engine. Provider, Tools and Auth are required.
+type Config struct {
+	Provider llm.Provider
+	Tools    ToolCatalog
+	// Gates run in order on every action the LLM proposes.
+	Gates []Gate
+	Auth  *Auth
+	// History defaults to an in-memory history of 40 messages a conversation.
+	History History
+	Usage   UsageRecorder // optional
+	// Holder takes actions that need approval; without one they are refused.
+	Holder Holder
+	// Commands sees authorised messages before the LLM (the hitl broker).
+	Commands CommandHandler
+	// ToolAudit records tool calls run on a rule's allow; optional.
+	ToolAudit ToolAudit
+	// Redact removes secrets from text the LLM is about to see and from
+	// replies; nil leaves text as it is.
+	Redact func(string) string
+
+	SystemPrompt string
+	MaxSteps     int           // tool steps in one turn; default 10
+	Concurrency  int           // conversations processed at once; default 8
+	QueueSize    int           // signals waiting per conversation; default 64
+	Grace        time.Duration // how long Run lets in-flight turns finish at stop; default 10s
+	Log          zerolog.Logger
+	Now          func() time.Time
+}
+
+// DefaultSystemPrompt is the built-in system prompt. It is kept short on
+// purpose: every byte is sent with every request.
+const DefaultSystemPrompt = "You are gatehouse, a helpful assistant in a team chat. Answer briefly. " +
+	"Use the tools when they help. Some tool calls are held for a human's approval: " +
+	"when a result says so, tell the user it awaits approval and do not retry it."
+
+// Engine runs Perceive → Reason → Act on every signal: each conversation's
+// signals strictly in order, different conversations concurrently.
+type Engine struct {
+	cfg       Config
+	actuators Actuators
+	queues    *queues
+	sem       chan struct{}
+	log       zerolog.Logger
+
+	runMu   sync.Mutex
+	running bool
+	started chan struct{}
+	work    context.Context // turns run under it; cancelled after the grace period
+	drains  sync.WaitGroup
+}
+
+var _ Dispatcher = (*Engine)(nil)
+
+// NewEngine checks cfg, fills in defaults and returns an Engine ready to Run.
+func NewEngine(cfg Config) (*Engine, error) {
+	if cfg.Provider == nil || cfg.Tools == nil || cfg.Auth == nil {
+		return nil, errors.New("core: engine needs a provider, a tool catalog and auth")
+	}
+	if cfg.History == nil {
+		cfg.History = NewMemoryHistory(40)
+	}
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = DefaultSystemPrompt
+	}
+	setDefault(&cfg.MaxSteps, 10)
+	setDefault(&cfg.Concurrency, 8)
+	setDefault(&cfg.QueueSize, 64)
+	if cfg.Grace <= 0 {
+		cfg.Grace = 10 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Redact == nil {
+		cfg.Redact = func(s string) string { return s }
+	}
+	return &Engine{
+		cfg:     cfg,
+		queues:  newQueues(cfg.QueueSize),
+		sem:     make(chan struct{}, cfg.Concurrency),
+		log:     cfg.Log,
+		started: make(chan struct{}),
+	}, nil
+}
+
+func setDefault(v *int, def int) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Register makes a the actuator for name: a gateway under its own name, the
+// tool runner under ToolActuator.
+func (e *Engine) Register(name string, a Actuator) error {
+	return e.actuators.Register(name, a)
+}
+
+// Run processes signals until ctx ends. It then stops accepting input, lets
+// in-flight and queued signals finish for the grace period, cancels what is
+// still running and returns.
+func (e *Engine) Run(ctx context.Context) error {
+	e.runMu.Lock()
+	if e.running {
+		e.runMu.Unlock()
+		return errors.New("core: engine already running")
+	}
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	e.running, e.work = true, work
+	close(e.started)
+	e.runMu.Unlock()
+
+	<-ctx.Done()
+	e.queues.close()
+	done := make(chan struct{})
+	go func() { e.drains.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(e.cfg.Grace):
+		e.log.Warn().Dur("grace", e.cfg.Grace).Msg("cancelling turns still running at shutdown")
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// Submit queues s into its conversation. It waits while that conversation's
+// queue is full (input is delayed, never dropped) and fails only when ctx
+// ends or the engine has stopped.
+func (e *Engine) Submit(ctx context.Context, s Signal) error {
+	select {
+	case <-e.started:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if s.At.IsZero() {
+		s.At = e.cfg.Now()
+	}
+	key := s.Conv.Key()
+	start, err := e.queues.push(ctx, key, s)
+	if err != nil {
+		return fmt.Errorf("core: submit to %s: %w", key, err)
+	}
+	if start {
+		e.drains.Add(1)
+		go e.drain(key)
+	}
+	return nil
+}
+
+// WaitIdle blocks until every submitted signal has been processed (or ctx
+// ends). The console uses it to exit after piped input is answered.
+func (e *Engine) WaitIdle(ctx context.Context) error {
+	return e.queues.waitIdle(ctx)
+}
+
+// drain processes one conversation's queue in order until it is empty.
+func (e *Engine) drain(key string) {
+	defer e.drains.Done()
+	for {
+		s, ok := e.queues.pop(key)
+		if !ok {
+			return
+		}
+		e.sem <- struct{}{}
+		e.handle(e.work, s)
+		<-e.sem
+		e.queues.finish()
+	}
+}
+
+// Act dispatches a by actuator name without gates: replies to the gateway of
+// a.Conv (secrets redacted), tool calls to the tool runner. It implements
+// Dispatcher for the hitl broker; the Engine's own turns use it too.
+func (e *Engine) Act(ctx context.Context, a Action) (Result, error) {
+	name := a.Conv.Gateway
+	if a.Kind == ActionTool {
+		name = ToolActuator
+	} else {
+		a.Text = e.cfg.Redact(a.Text)
+	}
+	act, ok := e.actuators.Get(name)
+	if !ok {
+		return Result{}, fmt.Errorf("core: no actuator %q for %s", name, a.Conv.Key())
+	}
+	res, err := act.Act(ctx, a)
+	if err != nil {
+		return res, fmt.Errorf("core: %s %s: %w", name, a.Kind, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,220 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// maxRejections bounds how often the gates may turn down the LLM's proposals
+// in one step before the turn gives up.
+const maxRejections = 3
+
+// handle runs one signal: Perceive, then a turn of Reason → Act. It never
+// lets a panic escape: the panic is logged with its stack and the user is
+// told something went wrong.
+func (e *Engine) handle(ctx context.Context, s Signal) {
+	log := e.log.With().Str("conv", s.Conv.Key()).Logger()
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Msg("turn panicked")
+			e.tell(ctx, log, s, "Sorry, something went wrong on my side (internal error). Please try again.")
+		}
+	}()
+	log.Info().Stringer("kind", s.Kind).Str("from", string(s.From)).Msg("signal")
+	text, ok := e.perceive(ctx, log, s)
+	if !ok {
+		return
+	}
+	e.turn(ctx, log, s, text)
+}
+
+// perceive checks who is talking and routes commands to the broker. It
+// returns the text the LLM is to see and whether a turn should run.
+func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (string, bool) {
+	switch s.Kind {
+	case KindMessage:
+		if !e.cfg.Auth.Allowed(s) {
+			log.Warn().Str("from", string(s.From)).Msg("message from a sender not on the allow list")
+			if msg := e.cfg.Auth.Refusal(s, e.cfg.Now()); msg != "" {
+				e.tell(ctx, log, s, msg)
+			}
+			return "", false
+		}
+		if e.cfg.Commands != nil && e.cfg.Commands.HandleCommand(ctx, s) {
+			return "", false
+		}
+		return s.Text, s.Text != ""
+	case KindApprovalOutcome:
+		return e.cfg.Redact(s.Text), true
+	case KindError:
+		log.Error().Str("error", s.Text).Msg("loop error")
+	}
+	return "", false
+}
+
+// turn appends the user's text to the history and loops Reason → Act until
+// the LLM replies, the step limit is reached, or a step fails for good.
+func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text string) {
+	key := s.Conv.Key()
+	if typer, ok := e.typer(s.Conv); ok && s.Kind == KindMessage {
+		stop := typer.StartTyping(ctx, s.Conv)
+		defer stop()
+	}
+	if err := e.cfg.History.Append(ctx, key, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
+		log.Error().Err(err).Msg("history append")
+	}
+	t := turnState{Engine: e, log: log, sig: s, key: key}
+	for step := 0; ; step++ {
+		if step == e.cfg.MaxSteps {
+			log.Warn().Int("max_steps", e.cfg.MaxSteps).Msg("step limit reached")
+			e.tell(ctx, log, s, fmt.Sprintf("I stopped after %d steps (the step limit, llm.max_steps) without finishing. Ask me to continue if you want me to go on.", e.cfg.MaxSteps))
+			return
+		}
+		done, err := t.step(ctx)
+		if err != nil {
+			log.Error().Err(err).Int("step", step).Msg("turn failed")
+			e.tell(ctx, log, s, "Sorry, I couldn't finish that: "+userError(err))
+			return
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// turnState carries one turn's bookkeeping across steps.
+type turnState struct {
+	*Engine
+	log        zerolog.Logger
+	sig        Signal
+	key        string
+	failures   int // consecutive steps whose tool calls all failed
+	rejections int // proposals the gates turned down in this step
+}
+
+// errGiveUp ends a turn whose failures were already explained to the LLM once.
+var errGiveUp = errors.New("the tools kept failing")
+
+// step asks the LLM once and acts on its answer. It reports whether the turn
+// is over.
+func (t *turnState) step(ctx context.Context) (done bool, err error) {
+	resp, err := t.reason(ctx)
+	if err != nil {
+		return true, err
+	}
+	msg := resp.Message
+	if len(msg.ToolCalls) == 0 {
+		return t.reply(ctx, msg)
+	}
+	results, allFailed := t.runCalls(ctx, msg.ToolCalls)
+	if err := t.cfg.History.Append(ctx, t.key, append([]llm.Message{msg}, results...)...); err != nil {
+		return true, fmt.Errorf("history append: %w", err)
+	}
+	if t.rejections >= maxRejections {
+		return true, fmt.Errorf("the policy refused my proposals %d times in a row", t.rejections)
+	}
+	if allFailed {
+		t.failures++
+		if t.failures > 1 {
+			return true, fmt.Errorf("%w: %s", errGiveUp, firstLine(results[len(results)-1].Content))
+		}
+	} else {
+		t.failures = 0
+	}
+	return false, nil
+}
+
+// reason asks the provider for the next assistant message over the history.
+func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
+	hist, err := t.cfg.History.Load(ctx, t.key)
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("history load: %w", err)
+	}
+	msgs := make([]llm.Message, 0, len(hist)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
+	msgs = append(msgs, hist...)
+	resp, err := t.cfg.Provider.Complete(ctx, llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()})
+	if err != nil {
+		return resp, fmt.Errorf("llm: %w", err)
+	}
+	t.log.Debug().Str("provider", resp.Provider).Int("prompt_tokens", resp.Usage.PromptTokens).
+		Int("tool_calls", len(resp.Message.ToolCalls)).Msg("reasoned")
+	if t.cfg.Usage != nil {
+		if err := t.cfg.Usage.AddUsage(ctx, t.key, resp.Usage); err != nil {
+			t.log.Warn().Err(err).Msg("usage not recorded")
+		}
+	}
+	return resp, nil
+}
+
+// reply gates the LLM's text answer and sends it. A denied reply goes back
+// to the LLM with the reason, at most maxRejections times.
+func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err error) {
+	a := Action{Kind: ActionReply, Conv: t.sig.Conv, From: t.sig.From, Text: msg.Content, ReplyTo: t.sig.MessageID}
+	if d := CheckGates(ctx, t.cfg.Gates, a); d.Verdict != Allow {
+		t.rejections++
+		t.log.Warn().Str("rule", d.Rule).Int("rejections", t.rejections).Msg("reply refused by gate")
+		if t.rejections >= maxRejections {
+			return true, fmt.Errorf("my replies were refused %d times (%s)", t.rejections, d.Rule)
+		}
+		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
+		return false, t.cfg.History.Append(ctx, t.key, msg, note)
+	}
+	if err := t.cfg.History.Append(ctx, t.key, msg); err != nil {
+		t.log.Error().Err(err).Msg("history append")
+	}
+	if msg.Content == "" {
+		return true, nil
+	}
+	t.send(ctx, a)
+	return true, nil
+}
+
+// send delivers a reply, logging a failure with the conversation key.
+func (t *turnState) send(ctx context.Context, a Action) {
+	t.log.Info().Stringer("action", a.Kind).Int("len", len(a.Text)).Msg("act")
+	if _, err := t.Act(ctx, a); err != nil {
+		t.log.Error().Err(err).Msg("reply not delivered")
+	}
+}
+
+// tell sends the core's own short message to the signal's conversation.
+func (e *Engine) tell(ctx context.Context, log zerolog.Logger, s Signal, text string) {
+	a := Action{Kind: ActionReply, Conv: s.Conv, From: s.From, Text: text, ReplyTo: s.MessageID}
+	if _, err := e.Act(ctx, a); err != nil {
+		log.Error().Err(err).Msg("reply not delivered")
+	}
+}
+
+func (e *Engine) typer(c Conversation) (Typer, bool) {
+	a, ok := e.actuators.Get(c.Gateway)
+	if !ok {
+		return nil, false
+	}
+	t, ok := a.(Typer)
+	return t, ok
+}
+
+// userError shortens an error for a chat message: the first line, bounded.
+func userError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "it took too long (timeout)."
+	}
+	return firstLine(err.Error())
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			s = s[:i]
+			break
+		}
+	}
+	return Shorten(s, 300)
+}

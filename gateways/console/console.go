@@ -1,0 +1,130 @@
+// Package console is the terminal gateway: one conversation, console:local,
+// on stdin and stdout. It works on a terminal and with piped input.
+package console
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// Name is the console gateway's name.
+const Name = "console"
+
+// Identity is the one person the console knows.
+const Identity core.Identity = "console:local"
+
+// Conversation returns the console's one conversation, console:local.
+func Conversation() core.Conversation { return core.Conversation{Gateway: Name, Chat: "local"} }
+
+// Console reads lines from In and writes replies to Out.
+type Console struct {
+	in  io.Reader
+	out io.Writer
+	// prompt is shown before each line the user types; empty when piped.
+	prompt string
+
+	mu     sync.Mutex // serialises writes to out
+	closed chan struct{}
+	once   sync.Once
+}
+
+var (
+	_ gateways.Gateway = (*Console)(nil)
+	_ core.Actuator    = (*Console)(nil)
+)
+
+// New returns a console on in and out. interactive shows a prompt and a
+// greeting; piped input gets neither, so output stays scriptable.
+func New(in io.Reader, out io.Writer, interactive bool) *Console {
+	c := &Console{in: in, out: out, closed: make(chan struct{})}
+	if interactive {
+		c.prompt = "you › "
+	}
+	return c
+}
+
+// Name implements gateways.Gateway.
+func (c *Console) Name() string { return Name }
+
+// EndOfInput is closed when the console's input ends (Ctrl-D or the end of
+// piped input).
+func (c *Console) EndOfInput() <-chan struct{} { return c.closed }
+
+// Run reads lines until the input ends or ctx ends, submitting each
+// non-empty line as a message from console:local. Reading stdin cannot be
+// interrupted, so on cancellation Run returns at once and leaves the reader
+// goroutine blocked until the process exits.
+func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
+	lines := make(chan string)
+	go c.read(ctx, lines)
+	if c.prompt != "" {
+		c.write("gatehouse console — type a message, /pending for approvals, Ctrl-D to quit.\n" + c.prompt)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				c.once.Do(func() { close(c.closed) })
+				return nil
+			}
+			s := core.Signal{Kind: core.KindMessage, Conv: Conversation(), From: Identity, Text: line, Private: true}
+			if err := inbox.Submit(ctx, s); err != nil {
+				return fmt.Errorf("console: submit: %w", err)
+			}
+		}
+	}
+}
+
+func (c *Console) read(ctx context.Context, lines chan<- string) {
+	defer close(lines)
+	sc := bufio.NewScanner(c.in)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			c.write(c.prompt)
+			continue
+		}
+		select {
+		case lines <- line:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Act prints a reply. Approval requests print like any reply: their text
+// already says how to answer.
+func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
+	if a.Kind != core.ActionReply {
+		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
+	}
+	var b strings.Builder
+	if c.prompt != "" {
+		b.WriteString("\r")
+	}
+	b.WriteString("gatehouse › ")
+	b.WriteString(strings.TrimRight(a.Text, "\n"))
+	b.WriteString("\n")
+	b.WriteString(c.prompt)
+	c.write(b.String())
+	return core.Result{}, nil
+}
+
+func (c *Console) write(s string) {
+	if s == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	io.WriteString(c.out, s) //nolint:errcheck // a closed terminal has no one to tell
+}
