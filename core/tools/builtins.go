@@ -1,0 +1,42 @@
+package tools
+
+import (
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+)
+
+// BuiltinOptions configure the built-in tools.
+type BuiltinOptions struct {
+	// Workspace is the directory of the file tools and the shell; it is
+	// created if missing.
+	Workspace string
+	// Secrets are kept out of the shell's environment and output.
+	Secrets *secrets.Set
+	// HTTP configures http_get.
+	HTTP HTTPOptions
+	// Now is current_time's clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// RegisterBuiltins registers shell, read_file, write_file, list_dir,
+// http_get and current_time.
+func RegisterBuiltins(r *Registry, o BuiltinOptions) error {
+	ws, err := NewWorkspace(o.Workspace)
+	if err != nil {
+		return err
+	}
+	for _, t := range []Tool{
+		NewShell(ws.Dir(), o.Secrets),
+		NewReadFile(ws),
+		NewWriteFile(ws),
+		NewListDir(ws),
+		NewHTTPGet(o.HTTP),
+		NewCurrentTime(o.Now),
+	} {
+		if err := r.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ErrOutsideWorkspace is returned for a path that is absolute, climbs out
+// with "..", or leads out through a symbolic link.
+var ErrOutsideWorkspace = errors.New("path is outside the workspace")
+
+// Workspace is the directory the file tools and the shell work in. Every
+// path is relative to it and confined to it: the lexical check refuses
+// absolute paths and ".." escapes with a clear message, and os.Root refuses
+// symbolic links that lead outside, at the time of each access.
+type Workspace struct {
+	dir string // absolute, symlinks resolved
+}
+
+// NewWorkspace returns the workspace at dir, creating it (0755) if missing.
+func NewWorkspace(dir string) (*Workspace, error) {
+	if dir == "" {
+		return nil, errors.New("tools: workspace: empty directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("tools: workspace: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tools: workspace: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("tools: workspace: %w", err)
+	}
+	return &Workspace{dir: real}, nil
+}
+
+// Dir returns the workspace's absolute directory.
+func (w *Workspace) Dir() string { return w.dir }
+
+// open opens the workspace root and checks path lexically. The caller
+// closes the root. A Root per call (one open(2)) keeps following the
+// directory if it is replaced while the bot runs.
+func (w *Workspace) open(path string) (*os.Root, string, error) {
+	if path == "" {
+		path = "."
+	}
+	clean := filepath.Clean(path)
+	if !filepath.IsLocal(clean) && clean != "." {
+		return nil, "", fmt.Errorf("%q: %w (use a relative path without \"..\")", path, ErrOutsideWorkspace)
+	}
+	root, err := os.OpenRoot(w.dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("workspace: %w", err)
+	}
+	return root, clean, nil
+}
+
+// pathErr rewrites os.Root's escape error as ErrOutsideWorkspace and strips
+// the workspace's absolute directory from other errors.
+func pathErr(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		if pe.Err.Error() == "path escapes from parent" {
+			return fmt.Errorf("%q: %w (through a symbolic link)", path, ErrOutsideWorkspace)
+		}
+		return fmt.Errorf("%s %q: %w", pe.Op, path, pe.Err)
+	}
+	return err
+}
+
+// pathArgs is the arguments object of the file tools.
+type pathArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// decodeArgs unmarshals a tool's arguments object into v.
+func decodeArgs(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidArgs, err)
+	}
+	return nil
+}
