@@ -1,0 +1,149 @@
+package llm
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// intent is one tool call the demo model understood, before ids.
+type intent struct {
+	tool string
+	args any
+}
+
+// Argument objects, as structs so that the JSON keys keep this order.
+type (
+	commandArgs struct {
+		Command string `json:"command"`
+	}
+	pathArgs struct {
+		Path string `json:"path"`
+	}
+	writeArgs struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	urlArgs struct {
+		URL string `json:"url"`
+	}
+	noArgs struct{}
+)
+
+// intentRule maps a pattern to a tool call built from its submatches.
+type intentRule struct {
+	re    *regexp.Regexp
+	build func(m []string) intent
+}
+
+func rule(pattern string, build func(m []string) intent) intentRule {
+	return intentRule{re: regexp.MustCompile(`(?i)^(?:` + pattern + `)$`), build: build}
+}
+
+func pathOr(p, def string) string {
+	if p == "" {
+		return def
+	}
+	return unquote(p)
+}
+
+// demoRules are tried in order on the whole (normalised) message.
+var demoRules = []intentRule{
+	rule(`(?:write|save|put)\s+(.+?)\s+(?:to|into|in)\s+(?:the\s+)?(?:file\s+)?(\S+)`, func(m []string) intent {
+		return intent{"write_file", writeArgs{Path: unquote(m[2]), Content: unquote(m[1])}}
+	}),
+	rule(`(?:fetch|get|download|curl|open|visit|load)\s+(https?://\S+)`, func(m []string) intent {
+		return intent{"http_get", urlArgs{URL: m[1]}}
+	}),
+	rule(`(?:run|execute|exec)\s+(.+)`, func(m []string) intent {
+		return intent{"shell", commandArgs{Command: unquote(m[1])}}
+	}),
+	rule(`(?:shell|sh|bash)\s*:\s*(.+)|\$\s+(.+)`, func(m []string) intent {
+		return intent{"shell", commandArgs{Command: unquote(m[1] + m[2])}}
+	}),
+	rule(`what\s+time\s+is\s+it(?:\s+now)?|(?:what\s+is|tell\s+me)\s+the\s+(?:time|date)(?:\s+now)?|(?:the\s+|current\s+)?(?:time|date)(?:\s+now)?|what\s+day\s+is\s+it(?:\s+today)?|what\s+is\s+today'?s\s+date|today'?s\s+date`, func([]string) intent {
+		return intent{"current_time", noArgs{}}
+	}),
+	rule(`(?:list|show)(?:\s+me)?(?:\s+the|\s+all)?\s+files(?:\s+in\s+(\S+))?`, func(m []string) intent {
+		return intent{"list_dir", pathArgs{Path: pathOr(m[1], ".")}}
+	}),
+	rule(`(?:ls|dir|list\s+(?:dir|directory|folder))(?:\s+(\S+))?`, func(m []string) intent {
+		return intent{"list_dir", pathArgs{Path: pathOr(m[1], ".")}}
+	}),
+	rule(`what\s+is\s+in\s+(?:the\s+|my\s+)?workspace|(?:show|list)(?:\s+me)?\s+(?:the\s+|my\s+)?workspace`, func([]string) intent {
+		return intent{"list_dir", pathArgs{Path: "."}}
+	}),
+	rule(`(?:read|cat)(?:\s+the)?(?:\s+file)?\s+(\S+)`, func(m []string) intent {
+		return intent{"read_file", pathArgs{Path: unquote(m[1])}}
+	}),
+	rule(`(?:show|open|print|display)(?:\s+me)?(?:\s+the)?\s+file\s+(\S+)|(?:show|open|print|display)(?:\s+me)?(?:\s+the)?\s+(\S*[./]\S*)`, func(m []string) intent {
+		return intent{"read_file", pathArgs{Path: unquote(m[1] + m[2])}}
+	}),
+}
+
+var (
+	politePrefix = regexp.MustCompile(`(?i)^(?:(?:please|hey|hi|ok|okay|demo|bot)[,!]?\s+|(?:can|could|would|will)\s+you\s+)+`)
+	politeSuffix = regexp.MustCompile(`(?i)[\s,]+please$`)
+	intentSplit  = regexp.MustCompile(`(?i)\s*;\s*|,?\s+and\s+then\s+|,?\s+then\s+|,?\s+and\s+`)
+)
+
+// normalise trims courtesy words and final punctuation, and spells out
+// "what's".
+func normalise(text string) string {
+	text = strings.TrimSpace(text)
+	text = strings.TrimRight(text, ".!? ")
+	text = politePrefix.ReplaceAllString(text, "")
+	text = politeSuffix.ReplaceAllString(text, "")
+	text = strings.NewReplacer("what's", "what is", "What's", "What is", "whats", "what is").Replace(text)
+	return strings.TrimSpace(text)
+}
+
+// parseIntents reads the tool calls a message asks for: one for the whole
+// message, or one for each part of "A and B" / "A; then B" when every part
+// is understood. It returns nil when the message is not a clear request.
+func parseIntents(text string) []intent {
+	text = normalise(text)
+	if in, ok := matchIntent(text); ok {
+		return []intent{in}
+	}
+	parts := intentSplit.Split(text, -1)
+	if len(parts) < 2 {
+		return nil
+	}
+	out := make([]intent, 0, len(parts))
+	for _, p := range parts {
+		in, ok := matchIntent(normalise(p))
+		if !ok {
+			return nil
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+func matchIntent(text string) (intent, bool) {
+	for _, r := range demoRules {
+		if m := r.re.FindStringSubmatch(text); m != nil {
+			return r.build(m), true
+		}
+	}
+	return intent{}, false
+}
+
+// unquote removes one pair of surrounding backticks or quotes.
+func unquote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 {
+		first, last := s[0], s[len(s)-1]
+		if first == last && (first == '`' || first == '"' || first == '\'') {
+			return strings.TrimSpace(s[1 : len(s)-1])
+		}
+	}
+	return s
+}
+
+func (in intent) call(n int) ToolCall {
+	args, _ := json.Marshal(in.args) // plain structs of strings: cannot fail
+	return ToolCall{ID: "demo_" + strconv.Itoa(n), Name: in.tool, Args: string(args)}
+}

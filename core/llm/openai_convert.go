@@ -1,0 +1,92 @@
+package llm
+
+import (
+	"encoding/json"
+	"strconv"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = openai.ChatCompletionMessage{
+			Role:       string(m.Role),
+			Content:    m.Content,
+			ToolCallID: m.ToolCallID,
+		}
+		if len(m.ToolCalls) > 0 {
+			out[i].ToolCalls = toOpenAIToolCalls(m.ToolCalls)
+		}
+	}
+	return out
+}
+
+func toOpenAIToolCalls(calls []ToolCall) []openai.ToolCall {
+	out := make([]openai.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = openai.ToolCall{
+			ID:       c.ID,
+			Type:     openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: c.Name, Arguments: c.Args},
+		}
+	}
+	return out
+}
+
+// fromOpenAIMessage converts an answer. Calls without an id (some local
+// servers omit it) get "call_<n>" so that tool results can refer to them.
+func fromOpenAIMessage(m openai.ChatCompletionMessage) Message {
+	out := Message{Role: RoleAssistant, Content: m.Content}
+	if len(m.ToolCalls) > 0 {
+		out.ToolCalls = make([]ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			out.ToolCalls[i] = ToolCall{ID: callID(c.ID, i), Name: c.Function.Name, Args: c.Function.Arguments}
+		}
+	}
+	return out
+}
+
+func callID(id string, i int) string {
+	if id != "" {
+		return id
+	}
+	return "call_" + strconv.Itoa(i)
+}
+
+// toolCache keeps the conversion of the last specs slice seen. Catalogs
+// hand out one shared, unmodified slice (core.ToolCatalog.Specs), so its
+// identity (first element and length) is a cheap, safe key.
+type toolCache struct {
+	first *ToolSpec
+	n     int
+	tools []openai.Tool
+}
+
+// toolsFor converts specs, reusing the previous conversion for the same
+// slice. The schemas are passed through as json.RawMessage, never parsed.
+func (p *OpenAI) toolsFor(specs []ToolSpec) []openai.Tool {
+	if len(specs) == 0 {
+		return nil
+	}
+	if c := p.tools.Load(); c != nil && c.first == &specs[0] && c.n == len(specs) {
+		return c.tools
+	}
+	tools := make([]openai.Tool, len(specs))
+	for i, s := range specs {
+		params := json.RawMessage(s.Parameters)
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		tools[i] = openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        s.Name,
+				Description: s.Description,
+				Parameters:  params,
+			},
+		}
+	}
+	p.tools.Store(&toolCache{first: &specs[0], n: len(specs), tools: tools})
+	return tools
+}

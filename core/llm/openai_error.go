@@ -1,0 +1,83 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// wrapError turns a go-openai failure into a provider error without secrets.
+// ctx is the caller's context, rctx the request's (with the timeout).
+func (p *OpenAI) wrapError(ctx, rctx context.Context, tap *httpTap, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return &providerError{msg: fmt.Sprintf("%s: %v", p.name, cerr), errs: []error{cerr}}
+	}
+	if se := p.statusError(tap, err); se != nil {
+		return se
+	}
+	if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return &providerError{
+			msg:  fmt.Sprintf("%s: no answer within %s", p.name, p.timeout),
+			errs: []error{ErrRetryable, context.DeadlineExceeded},
+		}
+	}
+	kind := errBadResponse
+	if isTransport(err) {
+		kind = errTransport
+	}
+	pe := &providerError{
+		msg:  fmt.Sprintf("%s: %v: %s", p.name, kind, p.secrets.Redact(err.Error())),
+		errs: []error{kind},
+	}
+	if kind == errTransport {
+		pe.errs = append(pe.errs, ErrRetryable)
+	}
+	return pe
+}
+
+// statusError returns a *StatusError when the server answered with an
+// error status, nil otherwise.
+func (p *OpenAI) statusError(tap *httpTap, err error) *StatusError {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	se := &StatusError{Provider: p.name, RetryAfter: tap.retryAfter}
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
+		se.Status, se.Message = apiErr.HTTPStatusCode, apiErr.Message
+	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
+		se.Status = reqErr.HTTPStatusCode
+	case tap.status >= 400:
+		se.Status = tap.status
+	default:
+		return nil
+	}
+	se.Message = shorten(p.secrets.Redact(se.Message), 300)
+	return se
+}
+
+// isTransport reports connection-level failures: refused, reset, cut
+// bodies and streams.
+func isTransport(err error) bool {
+	var netErr net.Error
+	var urlErr *url.Error
+	return errors.As(err, &netErr) || errors.As(err, &urlErr) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, errStreamCut)
+}
+
+// shorten cuts s to at most n bytes on a rune boundary.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

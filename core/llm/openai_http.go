@@ -1,0 +1,60 @@
+package llm
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// go-openai does not expose the headers of an error answer, so a thin
+// wrapper around the http.Client (go-openai's HTTPDoer hook, which serves
+// the same purpose as a wrapping RoundTripper without copying the caller's
+// client) records the status and Retry-After into a per-request httpTap
+// carried by the request's context. No state is shared between requests.
+
+type tapKey struct{}
+
+// httpTap receives what go-openai hides of one HTTP answer.
+type httpTap struct {
+	status     int
+	retryAfter time.Duration
+}
+
+type tapDoer struct {
+	client *http.Client
+}
+
+// Do sends req and records the answer's status and Retry-After.
+func (d tapDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.client.Do(req)
+	if resp == nil {
+		return resp, err
+	}
+	if tap, ok := req.Context().Value(tapKey{}).(*httpTap); ok {
+		tap.status = resp.StatusCode
+		tap.retryAfter = retryAfter(resp.Header, time.Now())
+	}
+	return resp, err
+}
+
+// retryAfter reads retry-after-ms (sent by OpenAI) or Retry-After, in
+// seconds or as an HTTP date. It returns zero when there is none.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
