@@ -1,0 +1,235 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+)
+
+const approvalColumns = `token, conv_gateway, conv_chat, conv_thread, requested_by,
+	call_id, tool, args, digest, rule, reason, created, expires, status,
+	resolved_by, resolved_at, note`
+
+// CreateApproval stores a new approval; a token already stored gives
+// hitl.ErrDuplicate.
+func (db *DB) CreateApproval(ctx context.Context, a hitl.Approval) error {
+	if a.Token == "" {
+		return fmt.Errorf("sqlite: create approval: empty token")
+	}
+	res, err := db.w.ExecContext(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (token) DO NOTHING`,
+		a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, a.RequestedBy,
+		a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
+		nanos(a.Created), nanos(a.Expires), a.Status, a.ResolvedBy, nanos(a.ResolvedAt), a.Note)
+	if err != nil {
+		return fmt.Errorf("sqlite: create approval: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: create approval: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sqlite: create approval: %w", hitl.ErrDuplicate)
+	}
+	return nil
+}
+
+// Approval returns the approval with the token, or hitl.ErrNotFound.
+func (db *DB) Approval(ctx context.Context, token string) (hitl.Approval, error) {
+	return getApproval(ctx, db.r, token)
+}
+
+// ClaimApproval is the exactly-once point: in one write transaction it moves
+// the approval from pending to `to` if it is still pending and expires after
+// now. Of any number of concurrent claimants exactly one gets a nil error.
+// The others get hitl.ErrNotPending with the approval as it is;
+// an unknown token gets hitl.ErrNotFound.
+func (db *DB) ClaimApproval(ctx context.Context, token string, to hitl.Status, by core.Identity, note string, now time.Time) (hitl.Approval, error) {
+	if to != hitl.StatusExecuting && to != hitl.StatusDenied {
+		return hitl.Approval{}, fmt.Errorf("sqlite: claim approval: cannot claim to status %q", to)
+	}
+	var a hitl.Approval
+	var claimErr error
+	err := db.inTx(ctx, "claim approval", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE approvals
+			SET status = ?, resolved_by = ?, resolved_at = ?, note = ?
+			WHERE token = ? AND status = ? AND expires > ?`,
+			to, by, nanos(now), note, token, hitl.StatusPending, nanos(now))
+		if err != nil {
+			return fmt.Errorf("sqlite: claim approval: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqlite: claim approval: %w", err)
+		}
+		if a, err = getApproval(ctx, tx, token); err != nil {
+			return err
+		}
+		if n != 1 {
+			claimErr = hitl.ErrNotPending
+		}
+		return nil
+	})
+	if err != nil {
+		return hitl.Approval{}, err
+	}
+	return a, claimErr
+}
+
+// finishCondition is the condition (and its arguments) an approval must
+// meet to be finished to status to.
+func finishCondition(to hitl.Status, now time.Time) (string, []any, error) {
+	switch to {
+	case hitl.StatusExecuted, hitl.StatusFailed, hitl.StatusInterrupted:
+		return `status = ?`, []any{hitl.StatusExecuting}, nil
+	case hitl.StatusExpired:
+		return `status = ? AND expires <= ?`, []any{hitl.StatusPending, nanos(now)}, nil
+	}
+	return "", nil, fmt.Errorf("sqlite: finish approval: cannot finish to status %q", to)
+}
+
+// FinishApproval records the end state of an approval: executed, failed or
+// interrupted after the claim to executing, or expired while pending once
+// Expires is not after now (ResolvedAt then becomes now). Note replaces the
+// approval's note. Any other state gives hitl.ErrNotPending, so of
+// concurrent finishers exactly one succeeds; an unknown token gives
+// hitl.ErrNotFound.
+func (db *DB) FinishApproval(ctx context.Context, token string, to hitl.Status, note string, now time.Time) error {
+	cond, condArgs, err := finishCondition(to, now)
+	if err != nil {
+		return err
+	}
+	args := append([]any{to, note, hitl.StatusPending, nanos(now), token}, condArgs...)
+	return db.inTx(ctx, "finish approval", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE approvals
+			SET status = ?, note = ?,
+			    resolved_at = CASE WHEN status = ? THEN ? ELSE resolved_at END
+			WHERE token = ? AND `+cond, args...)
+		if err != nil {
+			return fmt.Errorf("sqlite: finish approval: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqlite: finish approval: %w", err)
+		}
+		if n == 1 {
+			return nil
+		}
+		if _, err := getApproval(ctx, tx, token); err != nil {
+			return err
+		}
+		return fmt.Errorf("sqlite: finish approval: %w", hitl.ErrNotPending)
+	})
+}
+
+// Approvals lists the approvals with any of the statuses (all approvals when
+// none is given), oldest first.
+func (db *DB) Approvals(ctx context.Context, statuses ...hitl.Status) ([]hitl.Approval, error) {
+	return listApprovals(ctx, db.r, statuses)
+}
+
+// InterruptedNote is the Note of an approval RecoverInterrupted marked.
+const InterruptedNote = "interrupted: gatehouse stopped while the action ran; it was not re-run"
+
+// RecoverInterrupted marks approvals found executing (or approved and not
+// yet started, a state the broker does not store today) as interrupted and
+// returns them (see store.Store). It does not write the audit log: the
+// caller reports and audits each one.
+func (db *DB) RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error) {
+	var found []hitl.Approval
+	claimed := []hitl.Status{hitl.StatusExecuting, hitl.StatusApproved}
+	err := db.inTx(ctx, "recover interrupted", func(tx *sql.Tx) error {
+		var err error
+		found, err = listApprovals(ctx, tx, claimed)
+		if err != nil {
+			return err
+		}
+		const note = InterruptedNote
+		args := append([]any{hitl.StatusInterrupted, note}, statusArgs(claimed)...)
+		_, err = tx.ExecContext(ctx, `UPDATE approvals SET status = ?, note = ?
+			WHERE status IN `+placeholders(len(claimed)), args...)
+		if err != nil {
+			return fmt.Errorf("sqlite: recover interrupted: %w", err)
+		}
+		for i := range found {
+			found[i].Status, found[i].Note = hitl.StatusInterrupted, note
+		}
+		return nil
+	})
+	return found, err
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getApproval(ctx context.Context, q querier, token string) (hitl.Approval, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE token = ?`, token)
+	a, err := scanApproval(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return hitl.Approval{}, hitl.ErrNotFound
+	}
+	if err != nil {
+		return hitl.Approval{}, fmt.Errorf("sqlite: approval: %w", err)
+	}
+	return a, nil
+}
+
+func listApprovals(ctx context.Context, q querier, statuses []hitl.Status) ([]hitl.Approval, error) {
+	query := `SELECT ` + approvalColumns + ` FROM approvals`
+	if len(statuses) > 0 {
+		query += ` WHERE status IN ` + placeholders(len(statuses))
+	}
+	rows, err := q.QueryContext(ctx, query+` ORDER BY created, rowid`, statusArgs(statuses)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []hitl.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list approvals: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list approvals: %w", err)
+	}
+	return out, nil
+}
+
+func scanApproval(row interface{ Scan(...any) error }) (hitl.Approval, error) {
+	var a hitl.Approval
+	var created, expires, resolvedAt int64
+	err := row.Scan(&a.Token, &a.Conv.Gateway, &a.Conv.Chat, &a.Conv.Thread, &a.RequestedBy,
+		&a.Call.ID, &a.Call.Name, &a.Call.Args, &a.Digest, &a.Rule, &a.Reason,
+		&created, &expires, &a.Status, &a.ResolvedBy, &resolvedAt, &a.Note)
+	if err != nil {
+		return hitl.Approval{}, err
+	}
+	a.Created, a.Expires, a.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
+	return a, nil
+}
+
+// placeholders returns "(?, ?, …)" with n marks.
+func placeholders(n int) string {
+	return "(?" + strings.Repeat(", ?", n-1) + ")"
+}
+
+func statusArgs(statuses []hitl.Status) []any {
+	args := make([]any, len(statuses))
+	for i, s := range statuses {
+		args[i] = s
+	}
+	return args
+}

@@ -1,0 +1,62 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+	"github.com/gatehouse-bot/gatehouse/store/storetest"
+)
+
+// openAt opens the database at path and closes it when the test ends.
+func openAt(t testing.TB, path string, o sqlite.Options) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), path, o)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// openTemp opens a fresh database in the test's temp dir.
+func openTemp(t testing.TB, o sqlite.Options) *sqlite.DB {
+	t.Helper()
+	return openAt(t, filepath.Join(t.TempDir(), "gatehouse.db"), o)
+}
+
+func TestHistoryContract(t *testing.T) {
+	storetest.HistoryContract(t, func(t *testing.T, max int) core.History {
+		return openTemp(t, sqlite.Options{History: max})
+	})
+}
+
+func TestMemoryHistoryContract(t *testing.T) {
+	storetest.HistoryContract(t, func(t *testing.T, max int) core.History {
+		return core.NewMemoryHistory(max)
+	})
+}
+
+func TestAuditContract(t *testing.T) {
+	storetest.AuditContract(t, func(t *testing.T) hitl.Audit { return openTemp(t, sqlite.Options{}) })
+}
+
+func TestCursorContract(t *testing.T) {
+	storetest.CursorContract(t, func(t *testing.T) gateways.Cursors { return openTemp(t, sqlite.Options{}) })
+}
+
+func TestUsageContract(t *testing.T) {
+	storetest.UsageContract(t, func(t *testing.T, now func() time.Time) store.UsageStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}

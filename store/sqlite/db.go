@@ -1,0 +1,125 @@
+// Package sqlite is the embedded default store: one SQLite file through the
+// pure-Go driver modernc.org/sqlite, so the binary stays cgo-free.
+//
+// The file is created with mode 0600 and runs in WAL mode with
+// synchronous=FULL: a committed claim of an approval survives a power loss,
+// not only a crash, so an approved action never runs twice. Writes go through
+// one connection (one writer, BEGIN IMMEDIATE); reads use a small pool of
+// query-only connections.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// Defaults for Options' zero fields.
+const (
+	DefaultHistory   = 40
+	DefaultRetention = 90 * 24 * time.Hour
+	busyTimeoutMS    = 5000
+	readConns        = 4
+)
+
+// Options tune a DB; zero fields take the defaults.
+type Options struct {
+	// History is how many of a conversation's newest messages Load returns
+	// (before llm.Trim); 0 means DefaultHistory.
+	History int
+	// Retention is how long history is kept before Prune deletes it;
+	// 0 means DefaultRetention.
+	Retention time.Duration
+	// Now is the clock for stored timestamps and pruning; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.History <= 0 {
+		o.History = DefaultHistory
+	}
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// DB is an open SQLite store. It is safe for concurrent use.
+type DB struct {
+	w    *sql.DB // the one writer connection
+	r    *sql.DB // query-only read pool
+	opts Options
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open opens (creating it if missing) the database at dsn, a file path or a
+// "file:" URI, applies pending schema migrations and prunes old history.
+// A database written by a newer gatehouse is refused with ErrSchemaTooNew
+// and left untouched.
+func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
+	path, err := filePath(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureFile(path); err != nil {
+		return nil, err
+	}
+	db := &DB{opts: o.withDefaults()}
+	if db.w, err = openPool(dsn, writerParams, 1); err != nil {
+		return nil, err
+	}
+	if err := db.setUp(ctx); err != nil {
+		return nil, errors.Join(err, db.w.Close())
+	}
+	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
+		return nil, errors.Join(err, db.w.Close())
+	}
+	if _, err := db.Prune(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// setUp migrates the schema, then switches to WAL. The order matters: a
+// database refused for being too new must not even have its journal mode
+// changed.
+func (db *DB) setUp(ctx context.Context) error {
+	if err := migrate(ctx, db.w); err != nil {
+		return err
+	}
+	var mode string
+	if err := db.w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("sqlite: set WAL mode: %w", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("sqlite: set WAL mode: journal mode is %q", mode)
+	}
+	return nil
+}
+
+// Close closes both connection pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
+
+func (db *DB) now() time.Time { return db.opts.Now() }

@@ -1,0 +1,22 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+)
+
+// Prune deletes history messages older than Options.Retention and returns
+// how many it removed. The audit log, approvals, usage and cursors are kept.
+// Open calls it; the bot calls it daily.
+func (db *DB) Prune(ctx context.Context) (int64, error) {
+	cutoff := db.now().Add(-db.opts.Retention)
+	res, err := db.w.ExecContext(ctx, `DELETE FROM messages WHERE created < ?`, nanos(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune history: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,47 @@
+// Package store is gatehouse's persistence: conversation history, token
+// usage, approvals, the audit log and gateway cursors, behind the small
+// interfaces the core, hitl and the gateways already use. Implementations
+// live in sub-packages (sqlite, the embedded default); store/storetest holds
+// the contract suites every implementation must pass.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+)
+
+// UsageStore records token usage per conversation, aggregated per UTC day,
+// and reads it back.
+type UsageStore interface {
+	core.UsageRecorder
+	// Usage returns the conversation's usage on the UTC calendar day that
+	// contains day; a day without usage is the zero Usage, not an error.
+	Usage(ctx context.Context, conv string, day time.Time) (llm.Usage, error)
+}
+
+// Store is everything a persistent implementation offers; cmd/bot wires its
+// parts into the core (History, UsageRecorder), hitl (Store, Audit,
+// StandingStore) and the gateways (Cursors).
+type Store interface {
+	core.History
+	UsageStore
+	hitl.Store
+	hitl.Audit
+	hitl.StandingStore
+	gateways.Cursors
+	// RecoverInterrupted marks every approval found executing (the process
+	// stopped while its action ran) as interrupted and returns them, so the
+	// caller reports each in its conversation and audits it. They are never
+	// re-run. Call it once at start-up, before anything claims approvals.
+	RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error)
+	// Prune deletes history older than the retention period and returns how
+	// many messages it removed. Call it at start-up and then daily.
+	Prune(ctx context.Context) (int64, error)
+	// Close releases the store.
+	Close() error
+}
