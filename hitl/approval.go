@@ -57,12 +57,20 @@ var (
 	// ErrNotPending: the approval was already resolved (or expired); the
 	// caller reports who resolved it.
 	ErrNotPending = errors.New("hitl: approval is no longer pending")
+	// ErrDuplicate: CreateApproval was given a token that is already
+	// stored; the caller draws a new token and tries again.
+	ErrDuplicate = errors.New("hitl: duplicate approval token")
 )
 
 // Store persists approvals. Claim is the exactly-once point: it moves a
 // pending, unexpired approval to StatusExecuting (or StatusDenied) in one
 // atomic step, so of any number of concurrent claimants exactly one wins.
+//
+// The contract every implementation must meet is the test
+// hitltest.StoreContract.
 type Store interface {
+	// CreateApproval stores a new approval; a token already stored gives
+	// ErrDuplicate.
 	CreateApproval(ctx context.Context, a Approval) error
 	// Approval returns the approval with the token (already normalised).
 	Approval(ctx context.Context, token string) (Approval, error)
@@ -73,8 +81,13 @@ type Store interface {
 	ClaimApproval(ctx context.Context, token string, to Status, by core.Identity, note string, now time.Time) (Approval, error)
 	// FinishApproval records the end state of a claimed approval
 	// (StatusExecuted, StatusFailed, StatusExpired, StatusInterrupted).
+	// Executed, Failed and Interrupted apply only to an executing approval;
+	// Expired only to a pending one whose Expires is not after now. Any
+	// other state gives ErrNotPending, so that of concurrent finishers
+	// exactly one succeeds. Note replaces the approval's Note.
 	FinishApproval(ctx context.Context, token string, to Status, note string, now time.Time) error
-	// Approvals lists approvals with one of the statuses, oldest first.
+	// Approvals lists approvals with one of the statuses (all approvals
+	// when none is given), oldest first.
 	Approvals(ctx context.Context, statuses ...Status) ([]Approval, error)
 }
 
@@ -85,14 +98,19 @@ type AuditEntry struct {
 	Tool        string
 	Args        string // the arguments JSON, possibly shortened
 	RequestedBy core.Identity
-	ApprovedBy  core.Identity // empty when a rule allowed it
-	// Outcome is "allowed", "approved", "denied", "expired", "executed",
-	// "failed", "interrupted", "refused".
+	// ApprovedBy is who resolved the approval (approver or denier); empty
+	// when a rule allowed the call.
+	ApprovedBy core.Identity
+	// Outcome is "requested", "allowed", "approved", "denied", "expired",
+	// "executed", "failed", "interrupted", "refused" (an attempt to resolve
+	// that was turned down, or an action that did not match its digest),
+	// "unallowed" (a standing allow was removed).
 	Outcome string
 	Detail  string
 }
 
-// AuditFilter selects audit entries; zero fields match everything.
+// AuditFilter selects audit entries; zero fields match everything. Limit,
+// when positive, keeps the newest Limit of the matching entries.
 type AuditFilter struct {
 	Conv    string
 	Tool    string
@@ -101,7 +119,8 @@ type AuditFilter struct {
 	Limit   int
 }
 
-// Audit is the append-only audit log.
+// Audit is the append-only audit log. QueryAudit returns entries oldest
+// first.
 type Audit interface {
 	AppendAudit(ctx context.Context, e AuditEntry) error
 	QueryAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)

@@ -1,0 +1,203 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// DefaultTTL is how long an approval waits for a decision when Options.TTL
+// is zero.
+const DefaultTTL = 15 * time.Minute
+
+// Options configures a Broker.
+type Options struct {
+	// TTL is how long a request waits for a decision (DefaultTTL if zero).
+	TTL time.Duration
+	// Approvers are the identities whose messages and button presses may
+	// resolve approvals. It must not be empty: deny by default.
+	Approvers []core.Identity
+	// Notify are conversations that receive every request besides the one
+	// that asked (e.g. the owner's DM).
+	Notify []core.Conversation
+	// AllowSelfApproval lets the identity that caused a request approve it.
+	// When false (four-eyes), the requester may still deny it (withdrawing a
+	// request only reduces risk) but another approver must approve it. The
+	// configuration key hitl.allow_self_approval defaults to true; the zero
+	// value here is the stricter false.
+	AllowSelfApproval bool
+	// Store keeps approvals; a MemoryStore when nil.
+	Store Store
+	// Audit records decisions and runs; Store's MemoryStore (or a new one)
+	// when nil.
+	Audit Audit
+	// Standing keeps standing allows; a MemoryStanding when nil.
+	Standing StandingStore
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Log receives warnings (refused attempts, failed deliveries).
+	Log zerolog.Logger
+	// NewToken draws a token; NewToken when nil (tests inject collisions).
+	NewToken func() (string, error)
+	// SweepEvery is how often Run expires overdue approvals; TTL/10 bounded
+	// to [1s, 30s] when zero.
+	SweepEvery time.Duration
+}
+
+// Broker holds actions for a human and resolves them from any gateway. It
+// implements core.Holder, core.CommandHandler, core.StandingAllows and
+// gateways.Approvals. Run must be running for expiry and for the outcome
+// signals that tell the LLM what became of a held action.
+type Broker struct {
+	d         core.Dispatcher
+	o         Options
+	approvers map[core.Identity]bool
+	log       zerolog.Logger
+
+	mu       sync.Mutex
+	inflight map[string]bool // tokens claimed for execution by this process
+	outbox   []core.Signal   // outcome signals waiting for Run to submit them
+	wake     chan struct{}   // signalled when outbox grows
+}
+
+var (
+	_ core.Holder         = (*Broker)(nil)
+	_ core.CommandHandler = (*Broker)(nil)
+	_ core.StandingAllows = (*Broker)(nil)
+	_ gateways.Approvals  = (*Broker)(nil)
+)
+
+// NewBroker returns a Broker that runs approved actions and feeds outcomes
+// back through d. It refuses an empty approver list: with nobody to approve,
+// every held action would be a silent dead end.
+func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
+	if d == nil {
+		return nil, errors.New("hitl: broker: nil dispatcher")
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o.defaults()
+	b := &Broker{
+		d: d, o: o, log: o.Log,
+		approvers: make(map[core.Identity]bool, len(o.Approvers)),
+		inflight:  make(map[string]bool),
+		wake:      make(chan struct{}, 1),
+	}
+	for _, id := range o.Approvers {
+		b.approvers[id] = true
+	}
+	return b, nil
+}
+
+// validate checks the options a person configured.
+func (o *Options) validate() error {
+	if len(o.Approvers) == 0 {
+		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity such as console:local")
+	}
+	for _, id := range o.Approvers {
+		if g, rest, ok := splitIdentity(id); !ok || g == "" || rest == "" {
+			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. telegram:123456789", id)
+		}
+	}
+	for _, c := range o.Notify {
+		if c.Gateway == "" || c.Chat == "" {
+			return fmt.Errorf("hitl: notify target %q: want gateway:chat[:thread]", c.Key())
+		}
+	}
+	if o.TTL < 0 {
+		return fmt.Errorf("hitl: ttl %s: must be positive", o.TTL)
+	}
+	return nil
+}
+
+// defaults fills the zero options.
+func (o *Options) defaults() {
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.Store == nil {
+		o.Store = NewMemoryStore()
+	}
+	if o.Audit == nil {
+		if a, ok := o.Store.(Audit); ok {
+			o.Audit = a
+		} else {
+			o.Audit = NewMemoryStore()
+		}
+	}
+	if o.Standing == nil {
+		o.Standing = NewMemoryStanding()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewToken == nil {
+		o.NewToken = NewToken
+	}
+	if o.SweepEvery <= 0 {
+		o.SweepEvery = min(max(o.TTL/10, time.Second), 30*time.Second)
+	}
+}
+
+// splitIdentity splits "gateway:id".
+func splitIdentity(id core.Identity) (gateway, rest string, ok bool) {
+	g := id.Gateway()
+	if len(g) == len(id) {
+		return "", "", false
+	}
+	return g, string(id[len(g)+1:]), true
+}
+
+// Approvers returns the configured approver identities.
+func (b *Broker) Approvers() []core.Identity { return slices.Clone(b.o.Approvers) }
+
+// NotifyTargets returns the conversations that receive every request.
+func (b *Broker) NotifyTargets() []core.Conversation { return slices.Clone(b.o.Notify) }
+
+// TTL returns how long a request waits for a decision.
+func (b *Broker) TTL() time.Duration { return b.o.TTL }
+
+// IsApprover reports whether id may resolve approvals.
+func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers[id] }
+
+// Pending lists the approvals still waiting for a decision (not yet past
+// their expiry), oldest first.
+func (b *Broker) Pending(ctx context.Context) ([]Approval, error) {
+	all, err := b.o.Store.Approvals(ctx, StatusPending)
+	if err != nil {
+		return nil, fmt.Errorf("hitl: pending: %w", err)
+	}
+	now := b.o.Now()
+	return slices.DeleteFunc(all, func(a Approval) bool { return !now.Before(a.Expires) }), nil
+}
+
+// StandingAllows lists the standing allows.
+func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
+	s, err := b.o.Standing.StandingAllows(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hitl: standing allows: %w", err)
+	}
+	return s, nil
+}
+
+// StandingAllowed reports whether a human approved exactly this tool with
+// exactly these arguments for good. A store error counts as not allowed (the
+// action is then held, never silently allowed) and is logged.
+func (b *Broker) StandingAllowed(tool, args string) bool {
+	// core.StandingAllows carries no context; the lookup is a local read.
+	ok, err := b.o.Standing.StandingAllowed(context.Background(), tool, args)
+	if err != nil {
+		b.log.Error().Err(err).Str("tool", tool).Msg("hitl: standing allow lookup failed; holding the action")
+		return false
+	}
+	return ok
+}

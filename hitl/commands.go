@@ -1,0 +1,178 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// HandleCommand handles an approval command (/approve, /deny, /pending,
+// /show, /rules, /unallow) and reports whether s was one. It replies to
+// s.Conv through the Dispatcher.
+//
+// Only KindMessage signals are considered: outcome signals, errors and
+// heartbeats (text the core or a tool produced) are never parsed, whatever
+// they contain. The engine calls HandleCommand only for messages from
+// people, never for the bot's own messages or LLM output. Even so,
+// authorisation rests on s.From being an approver, never on the token.
+func (b *Broker) HandleCommand(ctx context.Context, s core.Signal) bool {
+	if s.Kind != core.KindMessage {
+		return false
+	}
+	cmd, ok := ParseCommand(s.Text)
+	if !ok {
+		return false
+	}
+	if text := b.command(ctx, s.From, s.Conv, cmd); text != "" {
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: text, ReplyTo: s.MessageID})
+	}
+	return true
+}
+
+// Press resolves a button press exactly like the typed command, with the
+// same authorisation, and returns a short outcome for a toast.
+func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
+	cmd := Command{Verb: VerbApprove, Always: d == gateways.DecisionApproveAlways}
+	switch d {
+	case gateways.DecisionApprove, gateways.DecisionApproveAlways:
+	case gateways.DecisionDeny:
+		cmd.Verb = VerbDeny
+	default:
+		return "unknown button"
+	}
+	tok, ok := NormalizeToken(token)
+	if !ok {
+		return "unknown request"
+	}
+	cmd.Token = tok
+	if !b.authorised(ctx, from, conv, cmd) {
+		return "not authorised"
+	}
+	return b.resolve(ctx, from, conv, cmd).toast
+}
+
+// command runs cmd for from and returns the reply ("" when the outcome
+// notices already reached conv).
+func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) string {
+	if !b.authorised(ctx, from, conv, cmd) {
+		return fmt.Sprintf("Not authorised (your identity is %s). Only the configured approvers can use /%s.", from, cmd.Verb)
+	}
+	if cmd.Problem != "" {
+		return upperFirst(cmd.Problem) + ".\n" + cmd.Verb.Usage()
+	}
+	switch cmd.Verb {
+	case VerbApprove, VerbDeny:
+		return b.resolve(ctx, from, conv, cmd).reply
+	case VerbPending:
+		return b.pendingText(ctx, from)
+	case VerbShow:
+		return b.showCommand(ctx, cmd.Token)
+	case VerbRules:
+		return b.rulesText(ctx)
+	case VerbUnallow:
+		return b.unallow(ctx, from, conv, cmd.Rule)
+	}
+	return cmd.Verb.Usage()
+}
+
+// authorised reports whether from is an approver; a refused attempt is
+// logged and, when it names a known request, audited.
+func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) bool {
+	if b.approvers[from] {
+		return true
+	}
+	b.log.Warn().Str("from", string(from)).Str("conv", conv.Key()).Str("verb", string(cmd.Verb)).
+		Str("token", cmd.Token).Msg("hitl: command from an identity that is not an approver refused")
+	if cmd.Token == "" || (cmd.Verb != VerbApprove && cmd.Verb != VerbDeny) {
+		return false
+	}
+	if a, err := b.o.Store.Approval(ctx, cmd.Token); err == nil {
+		b.refuse(ctx, a, from, cmd.Verb, "not an approver")
+	}
+	return false
+}
+
+// refuse audits a turned-down attempt by from to resolve a.
+func (b *Broker) refuse(ctx context.Context, a Approval, from core.Identity, verb Verb, why string) {
+	b.log.Warn().Str("from", string(from)).Str("token", a.Token).Str("why", why).Msg("hitl: resolution refused")
+	a.ResolvedBy = from
+	b.audit(ctx, a, "refused", fmt.Sprintf("/%s by %s refused: %s", verb, from, why))
+}
+
+// pendingText lists the live approvals from may resolve.
+func (b *Broker) pendingText(ctx context.Context, from core.Identity) string {
+	list, err := b.Pending(ctx)
+	if err != nil {
+		return b.storeFailed(err, "").reply
+	}
+	if len(list) == 0 {
+		return "No pending approvals."
+	}
+	now := b.o.Now()
+	lines := []string{fmt.Sprintf("%d pending approval(s):", len(list))}
+	for _, a := range list {
+		lines = append(lines, pendingLine(a, now, !b.o.AllowSelfApproval && a.RequestedBy == from))
+	}
+	return strings.Join(append(lines, "Answer with /approve <token> or /deny <token> [reason]; /show <token> prints one in full."), "\n")
+}
+
+// showCommand prints the full action of an approval.
+func (b *Broker) showCommand(ctx context.Context, token string) string {
+	a, err := b.o.Store.Approval(ctx, token)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return fmt.Sprintf("There is no request %s. /pending lists the open ones.", token)
+	case err != nil:
+		return b.storeFailed(err, token).reply
+	}
+	return showText(a, b.o.Now())
+}
+
+// rulesText lists the standing allows.
+func (b *Broker) rulesText(ctx context.Context) string {
+	list, err := b.StandingAllows(ctx)
+	if err != nil {
+		b.log.Error().Err(err).Msg("hitl: could not list standing allows")
+		return "Could not read the standing allows (storage error)."
+	}
+	if len(list) == 0 {
+		return "No standing allows. /approve <token> always adds one for exactly that call."
+	}
+	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
+	for _, s := range list {
+		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s",
+			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unallow removes standing allow id.
+func (b *Broker) unallow(ctx context.Context, from core.Identity, conv core.Conversation, id int64) string {
+	s, err := b.o.Standing.RemoveStandingAllow(ctx, id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return fmt.Sprintf("There is no standing allow #%d. /rules lists them.", id)
+	case err != nil:
+		b.log.Error().Err(err).Int64("rule", id).Msg("hitl: could not remove standing allow")
+		return "Could not remove the standing allow (storage error)."
+	}
+	b.log.Info().Int64("rule", id).Str("tool", s.Tool).Str("by", string(from)).Msg("hitl: standing allow removed")
+	e := AuditEntry{At: b.o.Now(), Conv: conv.Key(), Tool: s.Tool, Args: clip(s.Args, maxArgsForLLM),
+		ApprovedBy: from, Outcome: "unallowed", Detail: fmt.Sprintf("standing allow #%d removed", id)}
+	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
+		b.log.Error().Err(err).Msg("hitl: audit append failed")
+	}
+	return fmt.Sprintf("Removed standing allow #%d: %s %s now needs approval again.", id, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)))
+}
+
+// upperFirst capitalises the first letter of an ASCII sentence.
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

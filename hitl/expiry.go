@@ -1,0 +1,154 @@
+package hitl
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// Run expires overdue approvals every Options.SweepEvery and submits the
+// outcome signals that tell the LLM what became of held actions, until ctx
+// ends. At start it marks runs cut by a previous crash as interrupted (they
+// are never re-run) and expires what became overdue while the bot was down.
+//
+// Outcome signals are submitted here, not by the goroutine that resolved the
+// approval, because Submit blocks while the target conversation's queue is
+// full, and an approval resolved in its own conversation would then wait on
+// its own worker.
+func (b *Broker) Run(ctx context.Context) error {
+	if _, err := b.Recover(ctx); err != nil {
+		b.log.Error().Err(err).Msg("hitl: recovering interrupted runs failed")
+	}
+	if _, err := b.ExpireDue(ctx); err != nil {
+		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
+	}
+	t := time.NewTicker(b.o.SweepEvery)
+	defer t.Stop()
+	for {
+		b.drain(ctx)
+		select {
+		case <-ctx.Done():
+			b.dropOutbox()
+			return nil
+		case <-t.C:
+			if _, err := b.ExpireDue(ctx); err != nil {
+				b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
+			}
+		case <-b.wake:
+		}
+	}
+}
+
+// ExpireDue expires every pending approval past its expiry, announcing each
+// in its conversations and telling the LLM. It returns how many it expired.
+func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
+	list, err := b.o.Store.Approvals(ctx, StatusPending)
+	if err != nil {
+		return 0, fmt.Errorf("hitl: expire: %w", err)
+	}
+	now, n := b.o.Now(), 0
+	for _, a := range list {
+		if !now.Before(a.Expires) && b.expire(ctx, a) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// expire moves a pending, overdue approval to expired. Only the caller whose
+// FinishApproval succeeds announces it, so it is announced once.
+func (b *Broker) expire(ctx context.Context, a Approval) bool {
+	note := "no decision in time"
+	if err := b.o.Store.FinishApproval(ctx, a.Token, StatusExpired, note, b.o.Now()); err != nil {
+		return false
+	}
+	a.Status, a.Note = StatusExpired, note
+	b.log.Info().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
+	b.audit(ctx, a, "expired", "")
+	b.announce(ctx, a, expiredNotice(a))
+	b.queue(a, llmExpired(a))
+	return true
+}
+
+// Recover marks approvals left executing by a previous process as
+// interrupted: they may or may not have run, so they are never run again.
+// Runs of this process are skipped. It returns how many it marked.
+func (b *Broker) Recover(ctx context.Context) (int, error) {
+	list, err := b.o.Store.Approvals(ctx, StatusExecuting)
+	if err != nil {
+		return 0, fmt.Errorf("hitl: recover: %w", err)
+	}
+	n := 0
+	for _, a := range list {
+		if b.isInflight(a.Token) {
+			continue
+		}
+		a.Status, a.Note = StatusInterrupted, "the bot stopped while this action was running; not run again"
+		if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
+			continue
+		}
+		n++
+		b.log.Warn().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
+		b.audit(ctx, a, "interrupted", a.Note)
+		b.announce(ctx, a, interruptedNotice(a))
+		b.queue(a, llmInterrupted(a))
+	}
+	return n, nil
+}
+
+// isInflight reports whether this process is running the token's action.
+func (b *Broker) isInflight(token string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.inflight[token]
+}
+
+// queue adds the outcome signal for a's conversation to the outbox and
+// wakes Run.
+func (b *Broker) queue(a Approval, text string) {
+	s := core.Signal{Kind: core.KindApprovalOutcome, Conv: a.Conv, Text: text, At: b.o.Now()}
+	b.mu.Lock()
+	b.outbox = append(b.outbox, s)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drain submits queued outcome signals in order until the outbox is empty
+// or ctx ends.
+func (b *Broker) drain(ctx context.Context) {
+	for {
+		b.mu.Lock()
+		if len(b.outbox) == 0 {
+			b.mu.Unlock()
+			return
+		}
+		s := b.outbox[0]
+		b.mu.Unlock()
+		err := b.d.Submit(ctx, s)
+		if err != nil && ctx.Err() != nil {
+			return // kept in the outbox; Run logs what is left
+		}
+		if err != nil {
+			b.log.Error().Err(err).Str("conv", s.Conv.Key()).Msg("hitl: could not submit approval outcome")
+		}
+		b.mu.Lock()
+		b.outbox = b.outbox[1:]
+		b.mu.Unlock()
+	}
+}
+
+// dropOutbox logs outcome signals that could not be submitted before
+// shutdown.
+func (b *Broker) dropOutbox() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.outbox {
+		b.log.Warn().Str("conv", s.Conv.Key()).Msg("hitl: shutting down: approval outcome not delivered to the LLM")
+	}
+	b.outbox = nil
+}

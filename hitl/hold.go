@@ -1,0 +1,119 @@
+package hitl
+
+import (
+	"time"
+
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// tokenAttempts bounds the draws for a token not already stored. With 31^8
+// tokens a second draw is already rare; running out means a broken source.
+const tokenAttempts = 16
+
+// Digest binds an approval to exactly a tool name and its arguments text:
+// the hex SHA-256 of name, a NUL byte, and args.
+func Digest(call llm.ToolCall) string {
+	sum := sha256.Sum256([]byte(call.Name + "\x00" + call.Args))
+	return hex.EncodeToString(sum[:])
+}
+
+// Hold records h as a pending approval, sends the request to the
+// conversation that asked and to every notify target, and returns the tool
+// result the LLM sees. It does not wait for a human. The returned text never
+// holds the token. A target that cannot be reached is logged; only a store
+// failure is an error.
+func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
+	if h.Call.Name == "" {
+		return "", errors.New("hitl: hold: call without a tool name")
+	}
+	now := b.o.Now()
+	a := Approval{
+		Conv: h.Conv, RequestedBy: h.From, Call: h.Call, Digest: Digest(h.Call),
+		Rule: h.Rule, Reason: h.Reason,
+		Created: now, Expires: now.Add(b.o.TTL), Status: StatusPending,
+	}
+	if err := b.create(ctx, &a); err != nil {
+		return "", err
+	}
+	b.audit(ctx, a, "requested", "")
+	b.log.Info().Str("token", a.Token).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
+		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
+	b.sendRequest(ctx, a, now)
+	return heldText, nil
+}
+
+// create stores a under a fresh token that no stored approval has.
+func (b *Broker) create(ctx context.Context, a *Approval) error {
+	for range tokenAttempts {
+		tok, err := b.o.NewToken()
+		if err != nil {
+			return fmt.Errorf("hitl: hold: %w", err)
+		}
+		if _, err := b.o.Store.Approval(ctx, tok); err == nil {
+			continue
+		} else if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("hitl: hold: look up token: %w", err)
+		}
+		a.Token = tok
+		err = b.o.Store.CreateApproval(ctx, *a)
+		if errors.Is(err, ErrDuplicate) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("hitl: hold: store approval: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("hitl: hold: no unused token after %d attempts", tokenAttempts)
+}
+
+// sendRequest delivers the request message to every target.
+func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time) {
+	prompt := &core.ApprovalPrompt{
+		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call),
+		AllowAlways: true, Expires: a.Expires,
+	}
+	text := requestText(a, now)
+	for _, conv := range b.targets(a.Conv) {
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, Approval: prompt})
+	}
+}
+
+// targets returns conv, the notify targets and extra, without duplicates.
+func (b *Broker) targets(conv core.Conversation, extra ...core.Conversation) []core.Conversation {
+	seen := make(map[string]bool)
+	var out []core.Conversation
+	for _, c := range append(append([]core.Conversation{conv}, b.o.Notify...), extra...) {
+		if c.Gateway == "" || seen[c.Key()] {
+			continue
+		}
+		seen[c.Key()] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// reply delivers a reply action, logging a failure.
+func (b *Broker) reply(ctx context.Context, a core.Action) {
+	if _, err := b.d.Act(ctx, a); err != nil {
+		b.log.Warn().Err(err).Str("conv", a.Conv.Key()).Msg("hitl: could not deliver message")
+	}
+}
+
+// audit appends an audit entry about a, logging a failure.
+func (b *Broker) audit(ctx context.Context, a Approval, outcome, detail string) {
+	e := AuditEntry{
+		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
+		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
+	}
+	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
+		b.log.Error().Err(err).Str("token", a.Token).Str("outcome", outcome).Msg("hitl: audit append failed")
+	}
+}

@@ -1,0 +1,149 @@
+package hitl
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// MemoryStore keeps approvals and the audit log in process memory. It is the
+// default when no persistent store is configured; everything is lost on
+// restart. It is safe for concurrent use.
+type MemoryStore struct {
+	mu        sync.Mutex
+	approvals map[string]*Approval
+	order     []string // tokens in creation order
+	audit     []AuditEntry
+}
+
+var (
+	_ Store = (*MemoryStore)(nil)
+	_ Audit = (*MemoryStore)(nil)
+)
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{approvals: make(map[string]*Approval)}
+}
+
+// CreateApproval stores a; a token already stored gives ErrDuplicate.
+func (m *MemoryStore) CreateApproval(_ context.Context, a Approval) error {
+	if a.Token == "" {
+		return fmt.Errorf("hitl: create approval: empty token")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.approvals[a.Token]; ok {
+		return fmt.Errorf("hitl: create approval: %w", ErrDuplicate)
+	}
+	m.approvals[a.Token] = &a
+	m.order = append(m.order, a.Token)
+	return nil
+}
+
+// Approval returns the approval with the token, or ErrNotFound.
+func (m *MemoryStore) Approval(_ context.Context, token string) (Approval, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.approvals[token]
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	return *a, nil
+}
+
+// ClaimApproval atomically moves a pending approval whose Expires is after
+// now to to (StatusExecuting or StatusDenied).
+func (m *MemoryStore) ClaimApproval(_ context.Context, token string, to Status, by core.Identity, note string, now time.Time) (Approval, error) {
+	if to != StatusExecuting && to != StatusDenied {
+		return Approval{}, fmt.Errorf("hitl: claim approval: cannot claim to %q", to)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.approvals[token]
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	if a.Status != StatusPending || !now.Before(a.Expires) {
+		return *a, ErrNotPending
+	}
+	a.Status, a.ResolvedBy, a.ResolvedAt, a.Note = to, by, now, note
+	return *a, nil
+}
+
+// FinishApproval records the end state of an approval; see Store.
+func (m *MemoryStore) FinishApproval(_ context.Context, token string, to Status, note string, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.approvals[token]
+	if !ok {
+		return ErrNotFound
+	}
+	switch to {
+	case StatusExecuted, StatusFailed, StatusInterrupted:
+		if a.Status != StatusExecuting {
+			return ErrNotPending
+		}
+	case StatusExpired:
+		if a.Status != StatusPending || now.Before(a.Expires) {
+			return ErrNotPending
+		}
+		a.ResolvedAt = now
+	default:
+		return fmt.Errorf("hitl: finish approval: cannot finish to %q", to)
+	}
+	a.Status, a.Note = to, note
+	return nil
+}
+
+// Approvals lists the approvals with one of the statuses (all when none is
+// given), oldest first.
+func (m *MemoryStore) Approvals(_ context.Context, statuses ...Status) ([]Approval, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Approval
+	for _, tok := range m.order {
+		a := m.approvals[tok]
+		if len(statuses) == 0 || slices.Contains(statuses, a.Status) {
+			out = append(out, *a)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Approval) int { return x.Created.Compare(y.Created) })
+	return out, nil
+}
+
+// AppendAudit appends e to the log.
+func (m *MemoryStore) AppendAudit(_ context.Context, e AuditEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.audit = append(m.audit, e)
+	return nil
+}
+
+// QueryAudit returns the entries matching f, oldest first.
+func (m *MemoryStore) QueryAudit(_ context.Context, f AuditFilter) ([]AuditEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []AuditEntry
+	for _, e := range m.audit {
+		if f.matches(e) {
+			out = append(out, e)
+		}
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out, nil
+}
+
+// matches reports whether e passes the filter.
+func (f AuditFilter) matches(e AuditEntry) bool {
+	return (f.Conv == "" || e.Conv == f.Conv) &&
+		(f.Tool == "" || e.Tool == f.Tool) &&
+		(f.Outcome == "" || e.Outcome == f.Outcome) &&
+		(f.Since.IsZero() || !e.At.Before(f.Since))
+}

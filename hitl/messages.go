@@ -1,0 +1,180 @@
+package hitl
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// heldText is the tool result the LLM sees for a held call. It never
+// contains the token: the LLM must not be able to approve.
+const heldText = "This action needs human approval; a request was sent to the approvers. " +
+	"Do not retry it; tell the user it awaits approval. " +
+	"What becomes of it will arrive later as a [gatehouse] message."
+
+// requestText is the approval request people see, written by the broker.
+func requestText(a Approval, now time.Time) string {
+	var b strings.Builder
+	rendered, shortened := renderCall(a.Call)
+	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
+	if rendered != "" {
+		b.WriteString(rendered + "\n")
+	}
+	fmt.Fprintf(&b, "Asked in %s by %s", a.Conv.Key(), a.RequestedBy)
+	if rule := ruleText(a); rule != "" {
+		b.WriteString("; held by " + rule)
+	}
+	fmt.Fprintf(&b, ".\nExpires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
+	fmt.Fprintf(&b, "Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call from now on.", a.Token)
+	if shortened {
+		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
+	}
+	return b.String()
+}
+
+// ruleText renders the rule and reason that held the call.
+func ruleText(a Approval) string {
+	switch {
+	case a.Rule != "" && a.Reason != "":
+		return fmt.Sprintf("rule %s (%s)", a.Rule, a.Reason)
+	case a.Rule != "":
+		return "rule " + a.Rule
+	}
+	return a.Reason
+}
+
+// showText is the full action for /show.
+func showText(a Approval, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Request %s: %s\ntool: %s\narguments:\n%s\n", a.Token, statusText(a, now), a.Call.Name, codeBlock(prettyArgs(a.Call.Args)+"\n"))
+	fmt.Fprintf(&b, "asked in %s by %s at %s", a.Conv.Key(), a.RequestedBy, a.Created.UTC().Format(time.DateTime+" UTC"))
+	if rule := ruleText(a); rule != "" {
+		b.WriteString("\nheld by " + rule)
+	}
+	if a.Note != "" {
+		b.WriteString("\nnote: " + clip(a.Note, maxOutputRunes))
+	}
+	return b.String()
+}
+
+// statusText describes where an approval is, for people.
+func statusText(a Approval, now time.Time) string {
+	switch {
+	case a.Status == StatusPending && now.Before(a.Expires):
+		return fmt.Sprintf("pending, expires in %s", humanDuration(a.Expires.Sub(now)))
+	case a.Status == StatusPending:
+		return "expired"
+	case a.ResolvedBy != "":
+		return fmt.Sprintf("%s (resolved by %s)", a.Status, a.ResolvedBy)
+	}
+	return string(a.Status)
+}
+
+// pendingLine is one /pending entry.
+func pendingLine(a Approval, now time.Time, selfOnlyDeny bool) string {
+	line := fmt.Sprintf("• %s — %s %s — asked in %s by %s, expires in %s",
+		a.Token, a.Call.Name, codeSpan(summarize(a.Call)), a.Conv.Key(), a.RequestedBy, humanDuration(a.Expires.Sub(now)))
+	if selfOnlyDeny {
+		line += " (your own request: you may deny it; another approver must approve it)"
+	}
+	return line
+}
+
+// callRef names a call for people: "shell `ls -la`".
+func callRef(a Approval) string {
+	return a.Call.Name + " " + codeSpan(summarize(a.Call))
+}
+
+// runNotice tells people what became of an approved call.
+func runNotice(a Approval, res core.Result, runErr error) string {
+	head := fmt.Sprintf("Approved by %s: %s (request %s)", a.ResolvedBy, callRef(a), a.Token)
+	switch {
+	case runErr != nil:
+		return head + " could not be run: " + runErr.Error()
+	case res.Failed:
+		return head + " ran and failed." + outputBlock(res.Output)
+	}
+	return head + " ran." + outputBlock(res.Output)
+}
+
+// outputBlock quotes tool output for people, shortened.
+func outputBlock(out string) string {
+	if strings.TrimSpace(out) == "" {
+		return ""
+	}
+	return "\n" + codeBlock(clip(out, maxOutputRunes)+"\n")
+}
+
+// denyNotice tells people a request was denied.
+func denyNotice(a Approval) string {
+	s := fmt.Sprintf("Denied by %s: %s (request %s) will not run.", a.ResolvedBy, callRef(a), a.Token)
+	if a.Note != "" {
+		s += " Reason: " + a.Note
+	}
+	return s
+}
+
+// expiredNotice tells people a request expired.
+func expiredNotice(a Approval) string {
+	return fmt.Sprintf("Expired: nobody answered request %s (%s) in time; it will not run.", a.Token, callRef(a))
+}
+
+// interruptedNotice tells people a run was cut by a restart.
+func interruptedNotice(a Approval) string {
+	return fmt.Sprintf("Interrupted: %s (request %s, approved by %s) was running when the bot stopped; it was not run again and its result is unknown.",
+		callRef(a), a.Token, a.ResolvedBy)
+}
+
+// mismatchNotice tells people an approved call was refused because it no
+// longer matched what was approved.
+func mismatchNotice(a Approval) string {
+	return fmt.Sprintf("Refused: %s (request %s) was approved by %s but did not run: the stored action no longer matches what was approved.",
+		callRef(a), a.Token, a.ResolvedBy)
+}
+
+// llmCall names a held call for the LLM, with its arguments (no token).
+func llmCall(a Approval) string {
+	return fmt.Sprintf("The held %s call with arguments %s", a.Call.Name, clip(a.Call.Args, maxArgsForLLM))
+}
+
+// llmRan is the outcome signal text of an approved call.
+func llmRan(a Approval, res core.Result, runErr error) string {
+	head := "[gatehouse] " + llmCall(a) + " was approved by " + string(a.ResolvedBy)
+	switch {
+	case runErr != nil:
+		return head + " but could not be run: " + runErr.Error()
+	case res.Failed:
+		return head + " and ran, but failed; its output:\n" + res.Output
+	}
+	return head + " and ran; its result:\n" + res.Output
+}
+
+// llmDenied is the outcome signal text of a denied call.
+func llmDenied(a Approval) string {
+	reason := "no reason given"
+	if a.Note != "" {
+		reason = a.Note
+	}
+	return fmt.Sprintf("[gatehouse] %s was denied by %s: %s; it did not run. Tell the user; do not run it again unless the user asks.",
+		llmCall(a), a.ResolvedBy, reason)
+}
+
+// llmExpired is the outcome signal text of an expired request.
+func llmExpired(a Approval) string {
+	return fmt.Sprintf("[gatehouse] %s was not approved in time (the request expired after %s); it did not run. Tell the user; do not run it again unless the user asks.",
+		llmCall(a), humanDuration(a.Expires.Sub(a.Created)))
+}
+
+// llmInterrupted is the outcome signal text of a run cut by a restart.
+func llmInterrupted(a Approval) string {
+	return fmt.Sprintf("[gatehouse] %s was approved by %s, but the bot stopped while it was running; it was not run again and its result is unknown. Tell the user.",
+		llmCall(a), a.ResolvedBy)
+}
+
+// llmMismatch is the outcome signal text of a refused, altered action.
+func llmMismatch(a Approval) string {
+	return fmt.Sprintf("[gatehouse] %s was approved by %s but was not run: the stored action no longer matched what was approved. Tell the user.",
+		llmCall(a), a.ResolvedBy)
+}

@@ -1,0 +1,183 @@
+package hitl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// Rendering limits, in runes.
+const (
+	maxCommandRunes = 600  // the command of a shell-like call in a request
+	maxFieldRunes   = 200  // any other argument value in a request
+	maxSummaryRunes = 100  // ApprovalPrompt.Summary and /pending lines
+	maxArgsForLLM   = 2000 // arguments quoted back to the LLM in an outcome
+	maxOutputRunes  = 1500 // tool output quoted in a notice to people
+)
+
+// commandKeys are the argument names whose string value is a command line,
+// shown as code rather than as a key/value pair.
+var commandKeys = []string{"command", "cmd", "script"}
+
+// argField is one top-level argument, its value as text.
+type argField struct {
+	key, val string
+}
+
+// argFields parses an arguments JSON object into its fields, sorted by key;
+// string values are unquoted, others compacted. ok is false when args is
+// not a JSON object.
+func argFields(args string) (fields []argField, ok bool) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
+		return nil, false
+	}
+	for k, raw := range m {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw) == nil {
+				raw = buf.Bytes()
+			}
+			s = string(raw)
+		}
+		fields = append(fields, argField{k, s})
+	}
+	slices.SortFunc(fields, func(a, b argField) int { return strings.Compare(a.key, b.key) })
+	return fields, true
+}
+
+// splitCommand takes the command-line field out of fields, if there is one.
+func splitCommand(fields []argField) (command string, rest []argField, ok bool) {
+	for _, key := range commandKeys {
+		i := slices.IndexFunc(fields, func(f argField) bool { return f.key == key })
+		if i >= 0 {
+			return fields[i].val, slices.Delete(slices.Clone(fields), i, i+1), true
+		}
+	}
+	return "", fields, false
+}
+
+// renderCall renders a call's arguments for people: the command of a
+// shell-like call as code, other arguments as "key: value" lines. shortened
+// reports that something was cut (the request then points to /show).
+func renderCall(call llm.ToolCall) (text string, shortened bool) {
+	fields, ok := argFields(call.Args)
+	if !ok {
+		s, cut := clipped(call.Args, maxCommandRunes)
+		return codeBlock(s), cut
+	}
+	var b strings.Builder
+	command, rest, ok := splitCommand(fields)
+	if ok {
+		s, cut := clipped(command, maxCommandRunes)
+		b.WriteString(codeBlock(s))
+		shortened = cut
+	}
+	for _, f := range rest {
+		v, cut := clipped(f.val, maxFieldRunes)
+		shortened = shortened || cut
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s: %s", f.key, v)
+	}
+	return b.String(), shortened
+}
+
+// summarize renders a call's arguments on one short line (for buttons,
+// /pending and notices).
+func summarize(call llm.ToolCall) string {
+	fields, ok := argFields(call.Args)
+	var s string
+	switch command, rest, isCmd := splitCommand(fields); {
+	case !ok:
+		s = call.Args
+	case isCmd:
+		s = command
+		for _, f := range rest {
+			s += fmt.Sprintf(" [%s=%s]", f.key, f.val)
+		}
+	default:
+		parts := make([]string, len(fields))
+		for i, f := range fields {
+			parts[i] = f.key + "=" + f.val
+		}
+		s = strings.Join(parts, ", ")
+	}
+	return clip(strings.Join(strings.Fields(s), " "), maxSummaryRunes)
+}
+
+// clipped is clip that also reports whether it cut.
+func clipped(s string, n int) (string, bool) {
+	c := clip(s, n)
+	return c, c != s
+}
+
+// codeSpan renders s as inline code, choosing a fence longer than any run of
+// backticks inside it.
+func codeSpan(s string) string {
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// codeBlock renders s as inline code when it is one line, as a fenced block
+// otherwise.
+func codeBlock(s string) string {
+	if !strings.Contains(s, "\n") {
+		return codeSpan(s)
+	}
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// prettyArgs indents an arguments JSON object for /show; invalid JSON is
+// returned as it is.
+func prettyArgs(args string) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(args), "", "  ") != nil {
+		return args
+	}
+	return buf.String()
+}
+
+// humanDuration renders d rounded for people: "15m", "1h30m", "45s".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	}
+	s := d.Round(time.Minute).String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// clockTime renders t as "15:04 UTC".
+func clockTime(t time.Time) string { return t.UTC().Format("15:04 UTC") }

@@ -1,0 +1,201 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// answer is the broker's response to one attempt to resolve an approval.
+type answer struct {
+	// toast is the short outcome for a button press.
+	toast string
+	// reply answers a typed command; empty when the outcome notice already
+	// went to the caller's conversation.
+	reply string
+}
+
+// resolve approves or denies the approval named by cmd for from, who acted
+// in conv. The caller has checked that from is an approver. It is the one
+// path for typed commands and button presses.
+func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) answer {
+	a, err := b.o.Store.Approval(ctx, cmd.Token)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return answer{"unknown request", fmt.Sprintf("There is no request %s. /pending lists the open ones.", cmd.Token)}
+	case err != nil:
+		return b.storeFailed(err, cmd.Token)
+	}
+	if cmd.Verb == VerbDeny {
+		return b.deny(ctx, from, conv, a, cmd.Reason)
+	}
+	if !b.o.AllowSelfApproval && a.RequestedBy == from {
+		b.refuse(ctx, a, from, VerbApprove, "self-approval is off")
+		return answer{"you cannot approve your own request",
+			"You asked for this action, so another approver must approve it (self-approval is off). You may /deny it."}
+	}
+	return b.approve(ctx, from, conv, a, cmd.Always)
+}
+
+// approve claims a for execution, runs it once, and reports the outcome.
+func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, always bool) answer {
+	b.setInflight(a.Token, true)
+	defer b.setInflight(a.Token, false)
+	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
+	if errors.Is(err, ErrNotPending) {
+		return b.notPending(ctx, claimed)
+	}
+	if err != nil {
+		return b.storeFailed(err, a.Token)
+	}
+	a = claimed
+	if a.Digest != Digest(a.Call) {
+		return b.mismatch(ctx, a, conv)
+	}
+	extra := b.addStanding(ctx, a, always)
+	b.audit(ctx, a, "approved", extra)
+	// No lock is held here: the claim above is what makes the run unique.
+	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
+	a.Status, a.Note = StatusExecuted, clip(res.Output, maxOutputRunes)
+	if runErr != nil || res.Failed {
+		a.Status = StatusFailed
+	}
+	if runErr != nil {
+		a.Note = runErr.Error()
+	}
+	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
+		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not record the end of a run")
+	}
+	b.audit(ctx, a, string(a.Status), a.Note)
+	b.announce(ctx, a, joinLines(runNotice(a, res, runErr), extra), conv)
+	b.queue(a, llmRan(a, res, runErr))
+	return answer{toast: ranToast(res, runErr)}
+}
+
+// ranToast is the toast after an approved run.
+func ranToast(res core.Result, runErr error) string {
+	switch {
+	case runErr != nil:
+		return "approved — could not run"
+	case res.Failed:
+		return "approved — ran, failed"
+	}
+	return "approved — ran"
+}
+
+// addStanding adds the standing allow of an "always" approval and returns a
+// line saying so ("" when always is false).
+func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) string {
+	if !always {
+		return ""
+	}
+	s, err := b.o.Standing.AddStandingAllow(ctx, StandingAllow{
+		Tool: a.Call.Name, Args: a.Call.Args, AddedBy: a.ResolvedBy, Added: b.o.Now(), Conv: a.Conv.Key(),
+	})
+	if err != nil {
+		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not add standing allow")
+		return "The standing allow could not be saved; this call will need approval again."
+	}
+	b.log.Info().Int64("rule", s.ID).Str("tool", s.Tool).Str("by", string(s.AddedBy)).Msg("hitl: standing allow added")
+	return fmt.Sprintf("Standing allow #%d added: exactly this call runs without approval from now on (/rules, /unallow %d).", s.ID, s.ID)
+}
+
+// mismatch refuses to run a claimed approval whose call no longer matches
+// its digest.
+func (b *Broker) mismatch(ctx context.Context, a Approval, conv core.Conversation) answer {
+	b.log.Error().Str("token", a.Token).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+	a.Status, a.Note = StatusFailed, "refused: the action does not match what was approved"
+	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
+		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not record a refused run")
+	}
+	b.audit(ctx, a, "refused", "digest mismatch")
+	b.announce(ctx, a, mismatchNotice(a), conv)
+	b.queue(a, llmMismatch(a))
+	return answer{toast: "refused — action changed"}
+}
+
+// deny claims a as denied by from and reports it.
+func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, reason string) answer {
+	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusDenied, from, reason, b.o.Now())
+	if errors.Is(err, ErrNotPending) {
+		return b.notPending(ctx, claimed)
+	}
+	if err != nil {
+		return b.storeFailed(err, a.Token)
+	}
+	b.audit(ctx, claimed, "denied", reason)
+	b.announce(ctx, claimed, denyNotice(claimed), conv)
+	b.queue(claimed, llmDenied(claimed))
+	return answer{toast: "denied"}
+}
+
+// notPending explains why a could not be claimed: it expired (announced
+// now if nobody had yet), or someone resolved it first.
+func (b *Broker) notPending(ctx context.Context, a Approval) answer {
+	if a.Status == StatusPending || a.Status == StatusExpired {
+		b.expire(ctx, a)
+		return answer{"expired", fmt.Sprintf("Request %s expired at %s; it will not run.", a.Token, clockTime(a.Expires))}
+	}
+	what := "approved"
+	switch a.Status {
+	case StatusDenied:
+		what = "denied"
+	case StatusExecuting:
+		what = "approved (running now)"
+	case StatusExecuted:
+		what = "approved (it ran)"
+	case StatusFailed:
+		what = "approved (it ran and failed)"
+	case StatusInterrupted:
+		what = "approved (the run was interrupted)"
+	}
+	return answer{
+		toast: fmt.Sprintf("already %s by %s", what, a.ResolvedBy),
+		reply: fmt.Sprintf("Request %s was already %s by %s.", a.Token, what, a.ResolvedBy),
+	}
+}
+
+// storeFailed logs a store error and tells the person.
+func (b *Broker) storeFailed(err error, token string) answer {
+	b.log.Error().Err(err).Str("token", token).Msg("hitl: approval store failed")
+	return answer{"error — try again", "Could not read or update the request (storage error); nothing ran. Try again."}
+}
+
+// announce tells every conversation that saw the request, and conv where it
+// was resolved, what became of it. The Resolution lets gateways update the
+// request message in place.
+func (b *Broker) announce(ctx context.Context, a Approval, text string, conv ...core.Conversation) {
+	res := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+	for _, c := range b.targets(a.Conv, conv...) {
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res})
+	}
+}
+
+// setInflight marks a token as being run by this process, so that Recover
+// does not take it for a run cut by a crash.
+func (b *Broker) setInflight(token string, on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if on {
+		b.inflight[token] = true
+	} else {
+		delete(b.inflight, token)
+	}
+}
+
+// joinLines joins the non-empty lines.
+func joinLines(lines ...string) string {
+	out := ""
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if out != "" {
+			out += "\n"
+		}
+		out += l
+	}
+	return out
+}
