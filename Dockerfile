@@ -7,20 +7,21 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/bot ./cmd/bot \
- && mkdir -p /out/data/workspace
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/bot ./cmd/bot
 
-# distroless static: no shell, no package manager, runs as uid 65532.
-FROM gcr.io/distroless/static-debian12:nonroot
+# Alpine rather than distroless: the shell tool runs `sh -c`, so the image
+# needs a shell. The binary itself is static.
+FROM alpine:3.20
+RUN adduser -D -H -u 10001 gatehouse \
+ && mkdir -p /data/workspace && chown -R gatehouse:gatehouse /data
 COPY --from=build /out/bot /usr/local/bin/bot
-COPY --from=build --chown=nonroot:nonroot /out/data /data
-COPY config.yaml /etc/gatehouse/config.yaml
-# config, database and workspace live on the mounted volume /data;
-# secrets come from the environment (${VAR} in the config).
+# config.yaml, the database (gatehouse.db) and the workspace live on the
+# volume /data; a named volume starts with this default config. Secrets come
+# from the environment (${VAR} in the config), never from the image.
+COPY --chown=gatehouse:gatehouse config.yaml /data/config.yaml
 WORKDIR /data
 VOLUME /data
-ENV GATEHOUSE_CONFIG=/etc/gatehouse/config.yaml
 EXPOSE 9090
-USER nonroot:nonroot
+USER gatehouse
 ENTRYPOINT ["/usr/local/bin/bot"]
-CMD ["run", "-config", "/etc/gatehouse/config.yaml"]
+CMD ["run", "-config", "/data/config.yaml"]
