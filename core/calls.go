@@ -63,6 +63,7 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 		log.Info().Msg("tool call held for approval")
 		return text, false, false
 	}
+	t.counters.toolCalls.Add(1)
 	log.Info().Msg("act")
 	res, err := t.Act(ctx, a)
 	if err != nil {

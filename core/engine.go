@@ -55,6 +55,7 @@ type Engine struct {
 	queues    *queues
 	sem       chan struct{}
 	log       zerolog.Logger
+	counters  counters
 
 	runMu   sync.Mutex
 	running bool
@@ -202,4 +203,10 @@ func (e *Engine) Act(ctx context.Context, a Action) (Result, error) {
 		return res, fmt.Errorf("core: %s %s: %w", name, a.Kind, err)
 	}
 	return res, nil
+}
+
+// UseHITL sets the approval broker after construction, because the broker
+// needs the Engine as its Dispatcher. Call it before Run.
+func (e *Engine) UseHITL(h Holder, c CommandHandler) {
+	e.cfg.Holder, e.cfg.Commands = h, c
 }

@@ -307,4 +307,3 @@ func TestCommandsNeverReachLLM(t *testing.T) {
 		t.Fatalf("LLM saw %d requests for a command", n)
 	}
 }
-

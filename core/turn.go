@@ -26,6 +26,7 @@ func (e *Engine) handle(ctx context.Context, s Signal) {
 			e.tell(ctx, log, s, "Sorry, something went wrong on my side (internal error). Please try again.")
 		}
 	}()
+	e.counters.signals.Add(1)
 	log.Info().Stringer("kind", s.Kind).Str("from", string(s.From)).Msg("signal")
 	text, ok := e.perceive(ctx, log, s)
 	if !ok {
@@ -78,6 +79,7 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 		}
 		done, err := t.step(ctx)
 		if err != nil {
+			e.counters.turnErrors.Add(1)
 			log.Error().Err(err).Int("step", step).Msg("turn failed")
 			e.tell(ctx, log, s, "Sorry, I couldn't finish that: "+userError(err))
 			return
@@ -139,6 +141,7 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	msgs := make([]llm.Message, 0, len(hist)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
 	msgs = append(msgs, hist...)
+	t.counters.llmRequests.Add(1)
 	resp, err := t.cfg.Provider.Complete(ctx, llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()})
 	if err != nil {
 		return resp, fmt.Errorf("llm: %w", err)
@@ -178,6 +181,7 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 
 // send delivers a reply, logging a failure with the conversation key.
 func (t *turnState) send(ctx context.Context, a Action) {
+	t.counters.replies.Add(1)
 	t.log.Info().Stringer("action", a.Kind).Int("len", len(a.Text)).Msg("act")
 	if _, err := t.Act(ctx, a); err != nil {
 		t.log.Error().Err(err).Msg("reply not delivered")
