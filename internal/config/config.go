@@ -1,0 +1,150 @@
+// Package config is gatehouse's typed configuration, loaded from one YAML
+// file. Loading is strict: unknown keys, wrong types, bad durations and
+// invalid values are errors that name the full key path (*Error). Everything
+// absent gets its default; ${VAR} and ${VAR:-default} in values expand from
+// the environment so that secrets stay out of the file.
+package config
+
+import "time"
+
+// Config is the whole bot's configuration. Its yaml keys are part of the
+// product's contract.
+type Config struct {
+	LLM      LLM      `yaml:"llm"`
+	Engine   Engine   `yaml:"engine"`
+	Gateways Gateways `yaml:"gateways"`
+	HITL     HITL     `yaml:"hitl"`
+	Policy   Policy   `yaml:"policy"`
+	Tools    Tools    `yaml:"tools"`
+	Store    Store    `yaml:"store"`
+	HTTP     HTTP     `yaml:"http"`
+	Log      Log      `yaml:"log"`
+}
+
+// LLM configures the reasoning side.
+type LLM struct {
+	// Providers are tried in order: the next one on error, timeout, 429 or
+	// 5xx. Empty leaves the choice to the caller (the offline demo model).
+	Providers []Provider `yaml:"providers"`
+	// MaxSteps bounds one turn's depth (tool call → result → …), 1..100.
+	MaxSteps int `yaml:"max_steps"`
+	// Timeout bounds one completion request; a provider's own Timeout
+	// overrides it.
+	Timeout Duration `yaml:"timeout"`
+	// History is how many messages are kept per conversation.
+	History int `yaml:"history"`
+	// SystemPrompt replaces the built-in system prompt when not empty.
+	SystemPrompt string `yaml:"system_prompt"`
+}
+
+// Provider is one OpenAI-compatible endpoint.
+type Provider struct {
+	// Name identifies the provider in logs; defaults to BaseURL's host.
+	Name string `yaml:"name"`
+	// BaseURL is required, e.g. https://api.openai.com/v1.
+	BaseURL string `yaml:"base_url"`
+	// APIKey may be empty for servers that need none (Ollama).
+	APIKey Secret `yaml:"api_key"`
+	// Model defaults to gpt-4o-mini.
+	Model  string `yaml:"model"`
+	Stream bool   `yaml:"stream"`
+	// Timeout bounds one request; defaults to llm.timeout.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Engine sizes the core loop.
+type Engine struct {
+	// Concurrency is how many conversations are processed at once.
+	Concurrency int `yaml:"concurrency"`
+	// Queue is each conversation's queue length; a full queue delays the
+	// gateway, it does not drop messages.
+	Queue int `yaml:"queue"`
+}
+
+// HITL configures approvals.
+type HITL struct {
+	// TTL is how long an approval stays pending before it expires.
+	TTL Duration `yaml:"ttl"`
+	// Approvers are the identities ("gateway:id") allowed to approve.
+	Approvers []string `yaml:"approvers"`
+	// Notify are conversation keys ("gateway:chat[:thread]") that also
+	// receive every approval request.
+	Notify []string `yaml:"notify"`
+	// AllowSelfApproval lets an approver approve an action their own
+	// message caused.
+	AllowSelfApproval bool `yaml:"allow_self_approval"`
+}
+
+// Tools configures the tool runner.
+type Tools struct {
+	// Workspace is the directory file and shell tools work in.
+	Workspace string `yaml:"workspace"`
+	// MaxOutput caps a tool result, in bytes.
+	MaxOutput int `yaml:"max_output"`
+	// Timeouts overrides the run timeout per tool name.
+	Timeouts map[string]Duration `yaml:"timeouts"`
+	HTTP     ToolsHTTP           `yaml:"http"`
+}
+
+// ToolsHTTP configures the http_get tool.
+type ToolsHTTP struct {
+	// AllowPrivate permits loopback, private and link-local addresses.
+	AllowPrivate bool `yaml:"allow_private"`
+	// MaxBytes caps a response body.
+	MaxBytes int `yaml:"max_bytes"`
+}
+
+// Store configures persistence.
+type Store struct {
+	// Driver is "sqlite" or "postgres".
+	Driver string `yaml:"driver"`
+	// DSN is a file path for sqlite, a connection string for postgres. It
+	// may hold a password, so it never prints itself.
+	DSN Secret `yaml:"dsn"`
+	// Retention is how long history and audit records are kept; 0 keeps
+	// them for ever.
+	Retention Duration `yaml:"retention"`
+}
+
+// HTTP configures the health and metrics server.
+type HTTP struct {
+	// Listen is host:port for /healthz /readyz /metrics; empty disables it.
+	Listen string `yaml:"listen"`
+}
+
+// Log configures logging.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `yaml:"level"`
+	// Format is auto (console on a terminal, JSON otherwise), console or json.
+	Format string `yaml:"format"`
+}
+
+// Default returns the configuration used for every absent key.
+func Default() *Config {
+	return &Config{
+		LLM:    LLM{MaxSteps: 10, Timeout: Duration(60 * time.Second), History: 40},
+		Engine: Engine{Concurrency: 8, Queue: 64},
+		Gateways: Gateways{
+			Telegram: Telegram{APIURL: "https://api.telegram.org", Mode: ModePolling, Group: GroupMention},
+			Discord:  Discord{APIURL: "https://discord.com"},
+			Slack:    Slack{APIURL: "https://slack.com/api/"},
+		},
+		HITL: HITL{
+			TTL:               Duration(15 * time.Minute),
+			Approvers:         []string{"console:local"},
+			AllowSelfApproval: true,
+		},
+		Tools: Tools{
+			Workspace: "./workspace",
+			MaxOutput: 16384,
+			HTTP:      ToolsHTTP{MaxBytes: 65536},
+		},
+		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour)},
+		HTTP:  HTTP{Listen: "127.0.0.1:9090"},
+		Log:   Log{Level: "info", Format: "auto"},
+	}
+}
+
+// defaultModel is a provider's model when none is set.
+const defaultModel = "gpt-4o-mini"

@@ -1,0 +1,138 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// fillDerived sets defaults that depend on other values.
+func (c *Config) fillDerived() {
+	for i := range c.LLM.Providers {
+		p := &c.LLM.Providers[i]
+		if p.Name == "" {
+			if u, err := url.Parse(p.BaseURL); err == nil {
+				p.Name = u.Host
+			}
+		}
+		if p.Model == "" {
+			p.Model = defaultModel
+		}
+		if p.Timeout == 0 {
+			p.Timeout = c.LLM.Timeout
+		}
+	}
+	if s := &c.Gateways.Slack; s.APIURL != "" && !strings.HasSuffix(s.APIURL, "/") {
+		s.APIURL += "/" // slack-go appends method names to it
+	}
+}
+
+// validate checks every value and compiles the policy's regexps. It returns
+// the first *Error found, without its line.
+func (c *Config) validate() error {
+	ch := &checker{}
+	c.LLM.check(ch)
+	c.Engine.check(ch)
+	c.Gateways.check(ch, c.HTTP.Listen)
+	c.HITL.check(ch)
+	c.Policy.check(ch)
+	c.Tools.check(ch)
+	c.Store.check(ch)
+	c.HTTP.check(ch)
+	c.Log.check(ch)
+	if ch.err != nil {
+		return ch.err
+	}
+	return nil
+}
+
+func (l *LLM) check(ch *checker) {
+	ch.intRange("llm.max_steps", l.MaxSteps, 1, 100)
+	ch.positive("llm.timeout", l.Timeout)
+	ch.intRange("llm.history", l.History, 1, 10000)
+	names := map[string]int{}
+	for i, p := range l.Providers {
+		key := fmt.Sprintf("llm.providers[%d]", i)
+		if ch.required(key+".base_url", p.BaseURL) {
+			ch.url(key+".base_url", p.BaseURL, "http", "https")
+		}
+		if first, dup := names[p.Name]; dup {
+			ch.fail(key+".name", "duplicate provider name %s (also llm.providers[%d]); set distinct names", quote(p.Name), first)
+		}
+		names[p.Name] = i
+		ch.positive(key+".timeout", p.Timeout)
+	}
+}
+
+func (e *Engine) check(ch *checker) {
+	ch.intRange("engine.concurrency", e.Concurrency, 1, 1024)
+	ch.intRange("engine.queue", e.Queue, 1, 65536)
+}
+
+func (h *HITL) check(ch *checker) {
+	ch.positive("hitl.ttl", h.TTL)
+	for i, a := range h.Approvers {
+		ch.identity(fmt.Sprintf("hitl.approvers[%d]", i), a)
+	}
+	for i, n := range h.Notify {
+		ch.conversation(fmt.Sprintf("hitl.notify[%d]", i), n)
+	}
+}
+
+func (p *Policy) check(ch *checker) {
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		key := fmt.Sprintf("policy.rules[%d]", i)
+		if ch.required(key+".tool", r.Tool) {
+			if _, err := path.Match(r.Tool, ""); err != nil {
+				ch.fail(key+".tool", "bad glob %s", quote(r.Tool))
+			}
+		}
+		if r.Args != "" {
+			re, err := regexp.Compile(r.Args)
+			if err != nil {
+				ch.fail(key+".args", "bad regexp: %v", err)
+			}
+			r.args = re
+		}
+		if ch.required(key+".decision", r.Decision) {
+			ch.oneOf(key+".decision", r.Decision, DecisionAllow, DecisionDeny, DecisionApprove)
+		}
+	}
+}
+
+func (t *Tools) check(ch *checker) {
+	ch.required("tools.workspace", t.Workspace)
+	ch.intRange("tools.max_output", t.MaxOutput, 1, 16<<20)
+	for _, name := range slices.Sorted(maps.Keys(t.Timeouts)) {
+		key := "tools.timeouts." + name
+		if name == "" {
+			ch.fail(key, "empty tool name")
+		}
+		ch.positive(key, t.Timeouts[name])
+	}
+	ch.intRange("tools.http.max_bytes", t.HTTP.MaxBytes, 1, 64<<20)
+}
+
+func (s *Store) check(ch *checker) {
+	ch.oneOf("store.driver", s.Driver, "sqlite", "postgres")
+	ch.required("store.dsn", s.DSN.Value())
+	if s.Retention < 0 {
+		ch.fail("store.retention", "must not be negative, got %s", s.Retention)
+	}
+}
+
+func (h *HTTP) check(ch *checker) {
+	if h.Listen != "" {
+		ch.listen("http.listen", h.Listen)
+	}
+}
+
+func (l *Log) check(ch *checker) {
+	ch.oneOf("log.level", l.Level, "debug", "info", "warn", "error")
+	ch.oneOf("log.format", l.Format, "auto", "console", "json")
+}
