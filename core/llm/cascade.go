@@ -51,6 +51,9 @@ func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, errors.New("llm: cascade has no providers")
 	}
 	ready, cooling := c.order()
+	for _, i := range cooling {
+		c.log.Debug().Str("provider", c.providers[i].Name()).Msg("llm provider cooling down after 429, tried last")
+	}
 	var lastErr error
 	var lastName string
 	tried := 0

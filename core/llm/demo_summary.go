@@ -55,37 +55,39 @@ func summariseResult(call ToolCall, out string) string {
 	first, _, _ := strings.Cut(out, "\n")
 	switch classifyResult(first) {
 	case resultHeld:
-		return fmt.Sprintf("The `%s` call needs a human's approval and has not run yet: %s", call.Name, out)
+		return fmt.Sprintf("The `%s` call needs a human's approval and has not run yet; "+
+			"the approvers were asked, and I will report back once they decide.", call.Name)
 	case resultDenied:
-		return fmt.Sprintf("The `%s` call was denied and did not run: %s", call.Name, out)
+		return fmt.Sprintf("The `%s` call was refused and did not run: %s", call.Name, refusalReason(out))
 	case resultError:
 		return fmt.Sprintf("The `%s` call failed:\n%s", call.Name, fence(out))
 	}
 	return summariseOK(call, out)
 }
 
-// classifyResult reads the first line of a tool result.
+// classifyResult reads the first line of a tool result. The core reports
+// failures as "error: …", gate refusals as "refused: …", and held calls with
+// a text about approval.
 func classifyResult(first string) resultKind {
 	l := strings.ToLower(strings.TrimLeft(first, "[(*_ "))
-	has := func(words ...string) bool {
-		for _, w := range words {
-			if strings.HasPrefix(l, w) {
-				return true
-			}
-		}
-		return false
-	}
 	switch {
-	case has("held", "awaiting", "pending", "waiting for", "needs approval", "requires approval", "approval"),
-		strings.Contains(l, "awaiting approval"), strings.Contains(l, "needs approval"),
-		strings.Contains(l, "waiting for approval"), strings.Contains(l, "held for approval"):
-		return resultHeld
-	case has("denied", "refused", "rejected", "blocked", "not allowed", "forbidden"):
-		return resultDenied
-	case has("error", "failed", "failure", "timeout", "timed out", "exit status", "exit code"):
+	case hasPrefix(l, "error", "failed", "timed out", "tool crashed", "unknown tool", "invalid arguments"):
 		return resultError
+	case hasPrefix(l, "refused", "denied", "rejected", "blocked", "not allowed"):
+		return resultDenied
+	case strings.Contains(l, "approval"), hasPrefix(l, "held", "awaiting", "pending"):
+		return resultHeld
 	}
 	return resultOK
+}
+
+func hasPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func summariseOK(call ToolCall, out string) string {
@@ -104,10 +106,7 @@ func summariseOK(call ToolCall, out string) string {
 	case "write_file":
 		return "Done: " + orDefault(out, "written to "+a.Path+".")
 	case "shell":
-		if out == "" {
-			return fmt.Sprintf("`%s` ran with no output.", a.Command)
-		}
-		return fmt.Sprintf("Output of `%s`:\n%s", a.Command, fence(out))
+		return summariseShell(a.Command, out)
 	case "http_get":
 		return fmt.Sprintf("Fetched %s:\n%s", orDefault(a.URL, "the page"), fence(out))
 	}
@@ -132,31 +131,85 @@ func fence(text string) string {
 	return ticks + "\n" + text + "\n" + ticks
 }
 
-// summariseOutcome tells the user what became of a held action, from the
-// core's note (without its "[gatehouse]" prefix).
-func summariseOutcome(note string) string {
-	note = strings.TrimSpace(note)
-	l := strings.ToLower(note)
-	var head string
+// summariseShell reads the shell tool's report: "exit N", then the
+// output streams.
+func summariseShell(command, out string) string {
+	status, rest, _ := strings.Cut(out, "\n")
+	code, ok := strings.CutPrefix(status, "exit ")
+	if !ok {
+		rest, code = out, "0"
+	}
+	rest = strings.TrimSpace(rest)
 	switch {
+	case code != "0" && rest == "":
+		return fmt.Sprintf("`%s` failed (exit %s) with no output.", command, code)
+	case code != "0":
+		return fmt.Sprintf("`%s` failed (exit %s):\n%s", command, code, fence(rest))
+	case rest == "":
+		return fmt.Sprintf("`%s` ran with no output.", command)
+	}
+	return fmt.Sprintf("Output of `%s`:\n%s", command, fence(rest))
+}
+
+// summariseOutcome tells the user what became of a held action (or of a
+// refused reply), from the core's note without its "[gatehouse]" prefix:
+// a headline, the note's first line without its instructions to the
+// model, and the output that follows it.
+func summariseOutcome(note string) string {
+	head, output, _ := strings.Cut(strings.TrimSpace(note), "\n")
+	head = stripInstructions(head)
+	var b strings.Builder
+	b.WriteString(outcomeHeadline(strings.ToLower(head)))
+	if head != "" {
+		b.WriteString("\n" + head)
+	}
+	if output = strings.TrimSpace(output); output != "" {
+		b.WriteString("\n" + fence(output))
+	}
+	return b.String()
+}
+
+func outcomeHeadline(l string) string {
+	switch {
+	case strings.Contains(l, "reply was not sent"):
+		return "My previous reply could not be sent."
 	case strings.Contains(l, "denied"):
-		head = "An approver denied the request, so it did not run."
-	case strings.Contains(l, "expired"):
-		head = "The approval request expired before anyone answered, so the action did not run."
-	case strings.Contains(l, "interrupted"):
-		head = "The action was interrupted by a restart while it ran; it will not be run again."
-	case strings.Contains(l, "failed"):
-		head = "The request was approved, but the action failed."
-	case strings.Contains(l, "approved"), strings.Contains(l, "executed"):
-		head = "The request was approved and the action has run."
-	default:
-		head = "Update on the held action."
+		return "An approver denied the request, so it did not run."
+	case strings.Contains(l, "expired"), strings.Contains(l, "not approved in time"):
+		return "The approval request expired, so the action did not run."
+	case strings.Contains(l, "stopped while it was running"), strings.Contains(l, "interrupted"):
+		return "The action was interrupted by a restart; it was not run again."
+	case strings.Contains(l, "not run"), strings.Contains(l, "not be run"), strings.Contains(l, "failed"):
+		return "The request was approved, but the action did not succeed."
+	case strings.Contains(l, "approved"):
+		return "The request was approved and the action ran."
 	}
-	if note == "" {
-		return head
+	return "Update on a held action:"
+}
+
+// refusalReason is a refusal's reason without its "refused:" prefix and
+// its instructions to the model.
+func refusalReason(out string) string {
+	_, reason, ok := strings.Cut(out, ":")
+	if !ok {
+		reason = out
 	}
-	if strings.Contains(note, "\n") {
-		return head + "\n" + fence(note)
+	return stripInstructions(reason)
+}
+
+// stripInstructions drops the sentences the core addresses to the model
+// ("Tell the user; …", "Stop proposing this; …") and ends the rest with a
+// full stop unless it introduces what follows (":").
+func stripInstructions(s string) string {
+	l := strings.ToLower(s)
+	for _, marker := range []string{"tell the user", "stop proposing", "do not retry"} {
+		if i := strings.Index(l, marker); i >= 0 {
+			s, l = s[:i], l[:i]
+		}
 	}
-	return head + " (" + note + ")"
+	s = strings.TrimRight(strings.TrimSpace(s), " ;,.")
+	if s == "" || strings.HasSuffix(s, ":") {
+		return s
+	}
+	return s + "."
 }

@@ -183,7 +183,7 @@ func (p *OpenAI) completeOnce(ctx context.Context, creq openai.ChatCompletionReq
 		return Response{}, err
 	}
 	if len(resp.Choices) == 0 {
-		return Response{}, errors.New("no choices in the answer")
+		return Response{}, errNoChoices
 	}
 	return Response{
 		Message: fromOpenAIMessage(resp.Choices[0].Message),

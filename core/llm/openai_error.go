@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,16 +28,14 @@ func (p *OpenAI) wrapError(ctx, rctx context.Context, tap *httpTap, err error) e
 			errs: []error{ErrRetryable, context.DeadlineExceeded},
 		}
 	}
-	kind := errBadResponse
-	if isTransport(err) {
-		kind = errTransport
-	}
-	pe := &providerError{
-		msg:  fmt.Sprintf("%s: %v: %s", p.name, kind, p.secrets.Redact(err.Error())),
-		errs: []error{kind},
-	}
-	if kind == errTransport {
-		pe.errs = append(pe.errs, ErrRetryable)
+	pe := &providerError{msg: fmt.Sprintf("%s: %s", p.name, p.secrets.Redact(err.Error()))}
+	switch {
+	case isTransport(err):
+		pe.msg = fmt.Sprintf("%s: %v: %s", p.name, errTransport, p.secrets.Redact(err.Error()))
+		pe.errs = []error{errTransport, ErrRetryable}
+	case isBadResponse(err):
+		pe.msg = fmt.Sprintf("%s: %v: %s", p.name, errBadResponse, p.secrets.Redact(err.Error()))
+		pe.errs = []error{errBadResponse}
 	}
 	return pe
 }
@@ -69,6 +68,15 @@ func isTransport(err error) bool {
 	return errors.As(err, &netErr) || errors.As(err, &urlErr) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, errStreamCut)
+}
+
+// isBadResponse reports answers that could not be read: invalid JSON, or
+// JSON that is not a chat completion.
+func isBadResponse(err error) bool {
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	return errors.As(err, &syntaxErr) || errors.As(err, &typeErr) ||
+		errors.Is(err, errNoChoices) || errors.Is(err, errCallIndex)
 }
 
 // shorten cuts s to at most n bytes on a rune boundary.

@@ -3,15 +3,18 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// errStreamCut: the stream ended without a finish_reason.
-var errStreamCut = errors.New("stream ended before finish_reason")
+// Failures of an answer that arrived.
+var (
+	errStreamCut = errors.New("stream ended before finish_reason")
+	errNoChoices = errors.New("no choices in the answer")
+	errCallIndex = errors.New("tool call index out of range")
+)
 
 // maxStreamCalls bounds the tool-call index a stream may use.
 const maxStreamCalls = 128
@@ -90,7 +93,7 @@ func (a *streamAcc) addCall(tc openai.ToolCall) error {
 		idx = len(a.calls)
 	}
 	if idx < 0 || idx >= maxStreamCalls {
-		return fmt.Errorf("tool call index %d out of range", idx)
+		return errCallIndex
 	}
 	for len(a.calls) <= idx {
 		a.calls = append(a.calls, callAcc{})

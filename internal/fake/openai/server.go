@@ -10,7 +10,6 @@ package openai
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -41,13 +40,7 @@ type Server struct {
 // answers DefaultAnswer.
 func New() *Server {
 	s := &Server{done: make(chan struct{}), record: true}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err == nil {
-		s.ts.Listener.Close()
-		s.ts.Listener = ln
-	}
-	s.ts.Start()
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve)) // listens on 127.0.0.1
 	return s
 }
 
