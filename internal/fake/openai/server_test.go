@@ -161,7 +161,9 @@ func TestStatusAndMalformed(t *testing.T) {
 		t.Errorf("429: status %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	resp = post(t, s, chatBody("q", false))
-	var e struct{ Error struct{ Message, Type string } }
+	var e struct {
+		Error struct{ Message, Type string }
+	}
 	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil || resp.StatusCode != 500 || e.Error.Type != "server_error" {
 		t.Errorf("500: status %d, body %+v, %v", resp.StatusCode, e, err)
 	}
