@@ -22,23 +22,25 @@ func (db *DB) CreateApproval(ctx context.Context, a hitl.Approval) error {
 	if a.Token == "" {
 		return fmt.Errorf("sqlite: create approval: empty token")
 	}
-	res, err := db.w.ExecContext(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (token) DO NOTHING`,
-		a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, a.RequestedBy,
-		a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
-		nanos(a.Created), nanos(a.Expires), a.Status, a.ResolvedBy, nanos(a.ResolvedAt), a.Note)
-	if err != nil {
-		return fmt.Errorf("sqlite: create approval: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: create approval: %w", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("sqlite: create approval: %w", hitl.ErrDuplicate)
-	}
-	return nil
+	return db.inTx(ctx, "create approval", durable, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (token) DO NOTHING`,
+			a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, a.RequestedBy,
+			a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
+			nanos(a.Created), nanos(a.Expires), a.Status, a.ResolvedBy, nanos(a.ResolvedAt), a.Note)
+		if err != nil {
+			return fmt.Errorf("sqlite: create approval: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqlite: create approval: %w", err)
+		}
+		if n == 0 {
+			return fmt.Errorf("sqlite: create approval: %w", hitl.ErrDuplicate)
+		}
+		return nil
+	})
 }
 
 // Approval returns the approval with the token, or hitl.ErrNotFound.
@@ -57,7 +59,7 @@ func (db *DB) ClaimApproval(ctx context.Context, token string, to hitl.Status, b
 	}
 	var a hitl.Approval
 	var claimErr error
-	err := db.inTx(ctx, "claim approval", func(tx *sql.Tx) error {
+	err := db.inTx(ctx, "claim approval", durable, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE approvals
 			SET status = ?, resolved_by = ?, resolved_at = ?, note = ?
 			WHERE token = ? AND status = ? AND expires > ?`,
@@ -107,7 +109,7 @@ func (db *DB) FinishApproval(ctx context.Context, token string, to hitl.Status, 
 		return err
 	}
 	args := append([]any{to, note, hitl.StatusPending, nanos(now), token}, condArgs...)
-	return db.inTx(ctx, "finish approval", func(tx *sql.Tx) error {
+	return db.inTx(ctx, "finish approval", durable, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE approvals
 			SET status = ?, note = ?,
 			    resolved_at = CASE WHEN status = ? THEN ? ELSE resolved_at END
@@ -145,7 +147,7 @@ const InterruptedNote = "interrupted: gatehouse stopped while the action ran; it
 func (db *DB) RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error) {
 	var found []hitl.Approval
 	claimed := []hitl.Status{hitl.StatusExecuting, hitl.StatusApproved}
-	err := db.inTx(ctx, "recover interrupted", func(tx *sql.Tx) error {
+	err := db.inTx(ctx, "recover interrupted", durable, func(tx *sql.Tx) error {
 		var err error
 		found, err = listApprovals(ctx, tx, claimed)
 		if err != nil {
@@ -166,7 +168,12 @@ func (db *DB) RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error) {
 	return found, err
 }
 
-// querier is what *sql.DB and *sql.Tx share.
+// execer is what *sql.DB and *sql.Tx share for writing.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// querier is what *sql.DB and *sql.Tx share for reading.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

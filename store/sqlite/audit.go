@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,14 +16,16 @@ func (db *DB) AppendAudit(ctx context.Context, e hitl.AuditEntry) error {
 	if e.At.IsZero() {
 		e.At = db.now()
 	}
-	_, err := db.w.ExecContext(ctx, `INSERT INTO audit
-		(at, conv, tool, args, requested_by, approved_by, outcome, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		nanos(e.At), e.Conv, e.Tool, e.Args, e.RequestedBy, e.ApprovedBy, e.Outcome, e.Detail)
-	if err != nil {
-		return fmt.Errorf("sqlite: append audit: %w", err)
-	}
-	return nil
+	return db.inTx(ctx, "append audit", durable, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit
+			(at, conv, tool, args, requested_by, approved_by, outcome, detail)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			nanos(e.At), e.Conv, e.Tool, e.Args, e.RequestedBy, e.ApprovedBy, e.Outcome, e.Detail)
+		if err != nil {
+			return fmt.Errorf("sqlite: append audit: %w", err)
+		}
+		return nil
+	})
 }
 
 // QueryAudit returns the entries matching f OLDEST FIRST, by At and then

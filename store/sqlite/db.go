@@ -1,11 +1,13 @@
 // Package sqlite is the embedded default store: one SQLite file through the
 // pure-Go driver modernc.org/sqlite, so the binary stays cgo-free.
 //
-// The file is created with mode 0600 and runs in WAL mode with
-// synchronous=FULL: a committed claim of an approval survives a power loss,
-// not only a crash, so an approved action never runs twice. Writes go through
-// one connection (one writer, BEGIN IMMEDIATE); reads use a small pool of
-// query-only connections.
+// The file is created with mode 0600 and runs in WAL mode. Every commit
+// survives a crash of the process; approvals, standing allows and the audit
+// log commit with synchronous=FULL so they also survive a power loss (a
+// claimed approval stays claimed: an approved action never runs twice),
+// while history, usage and cursors use synchronous=NORMAL, which is several
+// times cheaper per message. Writes go through one connection (one writer,
+// BEGIN IMMEDIATE); reads use a small pool of query-only connections.
 package sqlite
 
 import (

@@ -14,7 +14,7 @@ var (
 	writerParams = []string{
 		"_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")",
 		"_pragma=foreign_keys(1)",
-		"_pragma=synchronous(FULL)",
+		"_pragma=synchronous(NORMAL)", // durable writes switch to FULL (tx.go)
 		"_txlock=immediate",
 	}
 	readerParams = []string{

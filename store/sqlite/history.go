@@ -6,35 +6,52 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
 
+// maxRowsPerInsert keeps one INSERT's parameters (6 a row) well below
+// SQLite's limit.
+const maxRowsPerInsert = 500
+
 // Append stores the messages at the end of the conversation, atomically.
 // Older messages are kept (for the audit) until Prune removes them.
 func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) error {
-	if len(msgs) == 0 {
-		return nil
+	if len(msgs) <= maxRowsPerInsert {
+		// One statement is atomic on its own: no BEGIN/COMMIT round trip.
+		return db.insertMessages(ctx, db.w, conv, msgs)
 	}
-	created := nanos(db.now())
-	return db.inTx(ctx, "append history", func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages
-			(conv, role, content, tool_calls, tool_call_id, created) VALUES (?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("sqlite: append history: %w", err)
-		}
-		defer stmt.Close()
-		for _, m := range msgs {
-			calls, err := encodeCalls(m.ToolCalls)
-			if err != nil {
+	return db.inTx(ctx, "append history", relaxed, func(tx *sql.Tx) error {
+		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
+			if err := db.insertMessages(ctx, tx, conv, chunk); err != nil {
 				return err
-			}
-			if _, err := stmt.ExecContext(ctx, conv, m.Role, m.Content, calls, m.ToolCallID, created); err != nil {
-				return fmt.Errorf("sqlite: append history: %w", err)
 			}
 		}
 		return nil
 	})
+}
+
+// insertMessages appends msgs with one multi-row INSERT.
+func (db *DB) insertMessages(ctx context.Context, e execer, conv string, msgs []llm.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	created := nanos(db.now())
+	args := make([]any, 0, 6*len(msgs))
+	for _, m := range msgs {
+		calls, err := encodeCalls(m.ToolCalls)
+		if err != nil {
+			return err
+		}
+		args = append(args, conv, m.Role, m.Content, calls, m.ToolCallID, created)
+	}
+	query := `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES ` +
+		strings.Repeat("(?, ?, ?, ?, ?, ?), ", len(msgs)-1) + "(?, ?, ?, ?, ?, ?)"
+	if _, err := e.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("sqlite: append history: %w", err)
+	}
+	return nil
 }
 
 // Load returns the conversation's newest Options.History messages, trimmed

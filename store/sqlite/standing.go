@@ -18,7 +18,7 @@ func (db *DB) AddStandingAllow(ctx context.Context, s hitl.StandingAllow) (hitl.
 		return hitl.StandingAllow{}, fmt.Errorf("sqlite: add standing allow: empty tool name")
 	}
 	var out hitl.StandingAllow
-	err := db.inTx(ctx, "add standing allow", func(tx *sql.Tx) error {
+	err := db.inTx(ctx, "add standing allow", durable, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO standing_allows (tool, args, added_by, added, conv)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING`,
 			s.Tool, s.Args, s.AddedBy, nanos(s.Added), s.Conv)
@@ -60,7 +60,7 @@ func (db *DB) StandingAllows(ctx context.Context) ([]hitl.StandingAllow, error) 
 // hitl.ErrNotFound.
 func (db *DB) RemoveStandingAllow(ctx context.Context, id int64) (hitl.StandingAllow, error) {
 	var out hitl.StandingAllow
-	err := db.inTx(ctx, "remove standing allow", func(tx *sql.Tx) error {
+	err := db.inTx(ctx, "remove standing allow", durable, func(tx *sql.Tx) error {
 		row := tx.QueryRowContext(ctx, `DELETE FROM standing_allows WHERE id = ?
 			RETURNING `+standingColumns, id)
 		var err error
