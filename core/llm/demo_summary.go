@@ -158,6 +158,9 @@ func summariseShell(command, out string) string {
 func summariseOutcome(note string) string {
 	head, output, _ := strings.Cut(strings.TrimSpace(note), "\n")
 	head = stripInstructions(head)
+	if _, reason, ok := strings.Cut(head, "reply was not sent:"); ok {
+		return "My previous reply could not be sent: " + strings.TrimSpace(reason)
+	}
 	var b strings.Builder
 	b.WriteString(outcomeHeadline(strings.ToLower(head)))
 	if head != "" {
@@ -171,8 +174,6 @@ func summariseOutcome(note string) string {
 
 func outcomeHeadline(l string) string {
 	switch {
-	case strings.Contains(l, "reply was not sent"):
-		return "My previous reply could not be sent."
 	case strings.Contains(l, "denied"):
 		return "An approver denied the request, so it did not run."
 	case strings.Contains(l, "expired"), strings.Contains(l, "not approved in time"):

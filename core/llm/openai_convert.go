@@ -7,17 +7,23 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
+// toOpenAIMessages converts the history. The API refuses an assistant
+// message with neither text nor calls, so those are left out, and a tool
+// message without content, so an empty result is sent as "(no output)".
 func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = openai.ChatCompletionMessage{
-			Role:       string(m.Role),
-			Content:    m.Content,
-			ToolCallID: m.ToolCallID,
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
+			continue
+		}
+		om := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == RoleTool && m.Content == "" {
+			om.Content = "(no output)"
 		}
 		if len(m.ToolCalls) > 0 {
-			out[i].ToolCalls = toOpenAIToolCalls(m.ToolCalls)
+			om.ToolCalls = toOpenAIToolCalls(m.ToolCalls)
 		}
+		out = append(out, om)
 	}
 	return out
 }

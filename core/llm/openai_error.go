@@ -28,16 +28,14 @@ func (p *OpenAI) wrapError(ctx, rctx context.Context, tap *httpTap, err error) e
 			errs: []error{ErrRetryable, context.DeadlineExceeded},
 		}
 	}
-	pe := &providerError{msg: fmt.Sprintf("%s: %s", p.name, p.secrets.Redact(err.Error()))}
+	text := p.secrets.Redact(err.Error())
 	switch {
 	case isTransport(err):
-		pe.msg = fmt.Sprintf("%s: %v: %s", p.name, errTransport, p.secrets.Redact(err.Error()))
-		pe.errs = []error{errTransport, ErrRetryable}
+		return &providerError{msg: fmt.Sprintf("%s: %v: %s", p.name, errTransport, text), errs: []error{errTransport, ErrRetryable}}
 	case isBadResponse(err):
-		pe.msg = fmt.Sprintf("%s: %v: %s", p.name, errBadResponse, p.secrets.Redact(err.Error()))
-		pe.errs = []error{errBadResponse}
+		return &providerError{msg: fmt.Sprintf("%s: %v: %s", p.name, errBadResponse, text), errs: []error{errBadResponse}}
 	}
-	return pe
+	return &providerError{msg: p.name + ": " + text}
 }
 
 // statusError returns a *StatusError when the server answered with an

@@ -147,12 +147,16 @@ func TestOpenAISendsToolHistory(t *testing.T) {
 		{Role: llm.RoleUser, Content: "time?"},
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "current_time", Args: "{}"}}},
 		{Role: llm.RoleTool, ToolCallID: "c1", Content: "12:00"},
+		{Role: llm.RoleAssistant}, // empty: left out
+		{Role: llm.RoleUser, Content: "again"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c2", Name: "current_time", Args: "{}"}}},
+		{Role: llm.RoleTool, ToolCallID: "c2"},
 	}}
 	if _, err := p.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[0].Messages
-	if len(msgs) != 3 {
+	if len(msgs) != 6 || msgs[3].Role != "user" || msgs[5].Content != "(no output)" {
 		t.Fatalf("messages = %+v", msgs)
 	}
 	if c := msgs[1].ToolCalls; msgs[1].Role != "assistant" || len(c) != 1 || c[0] != (fakeopenai.Call{ID: "c1", Name: "current_time", Args: "{}"}) {
