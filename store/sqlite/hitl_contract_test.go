@@ -1,0 +1,30 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/hitl/hitltest"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+	"github.com/gatehouse-bot/gatehouse/store/storetest"
+)
+
+// The hitl package's own contracts, against SQLite.
+
+func TestHitlStoreContract(t *testing.T) {
+	hitltest.StoreContract(t, func(t *testing.T) hitl.Store { return openTemp(t, sqlite.Options{}) })
+}
+
+func TestHitlStandingContract(t *testing.T) {
+	hitltest.StandingContract(t, func(t *testing.T) hitl.StandingStore { return openTemp(t, sqlite.Options{}) })
+}
+
+func TestHitlAuditContract(t *testing.T) {
+	hitltest.AuditContract(t, func(t *testing.T) hitl.Audit { return openTemp(t, sqlite.Options{}) })
+}
+
+// TestMemoryAuditContract runs this package's audit suite against hitl's
+// in-memory log, so both implementations agree.
+func TestMemoryAuditContract(t *testing.T) {
+	storetest.AuditContract(t, func(t *testing.T) hitl.Audit { return hitl.NewMemoryStore() })
+}
