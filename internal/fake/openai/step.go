@@ -71,7 +71,8 @@ func StreamNoFinish() Step {
 
 // When restricts the step to requests for which match returns true: a
 // request takes the first queued step that matches it, so concurrent
-// conversations can be scripted deterministically.
+// conversations can be scripted deterministically. match runs under the
+// server's lock: it must not call the Server.
 func (s Step) When(match func(Request) bool) Step {
 	s.match = match
 	return s
