@@ -1,0 +1,214 @@
+// Package telegram is a loopback fake of the Telegram Bot API for tests and
+// benchmarks. It speaks the real wire format: POST /bot<TOKEN>/<method> with
+// form-encoded (or multipart or JSON) parameters, {"ok":true,"result":…}
+// envelopes and {"ok":false,"error_code":…,"description":…} errors. It
+// long-polls getUpdates with offset semantics, records what the bot sends,
+// enforces the 4096-character limit, checks HTML entities, and can inject
+// updates, callback queries and faults.
+//
+// Importers alias it: faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram".
+package telegram
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure a Server; zero fields take defaults.
+type Options struct {
+	Token       string        // default "123456:TEST-fake-telegram-token"
+	BotID       int64         // default 777000111
+	BotUsername string        // default "gatehouse_bot"
+	MaxPollWait time.Duration // longest a getUpdates is held, whatever its timeout; default 1s
+	RetryAfter  int           // retry_after of FaultTooMany in seconds; default 1
+}
+
+// Server is the fake Bot API. It is safe for concurrent use.
+type Server struct {
+	opts Options
+	srv  *httptest.Server
+
+	mu       sync.Mutex
+	closed   chan struct{}
+	release  chan struct{}
+	arrived  chan struct{} // closed and replaced when an update is injected
+	updates  []update
+	nextUpd  int
+	chats    map[int64]Chat
+	nextMsg  map[int64]int
+	messages map[msgKey]*Sent
+	sent     []Sent
+	answers  []Answer
+	actions  []ChatAction
+	polls    []Poll
+	queries  map[string]bool
+	faults   map[string][]Fault
+	calls    map[string]int
+	reject   bool
+	webhook  webhookState
+}
+
+type update struct {
+	id  int
+	raw []byte
+}
+
+type msgKey struct {
+	chat int64
+	id   int
+}
+
+// New starts a fake on 127.0.0.1.
+func New(o Options) *Server {
+	if o.Token == "" {
+		o.Token = "123456:TEST-fake-telegram-token"
+	}
+	if o.BotID == 0 {
+		o.BotID = 777000111
+	}
+	if o.BotUsername == "" {
+		o.BotUsername = "gatehouse_bot"
+	}
+	if o.MaxPollWait <= 0 {
+		o.MaxPollWait = time.Second
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = 1
+	}
+	s := &Server{
+		opts:     o,
+		closed:   make(chan struct{}),
+		release:  make(chan struct{}),
+		arrived:  make(chan struct{}),
+		nextUpd:  1000,
+		chats:    make(map[int64]Chat),
+		nextMsg:  make(map[int64]int),
+		messages: make(map[msgKey]*Sent),
+		queries:  make(map[string]bool),
+		faults:   make(map[string][]Fault),
+		calls:    make(map[string]int),
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	return s
+}
+
+// URL is the server's base URL, the api_url of a gateway configuration
+// (requests go to URL + "/bot<TOKEN>/<method>").
+func (s *Server) URL() string { return s.srv.URL }
+
+// Token is the bot token the server accepts.
+func (s *Server) Token() string { return s.opts.Token }
+
+// Bot is the bot's own user, as getMe returns it.
+func (s *Server) Bot() User {
+	return User{ID: s.opts.BotID, IsBot: true, FirstName: "Gatehouse", Username: s.opts.BotUsername}
+}
+
+// Close releases hung and long-polling requests and stops the server.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Release lets every request currently held by FaultHang go on (it is then
+// answered normally).
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.release)
+	s.release = make(chan struct{})
+}
+
+// FailNext makes the next n requests of method fail with f.
+func (s *Server) FailNext(method string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[method] = append(s.faults[method], f)
+	}
+}
+
+// RejectEntities makes every sendMessage and editMessageText that has a
+// parse_mode fail with 400 "can't parse entities" while on is true.
+func (s *Server) RejectEntities(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reject = on
+}
+
+// Calls returns how many requests of method arrived (failed ones included).
+func (s *Server) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[method]
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	token, method, ok := splitPath(r.URL.Path)
+	if !ok || r.Method != http.MethodPost && r.Method != http.MethodGet {
+		writeError(w, http.StatusNotFound, "Not Found", 0)
+		return
+	}
+	if token != s.opts.Token {
+		writeError(w, http.StatusUnauthorized, "Unauthorized", 0)
+		return
+	}
+	p, err := parseParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
+		return
+	}
+	s.mu.Lock()
+	s.calls[method]++
+	s.mu.Unlock()
+	if s.injectFault(w, r, method) {
+		return
+	}
+	h, ok := s.handlers()[method]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found: method not found", 0)
+		return
+	}
+	h(w, r, p)
+}
+
+// splitPath splits "/bot<TOKEN>/<method>".
+func splitPath(path string) (token, method string, ok bool) {
+	rest, ok := strings.CutPrefix(path, "/bot")
+	if !ok {
+		return "", "", false
+	}
+	token, method, ok = strings.Cut(rest, "/")
+	return token, method, ok && method != "" && !strings.Contains(method, "/")
+}
+
+type handler func(http.ResponseWriter, *http.Request, params)
+
+func (s *Server) handlers() map[string]handler {
+	return map[string]handler{
+		"getMe":                  s.getMe,
+		"getUpdates":             s.getUpdates,
+		"sendMessage":            s.sendMessage,
+		"editMessageText":        s.editMessageText,
+		"editMessageReplyMarkup": s.editMessageReplyMarkup,
+		"answerCallbackQuery":    s.answerCallbackQuery,
+		"sendChatAction":         s.sendChatAction,
+		"setWebhook":             s.setWebhook,
+		"deleteWebhook":          s.deleteWebhook,
+		"getWebhookInfo":         s.getWebhookInfo,
+	}
+}
+
+func (s *Server) getMe(w http.ResponseWriter, _ *http.Request, _ params) {
+	writeResult(w, s.Bot())
+}
