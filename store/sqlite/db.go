@@ -40,6 +40,10 @@ type Options struct {
 	Retention time.Duration
 	// Now is the clock for stored timestamps and pruning; nil means time.Now.
 	Now func() time.Time
+	// ReadOnly opens an existing database for reading only (`bot audit`,
+	// `bot doctor`): nothing is created, migrated or pruned, and every write
+	// fails. Its schema version must be this build's.
+	ReadOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -65,13 +69,16 @@ type DB struct {
 var _ store.Store = (*DB)(nil)
 
 // Open opens (creating it if missing) the database at dsn, a file path or a
-// "file:" URI, applies pending schema migrations and prunes old history.
-// A database written by a newer gatehouse is refused with ErrSchemaTooNew
-// and left untouched.
+// "file:" URI, applies pending schema migrations and prunes old history
+// (unless o.ReadOnly). A database written by a newer gatehouse is refused
+// with ErrSchemaTooNew and left untouched.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	path, err := filePath(dsn)
 	if err != nil {
 		return nil, err
+	}
+	if o.ReadOnly {
+		return openReadOnly(ctx, dsn, path, o)
 	}
 	if err := ensureFile(path); err != nil {
 		return nil, err
@@ -115,7 +122,7 @@ func (db *DB) Close() error {
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
-	if db.w != nil {
+	if db.w != nil && db.w != db.r {
 		errs = append(errs, db.w.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
