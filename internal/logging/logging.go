@@ -1,0 +1,80 @@
+// Package logging builds the bot's zerolog.Logger: human-readable on a
+// terminal, JSON otherwise, with every line scrubbed of secrets before it
+// is written. It never touches zerolog's global logger or settings.
+package logging
+
+import (
+	"io"
+	"os"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+)
+
+// Output formats.
+const (
+	FormatAuto    = "auto"    // console on a terminal, JSON otherwise
+	FormatConsole = "console" // human-readable lines
+	FormatJSON    = "json"    // one JSON object a line
+)
+
+// Options configure New.
+type Options struct {
+	// Level is debug, info, warn or error; empty or unknown means info.
+	Level string
+	// Format is FormatAuto, FormatConsole or FormatJSON; empty means auto.
+	Format string
+	// Terminal says the writer is a TTY: auto picks the console format,
+	// and the console format uses colours.
+	Terminal bool
+	// Secrets are removed from every line, as are strings shaped like
+	// well-known API keys (even with a nil Set).
+	Secrets *secrets.Set
+	// Quiet raises the level to at least warn, e.g. while the console
+	// gateway shares the terminal.
+	Quiet bool
+}
+
+// New returns a logger writing to w. Writes are serialised, so w need not be
+// safe for concurrent use.
+func New(w io.Writer, o Options) zerolog.Logger {
+	var out io.Writer = zerolog.SyncWriter(w)
+	if console(o) {
+		out = zerolog.ConsoleWriter{Out: out, NoColor: !o.Terminal, TimeFormat: "15:04:05"}
+	}
+	// The scrubber sees zerolog's JSON in both cases: the console writer
+	// formats what is already clean.
+	out = &scrubber{out: out, secrets: o.Secrets}
+	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
+}
+
+func console(o Options) bool {
+	switch o.Format {
+	case FormatConsole:
+		return true
+	case FormatJSON:
+		return false
+	}
+	return o.Terminal
+}
+
+func level(o Options) zerolog.Level {
+	l, err := zerolog.ParseLevel(o.Level)
+	if err != nil || o.Level == "" || l == zerolog.NoLevel {
+		l = zerolog.InfoLevel
+	}
+	if o.Quiet && l < zerolog.WarnLevel {
+		l = zerolog.WarnLevel
+	}
+	return l
+}
+
+// IsTerminal reports whether f is a terminal (Cygwin and MSYS included).
+func IsTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	fd := f.Fd()
+	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
