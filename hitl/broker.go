@@ -63,9 +63,12 @@ type Broker struct {
 	log       zerolog.Logger
 
 	mu       sync.Mutex
-	inflight map[string]bool // tokens claimed for execution by this process
-	outbox   []core.Signal   // outcome signals waiting for Run to submit them
-	wake     chan struct{}   // signalled when outbox grows
+	inflight map[string]int // tokens being claimed or run by this process
+	outbox   []core.Signal  // outcome signals waiting for Run to submit them
+	wake     chan struct{}  // signalled when outbox grows
+
+	ready     chan struct{} // closed when Run's start-up work is done
+	readyOnce sync.Once
 }
 
 var (
@@ -89,8 +92,9 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	b := &Broker{
 		d: d, o: o, log: o.Log,
 		approvers: make(map[core.Identity]bool, len(o.Approvers)),
-		inflight:  make(map[string]bool),
+		inflight:  make(map[string]int),
 		wake:      make(chan struct{}, 1),
+		ready:     make(chan struct{}),
 	}
 	for _, id := range o.Approvers {
 		b.approvers[id] = true

@@ -24,6 +24,7 @@ func (b *Broker) Run(ctx context.Context) error {
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
 	}
+	b.readyOnce.Do(func() { close(b.ready) })
 	t := time.NewTicker(b.o.SweepEvery)
 	defer t.Stop()
 	for {
@@ -40,6 +41,10 @@ func (b *Broker) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// Ready is closed once Run has finished its start-up work (interrupted runs
+// marked, overdue approvals expired).
+func (b *Broker) Ready() <-chan struct{} { return b.ready }
 
 // ExpireDue expires every pending approval past its expiry, announcing each
 // in its conversations and telling the LLM. It returns how many it expired.
@@ -102,7 +107,7 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 func (b *Broker) isInflight(token string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.inflight[token]
+	return b.inflight[token] > 0
 }
 
 // queue adds the outcome signal for a's conversation to the outbox and

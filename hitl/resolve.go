@@ -174,13 +174,17 @@ func (b *Broker) announce(ctx context.Context, a Approval, text string, conv ...
 }
 
 // setInflight marks a token as being run by this process, so that Recover
-// does not take it for a run cut by a crash.
+// does not take it for a run cut by a crash. It counts: every attempt to
+// claim marks before claiming and unmarks after, and a losing attempt must
+// not unmark the winner's run.
 func (b *Broker) setInflight(token string, on bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if on {
-		b.inflight[token] = true
-	} else {
+		b.inflight[token]++
+		return
+	}
+	if b.inflight[token]--; b.inflight[token] <= 0 {
 		delete(b.inflight, token)
 	}
 }

@@ -1,0 +1,324 @@
+package hitl_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+)
+
+// The cast: two in-process gateways, alpha and beta.
+var (
+	convA   = core.Conversation{Gateway: "alpha", Chat: "A1"}   // where the request is raised
+	convB   = core.Conversation{Gateway: "beta", Chat: "B1"}    // where an approver answers
+	convDM  = core.Conversation{Gateway: "beta", Chat: "owner"} // a notify target
+	asker   = core.Identity("alpha:u1")
+	boss    = core.Identity("beta:boss")
+	admin   = core.Identity("alpha:admin")
+	eve     = core.Identity("beta:eve")
+	lsCall  = llm.ToolCall{ID: "call_1", Name: "shell", Args: `{"command":"ls -la /srv"}`}
+	t0      = time.Date(2026, 5, 6, 12, 0, 0, 0, time.UTC)
+	ttl     = 15 * time.Minute
+	outcome = core.KindApprovalOutcome
+)
+
+// gateway is an in-process test gateway: the actuator for its conversations.
+type gateway struct {
+	name string
+	fail bool
+
+	mu      sync.Mutex
+	replies []core.Action
+}
+
+// Act records a reply.
+func (g *gateway) Act(_ context.Context, a core.Action) (core.Result, error) {
+	if a.Kind != core.ActionReply {
+		return core.Result{}, fmt.Errorf("%s: not a reply", g.name)
+	}
+	if g.fail {
+		return core.Result{}, errors.New(g.name + ": delivery failed")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.replies = append(g.replies, a)
+	return core.Result{}, nil
+}
+
+// in returns the replies sent to conv.
+func (g *gateway) in(conv core.Conversation) []core.Action {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []core.Action
+	for _, a := range g.replies {
+		if a.Conv == conv {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// dispatcher is a fake core.Dispatcher: replies go to the gateway named by
+// the conversation, tool calls to a counting tool runner, submitted
+// signals to a channel.
+type dispatcher struct {
+	gateways map[string]*gateway
+	signals  chan core.Signal
+
+	runs    atomic.Int32
+	mu      sync.Mutex
+	calls   []core.Action
+	result  core.Result
+	runErr  error
+	running func() // called during each run, e.g. to block
+}
+
+func newDispatcher(gws ...*gateway) *dispatcher {
+	d := &dispatcher{gateways: map[string]*gateway{}, signals: make(chan core.Signal, 100)}
+	for _, g := range gws {
+		d.gateways[g.name] = g
+	}
+	d.result = core.Result{Output: "total 0\ndrwxr-xr-x app"}
+	return d
+}
+
+// Act dispatches a reply to its gateway or runs a tool call.
+func (d *dispatcher) Act(ctx context.Context, a core.Action) (core.Result, error) {
+	if a.Kind == core.ActionTool {
+		d.runs.Add(1)
+		d.mu.Lock()
+		d.calls = append(d.calls, a)
+		run := d.running
+		d.mu.Unlock()
+		if run != nil {
+			run()
+		}
+		return d.result, d.runErr
+	}
+	g, ok := d.gateways[a.Conv.Gateway]
+	if !ok {
+		return core.Result{}, fmt.Errorf("no actuator %q", a.Conv.Gateway)
+	}
+	return g.Act(ctx, a)
+}
+
+// Submit records a signal.
+func (d *dispatcher) Submit(ctx context.Context, s core.Signal) error {
+	select {
+	case d.signals <- s:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// harness is a running broker with two gateways.
+type harness struct {
+	b        *hitl.Broker
+	d        *dispatcher
+	alpha    *gateway
+	beta     *gateway
+	store    *hitl.MemoryStore
+	standing *hitl.MemoryStanding
+	clock    *clock
+	logs     *syncBuffer
+}
+
+// newHarness starts a broker; opts adjusts the options before NewBroker.
+func newHarness(t *testing.T, opts func(*hitl.Options)) *harness {
+	t.Helper()
+	h := &harness{
+		alpha: &gateway{name: "alpha"}, beta: &gateway{name: "beta"},
+		store: hitl.NewMemoryStore(), standing: hitl.NewMemoryStanding(),
+		clock: &clock{now: t0}, logs: &syncBuffer{},
+	}
+	h.d = newDispatcher(h.alpha, h.beta)
+	o := hitl.Options{
+		TTL:               ttl,
+		Approvers:         []core.Identity{boss, admin},
+		Notify:            []core.Conversation{convDM},
+		AllowSelfApproval: true,
+		Store:             h.store,
+		Standing:          h.standing,
+		Now:               h.clock.Now,
+		Log:               zerolog.New(h.logs),
+		SweepEvery:        time.Hour, // tests call ExpireDue themselves
+	}
+	if opts != nil {
+		opts(&o)
+	}
+	b, err := hitl.NewBroker(h.d, o)
+	if err != nil {
+		t.Fatalf("NewBroker: %v", err)
+	}
+	h.b = b
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = b.Run(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-b.Ready()
+	return h
+}
+
+// hold raises call in convA as asker and returns the token from the request
+// message, checking that the LLM-facing text does not contain it.
+func (h *harness) hold(t *testing.T, call llm.ToolCall) string {
+	t.Helper()
+	text, err := h.b.Hold(context.Background(), core.Held{Conv: convA, From: asker, Call: call, Rule: "shell → approve", Reason: "shell needs approval"})
+	if err != nil {
+		t.Fatalf("Hold: %v", err)
+	}
+	reqs := h.alpha.in(convA)
+	if len(reqs) == 0 || reqs[len(reqs)-1].Approval == nil {
+		t.Fatalf("no request message in %s", convA)
+	}
+	tok := reqs[len(reqs)-1].Approval.Token
+	if strings.Contains(text, tok) {
+		t.Fatalf("hold text for the LLM contains the token: %q", text)
+	}
+	return tok
+}
+
+// say delivers a typed message from id in conv and reports whether the
+// broker took it as a command.
+func (h *harness) say(id core.Identity, conv core.Conversation, text string) bool {
+	return h.b.HandleCommand(context.Background(), core.Signal{Kind: core.KindMessage, Conv: conv, From: id, Text: text, MessageID: "m1"})
+}
+
+// lastReply returns the text of the last reply in conv.
+func (h *harness) lastReply(t *testing.T, conv core.Conversation) core.Action {
+	t.Helper()
+	g := h.d.gateways[conv.Gateway]
+	replies := g.in(conv)
+	if len(replies) == 0 {
+		t.Fatalf("no reply in %s", conv)
+	}
+	return replies[len(replies)-1]
+}
+
+// signal waits for the next submitted signal.
+func (h *harness) signal(t *testing.T) core.Signal {
+	t.Helper()
+	select {
+	case s := <-h.d.signals:
+		return s
+	case <-time.After(5 * time.Second):
+		t.Fatal("no outcome signal was submitted")
+	}
+	return core.Signal{}
+}
+
+// noSignal checks that no outcome signal was queued so far: it resolves a
+// marker request and expects the marker's outcome to be the next signal
+// (Run submits in order). Call it last: it adds replies and audit entries.
+func (h *harness) noSignal(t *testing.T) {
+	t.Helper()
+	marker := llm.ToolCall{ID: "marker", Name: "marker", Args: `{}`}
+	text, err := h.b.Hold(context.Background(), core.Held{Conv: convDM, From: boss, Call: marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = text
+	tok := h.lastReply(t, convDM).Approval.Token
+	h.say(boss, convDM, "/deny "+tok)
+	if s := h.signal(t); !strings.Contains(s.Text, "held marker call") {
+		t.Fatalf("unexpected signal before the marker: %+v", s)
+	}
+}
+
+// status returns the stored status of token.
+func (h *harness) status(t *testing.T, token string) hitl.Status {
+	t.Helper()
+	a, err := h.store.Approval(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Status
+}
+
+// audit returns the outcomes in the audit log, in order.
+func (h *harness) audit(t *testing.T) []string {
+	t.Helper()
+	es, err := h.store.QueryAudit(context.Background(), hitl.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Outcome)
+	}
+	return out
+}
+
+// mustContain fails unless s contains every part.
+func mustContain(t *testing.T, what, s string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			t.Errorf("%s does not contain %q:\n%s", what, p, s)
+		}
+	}
+}
+
+// waitFor polls cond until it holds (failing after 5s); it waits for
+// another goroutine's progress, it does not measure time.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
