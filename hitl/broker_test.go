@@ -586,3 +586,22 @@ func TestRecoverMarksInterruptedRuns(t *testing.T) {
 	mustContain(t, "outcome", h.signal(t).Text, "[gatehouse]", "bot stopped", "not run again")
 	mustContain(t, "notice", h.lastReply(t, convA).Text, "Interrupted")
 }
+
+func TestRequestMessageRendersArguments(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call llm.ToolCall
+		want []string
+	}{
+		{"shell", lsCall, []string{"`ls -la /srv`"}},
+		{"multi-line command", llm.ToolCall{Name: "shell", Args: `{"command":"cd /srv\nmake"}`}, []string{"```\ncd /srv\nmake\n```"}},
+		{"backticks", llm.ToolCall{Name: "shell", Args: "{\"command\":\"echo `date`\"}"}, []string{"`` echo `date` ``"}},
+		{"fields", llm.ToolCall{Name: "write_file", Args: `{"path":"a.txt","content":"one\ntwo","mode":420}`},
+			[]string{"content:\n```\none\ntwo\n```", "mode: 420", "path: a.txt"}},
+		{"not json", llm.ToolCall{Name: "odd", Args: `not json`}, []string{"`not json`"}},
+	} {
+		h := newHarness(t, nil)
+		h.hold(t, c.call)
+		mustContain(t, c.name, h.lastReply(t, convA).Text, c.want...)
+	}
+}

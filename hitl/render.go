@@ -85,7 +85,11 @@ func renderCall(call llm.ToolCall) (text string, shortened bool) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s", f.key, v)
+		if strings.Contains(v, "\n") {
+			fmt.Fprintf(&b, "%s:\n%s", f.key, codeBlock(v))
+		} else {
+			fmt.Fprintf(&b, "%s: %s", f.key, v)
+		}
 	}
 	return b.String(), shortened
 }
