@@ -146,9 +146,17 @@ func llmRan(a Approval, res core.Result, runErr error) string {
 	case runErr != nil:
 		return head + " but could not be run: " + runErr.Error()
 	case res.Failed:
-		return head + " and ran, but failed; its output:\n" + res.Output
+		return head + " and ran, but failed; its output:\n" + orNone(res.Output)
 	}
-	return head + " and ran; its result:\n" + res.Output
+	return head + " and ran; its result:\n" + orNone(res.Output)
+}
+
+// orNone marks empty tool output, so the LLM does not wait for more.
+func orNone(out string) string {
+	if strings.TrimSpace(out) == "" {
+		return "(no output)"
+	}
+	return out
 }
 
 // llmDenied is the outcome signal text of a denied call.
