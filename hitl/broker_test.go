@@ -605,3 +605,28 @@ func TestRequestMessageRendersArguments(t *testing.T) {
 		mustContain(t, c.name, h.lastReply(t, convA).Text, c.want...)
 	}
 }
+
+func TestReportInterrupted(t *testing.T) {
+	h := newHarness(t, nil)
+	a := hitl.Approval{Token: "K7Q2MX9P", Conv: convA, RequestedBy: asker, Call: lsCall, Digest: hitl.Digest(lsCall),
+		Status: hitl.StatusInterrupted, ResolvedBy: boss, Created: t0, Expires: t0.Add(ttl)}
+	h.b.ReportInterrupted(context.Background(), []hitl.Approval{a})
+	for _, c := range []core.Conversation{convA, convDM} {
+		got := h.lastReply(t, c)
+		mustContain(t, "notice", got.Text, "Interrupted", "K7Q2MX9P", "approved by beta:boss")
+		if got.Resolution == nil || got.Resolution.Status != "interrupted" {
+			t.Errorf("%s: resolution %+v", c, got.Resolution)
+		}
+	}
+	s := h.signal(t)
+	if s.Conv != convA || strings.Contains(s.Text, "K7Q2MX9P") {
+		t.Errorf("signal = %+v", s)
+	}
+	mustContain(t, "outcome", s.Text, "[gatehouse]", "not run again")
+	if got := h.audit(t); len(got) != 1 || got[0] != "interrupted" {
+		t.Errorf("audit = %v", got)
+	}
+	if h.d.runs.Load() != 0 {
+		t.Error("ReportInterrupted ran something")
+	}
+}

@@ -95,12 +95,28 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 			continue
 		}
 		n++
-		b.log.Warn().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
-		b.audit(ctx, a, "interrupted", a.Note)
-		b.announce(ctx, a, interruptedNotice(a))
-		b.queue(a, llmInterrupted(a))
+		b.reportInterrupted(ctx, a)
 	}
 	return n, nil
+}
+
+// ReportInterrupted tells people and the LLM about approvals a store has
+// already marked interrupted at start-up (their run was cut by a crash; they
+// are never re-run): it audits, announces each in its conversations and
+// queues its outcome signal for Run.
+func (b *Broker) ReportInterrupted(ctx context.Context, cut []Approval) {
+	for _, a := range cut {
+		a.Status = StatusInterrupted
+		b.reportInterrupted(ctx, a)
+	}
+}
+
+// reportInterrupted audits, announces and reports one interrupted run.
+func (b *Broker) reportInterrupted(ctx context.Context, a Approval) {
+	b.log.Warn().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
+	b.audit(ctx, a, "interrupted", a.Note)
+	b.announce(ctx, a, interruptedNotice(a))
+	b.queue(a, llmInterrupted(a))
 }
 
 // isInflight reports whether this process is running the token's action.
