@@ -45,3 +45,22 @@ type Gate interface {
 type StandingAllows interface {
 	StandingAllowed(tool, args string) bool
 }
+
+// CheckGates runs gates in order. The first Deny ends the chain;
+// NeedsApproval holds unless a later gate denies; otherwise Allow, carrying
+// the first rule that said so (for logs and the audit).
+func CheckGates(ctx context.Context, gates []Gate, a Action) Decision {
+	out := Decision{Verdict: Allow}
+	for _, g := range gates {
+		d := g.Check(ctx, a)
+		switch {
+		case d.Verdict == Deny:
+			return d
+		case d.Verdict == NeedsApproval && out.Verdict != NeedsApproval:
+			out = d
+		case d.Verdict == Allow && out.Verdict == Allow && out.Rule == "":
+			out.Rule = d.Rule
+		}
+	}
+	return out
+}

@@ -32,20 +32,3 @@ func (g SecretGate) Check(_ context.Context, a Action) Decision {
 	return Decision{Verdict: Allow}
 }
 
-// CheckGates runs gates in order. The first Deny ends the chain;
-// NeedsApproval holds unless a later gate denies; otherwise Allow.
-func CheckGates(ctx context.Context, gates []Gate, a Action) Decision {
-	held := Decision{Verdict: Allow}
-	for _, g := range gates {
-		d := g.Check(ctx, a)
-		switch d.Verdict {
-		case Deny:
-			return d
-		case NeedsApproval:
-			if held.Verdict != NeedsApproval {
-				held = d
-			}
-		}
-	}
-	return held
-}

@@ -2,6 +2,10 @@ package hitl
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -69,6 +73,8 @@ type Broker struct {
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
+
+	refKey [16]byte // keys ref: logs name approvals without their tokens
 }
 
 var (
@@ -95,6 +101,9 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		inflight:  make(map[string]int),
 		wake:      make(chan struct{}, 1),
 		ready:     make(chan struct{}),
+	}
+	if _, err := rand.Read(b.refKey[:]); err != nil {
+		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	for _, id := range o.Approvers {
 		b.approvers[id] = true
@@ -204,4 +213,13 @@ func (b *Broker) StandingAllowed(tool, args string) bool {
 		return false
 	}
 	return ok
+}
+
+// ref names an approval in log lines without its token: an HMAC of the token
+// under a key drawn at start-up, stable for the life of the process.
+// Tokens never reach the logs.
+func (b *Broker) ref(token string) string {
+	m := hmac.New(sha256.New, b.refKey[:])
+	m.Write([]byte(token))
+	return hex.EncodeToString(m.Sum(nil)[:5])
 }

@@ -630,3 +630,26 @@ func TestReportInterrupted(t *testing.T) {
 		t.Error("ReportInterrupted ran something")
 	}
 }
+
+func TestTokensNeverLogged(t *testing.T) {
+	h := newHarness(t, nil)
+	ran := h.hold(t, lsCall)
+	h.say(eve, convB, "/approve "+ran) // refused: logged at warn
+	h.say(boss, convB, "/approve "+ran)
+	denied := h.hold(t, lsCall)
+	h.say(boss, convB, "/deny "+denied+" no")
+	expired := h.hold(t, lsCall)
+	h.clock.Advance(2 * ttl)
+	if _, err := h.b.ExpireDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	logs := h.logs.String()
+	if !strings.Contains(logs, `"approval":"`) {
+		t.Fatalf("log lines name no approval reference:\n%s", logs)
+	}
+	for _, tok := range []string{ran, denied, expired} {
+		if strings.Contains(strings.ToUpper(logs), tok) {
+			t.Fatalf("token %s in the log:\n%s", tok, logs)
+		}
+	}
+}

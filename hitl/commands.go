@@ -86,7 +86,7 @@ func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.C
 		return true
 	}
 	b.log.Warn().Str("from", string(from)).Str("conv", conv.Key()).Str("verb", string(cmd.Verb)).
-		Str("token", cmd.Token).Msg("hitl: command from an identity that is not an approver refused")
+		Str("approval", b.ref(cmd.Token)).Msg("hitl: command from an identity that is not an approver refused")
 	if cmd.Token == "" || (cmd.Verb != VerbApprove && cmd.Verb != VerbDeny) {
 		return false
 	}
@@ -98,7 +98,7 @@ func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.C
 
 // refuse audits a turned-down attempt by from to resolve a.
 func (b *Broker) refuse(ctx context.Context, a Approval, from core.Identity, verb Verb, why string) {
-	b.log.Warn().Str("from", string(from)).Str("token", a.Token).Str("why", why).Msg("hitl: resolution refused")
+	b.log.Warn().Str("from", string(from)).Str("approval", b.ref(a.Token)).Str("why", why).Msg("hitl: resolution refused")
 	a.ResolvedBy = from
 	b.audit(ctx, a, "refused", fmt.Sprintf("/%s by %s refused: %s", verb, from, why))
 }

@@ -70,7 +70,7 @@ func (b *Broker) expire(ctx context.Context, a Approval) bool {
 		return false
 	}
 	a.Status, a.Note = StatusExpired, note
-	b.log.Info().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
+	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")
 	b.announce(ctx, a, expiredNotice(a))
 	b.queue(a, llmExpired(a))
@@ -113,7 +113,7 @@ func (b *Broker) ReportInterrupted(ctx context.Context, cut []Approval) {
 
 // reportInterrupted audits, announces and reports one interrupted run.
 func (b *Broker) reportInterrupted(ctx context.Context, a Approval) {
-	b.log.Warn().Str("token", a.Token).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
+	b.log.Warn().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
 	b.audit(ctx, a, "interrupted", a.Note)
 	b.announce(ctx, a, interruptedNotice(a))
 	b.queue(a, llmInterrupted(a))

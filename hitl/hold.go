@@ -43,7 +43,7 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		return "", err
 	}
 	b.audit(ctx, a, "requested", "")
-	b.log.Info().Str("token", a.Token).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
+	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
 	b.sendRequest(ctx, a, now)
 	return heldText, nil
@@ -114,6 +114,6 @@ func (b *Broker) audit(ctx context.Context, a Approval, outcome, detail string) 
 		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
 	}
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
-		b.log.Error().Err(err).Str("token", a.Token).Str("outcome", outcome).Msg("hitl: audit append failed")
+		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("outcome", outcome).Msg("hitl: audit append failed")
 	}
 }

@@ -66,7 +66,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		a.Note = runErr.Error()
 	}
 	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not record the end of a run")
+		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
 	}
 	b.audit(ctx, a, string(a.Status), a.Note)
 	b.announce(ctx, a, joinLines(runNotice(a, res, runErr), extra), conv)
@@ -95,7 +95,7 @@ func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) strin
 		Tool: a.Call.Name, Args: a.Call.Args, AddedBy: a.ResolvedBy, Added: b.o.Now(), Conv: a.Conv.Key(),
 	})
 	if err != nil {
-		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not add standing allow")
+		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not add standing allow")
 		return "The standing allow could not be saved; this call will need approval again."
 	}
 	b.log.Info().Int64("rule", s.ID).Str("tool", s.Tool).Str("by", string(s.AddedBy)).Msg("hitl: standing allow added")
@@ -105,10 +105,10 @@ func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) strin
 // mismatch refuses to run a claimed approval whose call no longer matches
 // its digest.
 func (b *Broker) mismatch(ctx context.Context, a Approval, conv core.Conversation) answer {
-	b.log.Error().Str("token", a.Token).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+	b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
 	a.Status, a.Note = StatusFailed, "refused: the action does not match what was approved"
 	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-		b.log.Error().Err(err).Str("token", a.Token).Msg("hitl: could not record a refused run")
+		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record a refused run")
 	}
 	b.audit(ctx, a, "refused", "digest mismatch")
 	b.announce(ctx, a, mismatchNotice(a), conv)
@@ -159,7 +159,7 @@ func (b *Broker) notPending(ctx context.Context, a Approval) answer {
 
 // storeFailed logs a store error and tells the person.
 func (b *Broker) storeFailed(err error, token string) answer {
-	b.log.Error().Err(err).Str("token", token).Msg("hitl: approval store failed")
+	b.log.Error().Err(err).Str("approval", b.ref(token)).Msg("hitl: approval store failed")
 	return answer{"error — try again", "Could not read or update the request (storage error); nothing ran. Try again."}
 }
 

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/internal/app"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+)
+
+// doctor checks the configuration and says, per component, what is
+// configured, what is missing and what would be used. It exits 0 only when
+// the configured setup can run.
+func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, path := newFlags("doctor", stderr)
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	cfg, _, code := loadConfig(*path, stderr)
+	if cfg == nil {
+		return code
+	}
+	r := &report{w: stdout}
+	r.line("config", "%s: valid", *path)
+	doctorLLM(r, cfg)
+	doctorGateways(r, cfg)
+	doctorHITL(r, cfg)
+	doctorTools(r, cfg)
+	doctorStore(ctx, r, cfg)
+	if cfg.HTTP.Listen != "" {
+		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)
+	}
+	if r.problems > 0 {
+		fmt.Fprintf(stdout, "\n%d problem(s): the bot cannot run as configured.\n", r.problems)
+		return exitFail
+	}
+	fmt.Fprintln(stdout, "\nready: `bot` will run as shown.")
+	return exitOK
+}
+
+// report prints doctor's lines: a component, then what it found.
+type report struct {
+	w        io.Writer
+	last     string
+	problems int
+}
+
+func (r *report) line(component, format string, args ...any) {
+	label := component
+	if component == r.last {
+		label = ""
+	}
+	r.last = component
+	fmt.Fprintf(r.w, "%-9s %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) problem(component, format string, args ...any) {
+	r.problems++
+	r.line(component, "PROBLEM: "+format, args...)
+}
+
+func doctorLLM(r *report, cfg *config.Config) {
+	used := 0
+	for i, p := range cfg.LLM.Providers {
+		if why := app.ProviderSkipped(p); why != "" {
+			r.line("llm", "%d. %s: skipped (%s)", i+1, p.Name, why)
+			continue
+		}
+		used++
+		key := "api_key set"
+		if p.APIKey == "" {
+			key = "no api_key (local server)"
+		}
+		r.line("llm", "%d. %s: %s, model %s, %s", i+1, p.Name, p.BaseURL, p.Model, key)
+	}
+	if used == 0 {
+		r.line("llm", "using the offline demo model (a few intents only); set OPENAI_API_KEY or configure llm.providers")
+	}
+	r.line("llm", "max_steps %d, timeout %s, history %d messages", cfg.LLM.MaxSteps, cfg.LLM.Timeout, cfg.LLM.History)
+}
+
+func doctorGateways(r *report, cfg *config.Config) {
+	g := cfg.Gateways
+	n := 0
+	if g.Console.Enabled() {
+		n++
+		r.line("gateways", "console: enabled (console:local)")
+	} else {
+		r.line("gateways", "console: disabled")
+	}
+	platform := []struct {
+		name    string
+		enabled bool
+		missing string
+		allow   []string
+	}{
+		{"telegram", g.Telegram.Enabled(), "set gateways.telegram.token (TELEGRAM_BOT_TOKEN)", g.Telegram.Allow},
+		{"discord", g.Discord.Enabled(), "set gateways.discord.token (DISCORD_BOT_TOKEN)", g.Discord.Allow},
+		{"slack", g.Slack.Enabled(), "set gateways.slack.bot_token and app_token (SLACK_BOT_TOKEN, SLACK_APP_TOKEN)", g.Slack.Allow},
+	}
+	for _, p := range platform {
+		if !p.enabled {
+			r.line("gateways", "%s: disabled (%s to enable)", p.name, p.missing)
+			continue
+		}
+		n++
+		allow := "only the approvers (allow is empty)"
+		if len(p.allow) > 0 {
+			allow = strings.Join(p.allow, ", ")
+		}
+		r.line("gateways", "%s: enabled; who may talk: %s", p.name, allow)
+	}
+	if n == 0 {
+		r.problem("gateways", "no gateway is enabled")
+	}
+}
+
+func doctorHITL(r *report, cfg *config.Config) {
+	h := cfg.HITL
+	if len(h.Approvers) == 0 {
+		r.problem("hitl", "hitl.approvers is empty: held actions could never be approved")
+	} else {
+		r.line("hitl", "approvers: %s", strings.Join(h.Approvers, ", "))
+	}
+	notify := "none"
+	if len(h.Notify) > 0 {
+		notify = strings.Join(h.Notify, ", ")
+	}
+	r.line("hitl", "notify: %s; ttl %s; self-approval %v", notify, h.TTL, h.AllowSelfApproval)
+	if len(cfg.Policy.Rules) == 0 {
+		r.line("policy", "no rules: read-only tools allowed, everything else needs approval")
+	}
+	for i, rule := range cfg.Policy.Rules {
+		args := ""
+		if rule.Args != "" {
+			args = " args~" + rule.Args
+		}
+		r.line("policy", "%d. %s%s → %s", i+1, rule.Tool, args, rule.Decision)
+	}
+}
+
+func doctorTools(r *report, cfg *config.Config) {
+	ws, err := filepath.Abs(cfg.Tools.Workspace)
+	if err != nil {
+		r.problem("tools", "tools.workspace: %v", err)
+		return
+	}
+	if err := writableDir(ws); err != nil {
+		r.problem("tools", "tools.workspace %s: %v", ws, err)
+		return
+	}
+	r.line("tools", "workspace %s (writable); shell, read_file, write_file, list_dir, http_get, current_time", ws)
+	if cfg.Tools.HTTP.AllowPrivate {
+		r.line("tools", "http_get may reach private and loopback addresses (tools.http.allow_private)")
+	}
+}
+
+// writableDir checks that dir exists or can be created, and is writable.
+func writableDir(dir string) error {
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		parent := filepath.Dir(dir)
+		if err := writableProbe(parent); err != nil {
+			return fmt.Errorf("does not exist and cannot be created: %w", err)
+		}
+		return nil
+	}
+	return writableProbe(dir)
+}
+
+func writableProbe(dir string) error {
+	f, err := os.CreateTemp(dir, ".gatehouse-doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
+	if cfg.Store.Driver != "sqlite" {
+		r.problem("store", "store.driver %q is not supported by this build (use sqlite)", cfg.Store.Driver)
+		return
+	}
+	dsn := cfg.Store.DSN.Value()
+	if _, err := os.Stat(dsn); os.IsNotExist(err) {
+		if err := writableDir(filepath.Dir(dsn)); err != nil {
+			r.problem("store", "sqlite %s cannot be created: %v", dsn, err)
+			return
+		}
+		r.line("store", "sqlite %s (will be created, schema version %d)", dsn, sqlite.SchemaVersion())
+		return
+	}
+	db, err := sqlite.Open(ctx, dsn, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		r.problem("store", "%v", err)
+		return
+	}
+	defer db.Close()
+	r.line("store", "sqlite %s (schema version %d)", dsn, sqlite.SchemaVersion())
+	allows, err := db.StandingAllows(ctx)
+	if err != nil {
+		r.problem("store", "standing allows: %v", err)
+		return
+	}
+	if len(allows) == 0 {
+		r.line("hitl", "standing allows: none")
+	}
+	for _, s := range allows {
+		r.line("hitl", "standing allow #%d: %s %s (by %s, %s)", s.ID, s.Tool, s.Args, s.AddedBy, s.Added.Format("2006-01-02"))
+	}
+}

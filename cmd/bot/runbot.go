@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/app"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/logging"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+)
+
+// runBot loads the configuration and runs the bot until ctx ends (SIGINT,
+// SIGTERM) or, with the console as the only gateway, its input ends.
+func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, path := newFlags("run", stderr)
+	verbose := fs.Bool("v", false, "show info logs on a terminal too")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	cfg, sec, code := loadConfig(*path, stderr)
+	if cfg == nil {
+		return code
+	}
+	interactive := isTerminal(stdin) && cfg.Gateways.Console.Enabled()
+	log := newLogger(cfg, sec, stderr, interactive && !*verbose)
+	a, err := app.New(ctx, app.Options{
+		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("start-up failed")
+		fmt.Fprintln(stderr, "bot:", sec.Redact(err.Error()))
+		return exitFail
+	}
+	defer a.Close()
+	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error().Err(err).Msg("stopped with an error")
+		return exitFail
+	}
+	log.Info().Msg("stopped")
+	return exitOK
+}
+
+// loadConfig loads the configuration and collects the secrets it and the
+// environment hold. On a configuration error it prints one line naming the
+// key and returns exitConfig with a nil config.
+func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
+	cfg, err := config.Load(path, os.LookupEnv)
+	if err != nil {
+		fmt.Fprintln(stderr, "bot:", err)
+		return nil, nil, exitConfig
+	}
+	sec := secrets.New(append(cfg.Secrets(), secrets.FromEnv(os.Environ())...)...)
+	return cfg, sec, exitOK
+}
+
+// newLogger builds the process logger on stderr. quiet raises the level to
+// warn so logs don't interleave with an interactive console chat.
+func newLogger(cfg *config.Config, sec *secrets.Set, stderr io.Writer, quiet bool) zerolog.Logger {
+	return logging.New(stderr, logging.Options{
+		Level:    cfg.Log.Level,
+		Format:   cfg.Log.Format,
+		Terminal: isTerminal(stderr),
+		Secrets:  sec,
+		Quiet:    quiet,
+	})
+}
+
+// isTerminal reports whether v is a terminal file.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && logging.IsTerminal(f)
+}

@@ -1,0 +1,214 @@
+// Package app builds a running gatehouse from its configuration: the store,
+// the LLM provider, the tools, the engine with its gates, the approval
+// broker and the gateways, wired explicitly in one place. cmd/bot and the
+// end-to-end tests both use it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/console"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// Options are what the App needs besides the configuration.
+type Options struct {
+	Config *config.Config
+	// Stdin and Stdout carry the console conversation.
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Interactive is true when the console is a terminal: it then shows a
+	// prompt.
+	Interactive bool
+	Log         zerolog.Logger
+	// Secrets are every secret the bot holds (config and environment).
+	Secrets *secrets.Set
+	// Gateways are extra gateways to run besides the configured ones (tests).
+	Gateways []gateways.Gateway
+	// HTTPClient, when set, is used by the platform gateways (tests).
+	HTTPClient *http.Client
+}
+
+// App is a wired gatehouse, ready to Run.
+type App struct {
+	cfg      *config.Config
+	log      zerolog.Logger
+	store    store.Store
+	engine   *core.Engine
+	broker   *hitl.Broker
+	tools    *tools.Registry
+	gateways []gateways.Gateway
+	console  *console.Console
+	health   *health
+}
+
+// New builds the App. It opens the store and constructs every component;
+// platform gateways may contact their API here (Telegram checks its token).
+// On error everything opened so far is closed.
+func New(ctx context.Context, o Options) (a *App, err error) {
+	cfg := o.Config
+	a = &App{cfg: cfg, log: o.Log}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+		return nil, err
+	}
+	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
+		return nil, err
+	}
+	provider, err := buildProvider(cfg, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := policyRules(cfg)
+	if err != nil {
+		return nil, err
+	}
+	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
+	a.engine, err = core.NewEngine(core.Config{
+		Provider:     provider,
+		Tools:        a.tools,
+		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, policy},
+		Auth:         core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers)),
+		History:      a.store,
+		Usage:        a.store,
+		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		Redact:       o.Secrets.Redact,
+		SystemPrompt: cfg.LLM.SystemPrompt,
+		MaxSteps:     cfg.LLM.MaxSteps,
+		Concurrency:  cfg.Engine.Concurrency,
+		QueueSize:    cfg.Engine.Queue,
+		Log:          o.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, o.Log); err != nil {
+		return nil, err
+	}
+	policy.Standing = a.broker
+	a.engine.UseHITL(a.broker, a.broker)
+	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
+		return nil, err
+	}
+	if err := a.buildGateways(ctx, o); err != nil {
+		return nil, err
+	}
+	a.health = newHealth(a.engine)
+	return a, nil
+}
+
+// Engine returns the App's engine (for tests).
+func (a *App) Engine() *core.Engine { return a.engine }
+
+// Broker returns the App's approval broker (for bot doctor and tests).
+func (a *App) Broker() *hitl.Broker { return a.broker }
+
+// Run runs the engine, the broker, every gateway and the health server
+// until ctx ends. When the console is the only gateway, the end of its
+// input ends Run too, after the replies in flight are delivered.
+func (a *App) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := a.recoverInterrupted(ctx); err != nil {
+		return err
+	}
+	g, gctx := newGroup(ctx)
+	g.Go(func() error { return a.engine.Run(gctx) })
+	g.Go(func() error { return a.broker.Run(gctx) })
+	if a.cfg.HTTP.Listen != "" {
+		g.Go(func() error { return a.health.serve(gctx, a.cfg.HTTP.Listen, a.log) })
+	}
+	for _, gw := range a.gateways {
+		g.Go(func() error {
+			if err := gw.Run(gctx, a.engine); err != nil {
+				return fmt.Errorf("gateway %s: %w", gw.Name(), err)
+			}
+			return nil
+		})
+	}
+	if a.console != nil && len(a.gateways) == 1 {
+		g.Go(func() error { return a.exitAfterConsole(gctx, cancel) })
+	}
+	a.health.setReady()
+	a.log.Info().Int("gateways", len(a.gateways)).Msg("gatehouse running")
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// exitAfterConsole ends the App once the console's input has ended and the
+// engine has answered everything it received.
+func (a *App) exitAfterConsole(ctx context.Context, stop context.CancelFunc) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-a.console.EndOfInput():
+	}
+	if err := a.engine.WaitIdle(ctx); err != nil {
+		return nil
+	}
+	a.log.Info().Msg("console input ended; shutting down")
+	stop()
+	return nil
+}
+
+// recoverInterrupted reports approvals whose action was running when the
+// process last stopped. They are marked interrupted by the store and never
+// re-run.
+func (a *App) recoverInterrupted(ctx context.Context) error {
+	cut, err := a.store.RecoverInterrupted(ctx)
+	if err != nil {
+		return fmt.Errorf("store: recover interrupted approvals: %w", err)
+	}
+	if len(cut) > 0 {
+		a.broker.ReportInterrupted(ctx, cut)
+	}
+	return nil
+}
+
+// Close releases the store.
+func (a *App) Close() error {
+	if a.store == nil {
+		return nil
+	}
+	err := a.store.Close()
+	a.store = nil
+	return err
+}
+
+// toolAudit writes the engine's rule-allowed tool runs to the audit log.
+type toolAudit struct {
+	audit hitl.Audit
+	log   zerolog.Logger
+}
+
+func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, res core.Result) {
+	outcome := "executed"
+	if res.Failed {
+		outcome = "failed"
+	}
+	e := hitl.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
+	if err := t.audit.AppendAudit(ctx, e); err != nil {
+		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")
+	}
+}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// health serves /healthz (the process is up), /readyz (every component is
+// running) and /metrics (Prometheus text format).
+type health struct {
+	engine *core.Engine
+	ready  atomic.Bool
+}
+
+func newHealth(e *core.Engine) *health { return &health{engine: e} }
+
+func (h *health) setReady() { h.ready.Store(true) }
+
+func (h *health) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !h.ready.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		st := h.engine.Stats()
+		fmt.Fprintf(w, "# TYPE gatehouse_signals_total counter\ngatehouse_signals_total %d\n", st.Signals)
+		fmt.Fprintf(w, "# TYPE gatehouse_llm_requests_total counter\ngatehouse_llm_requests_total %d\n", st.LLMRequests)
+		fmt.Fprintf(w, "# TYPE gatehouse_tool_calls_total counter\ngatehouse_tool_calls_total %d\n", st.ToolCalls)
+		fmt.Fprintf(w, "# TYPE gatehouse_replies_total counter\ngatehouse_replies_total %d\n", st.Replies)
+		fmt.Fprintf(w, "# TYPE gatehouse_turn_errors_total counter\ngatehouse_turn_errors_total %d\n", st.TurnErrors)
+	})
+	return mux
+}
+
+// serve listens on addr until ctx ends. A port already in use is logged and
+// tolerated: the health endpoint is an aid, the bot runs without it.
+func (h *health) serve(ctx context.Context, addr string, log zerolog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Warn().Err(err).Str("listen", addr).Msg("health server not started (http.listen)")
+		return nil
+	}
+	srv := &http.Server{Handler: h.handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown) //nolint:errcheck // closing anyway
+	}()
+	log.Debug().Str("listen", ln.Addr().String()).Msg("health server")
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("http: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/gateways/console"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+)
+
+// openStore opens the configured store.
+func openStore(ctx context.Context, cfg *config.Config, log zerolog.Logger) (store.Store, error) {
+	switch cfg.Store.Driver {
+	case "sqlite", "":
+		db, err := sqlite.Open(ctx, cfg.Store.DSN.Value(), sqlite.Options{
+			History:   cfg.LLM.History,
+			Retention: cfg.Store.Retention.D(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		return db, nil
+	}
+	return nil, fmt.Errorf("store.driver: %q is not supported by this build (use sqlite)", cfg.Store.Driver)
+}
+
+// buildTools registers the built-in tools.
+func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {
+	timeouts := make(map[string]time.Duration, len(cfg.Tools.Timeouts))
+	for name, d := range cfg.Tools.Timeouts {
+		timeouts[name] = d.D()
+	}
+	reg := tools.NewRegistry(tools.Options{
+		Timeouts:  timeouts,
+		MaxOutput: cfg.Tools.MaxOutput,
+		Secrets:   sec,
+		Log:       log,
+	})
+	err := tools.RegisterBuiltins(reg, tools.BuiltinOptions{
+		Workspace: cfg.Tools.Workspace,
+		Secrets:   sec,
+		HTTP:      tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	return reg, nil
+}
+
+// buildProvider returns the cascade over llm.providers, or the offline demo
+// model when none is configured.
+func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error) {
+	ps := make([]llm.Provider, 0, len(cfg.LLM.Providers))
+	for i, p := range cfg.LLM.Providers {
+		if why := ProviderSkipped(p); why != "" {
+			log.Warn().Str("provider", p.Name).Str("reason", why).Msg("llm provider skipped")
+			continue
+		}
+		timeout := p.Timeout.D()
+		if timeout == 0 {
+			timeout = cfg.LLM.Timeout.D()
+		}
+		prov, err := llm.NewOpenAI(llm.OpenAIConfig{
+			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
+			Stream: p.Stream, Timeout: timeout,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("llm.providers[%d]: %w", i, err)
+		}
+		ps = append(ps, prov)
+	}
+	switch len(ps) {
+	case 0:
+		log.Warn().Msg("no usable llm provider: running the offline DEMO model, which only knows a few intents. Set OPENAI_API_KEY (or configure llm.providers) for real answers")
+		return llm.NewDemo(), nil
+	case 1:
+		return ps[0], nil
+	}
+	return llm.NewCascade(log, ps...), nil
+}
+
+// policyRules converts policy.rules to the core's rules.
+func policyRules(cfg *config.Config) ([]core.Rule, error) {
+	rules := make([]core.Rule, 0, len(cfg.Policy.Rules))
+	for i, r := range cfg.Policy.Rules {
+		cr := core.Rule{Tool: r.Tool, Decision: r.Verdict()}
+		if r.Args != "" {
+			re, err := regexp.Compile(r.Args)
+			if err != nil {
+				return nil, fmt.Errorf("policy.rules[%d].args: %w", i, err)
+			}
+			cr.Args = re
+		}
+		rules = append(rules, cr)
+	}
+	return rules, nil
+}
+
+// allowLists returns each gateway's allow list. The console's one person is
+// the machine's user, so the console is always open.
+func allowLists(cfg *config.Config) map[string][]string {
+	return map[string][]string{
+		config.GatewayConsole:  {string(console.Identity)},
+		config.GatewayTelegram: cfg.Gateways.Telegram.Allow,
+		config.GatewayDiscord:  cfg.Gateways.Discord.Allow,
+		config.GatewaySlack:    cfg.Gateways.Slack.Allow,
+	}
+}
+
+func identities(ids []string) []core.Identity {
+	out := make([]core.Identity, len(ids))
+	for i, id := range ids {
+		out[i] = core.Identity(strings.TrimSpace(id))
+	}
+	return out
+}
+
+// buildBroker builds the approval broker on the store.
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zerolog.Logger) (*hitl.Broker, error) {
+	notify := make([]core.Conversation, 0, len(cfg.HITL.Notify))
+	for i, key := range cfg.HITL.Notify {
+		c, err := core.ParseConversation(key)
+		if err != nil {
+			return nil, fmt.Errorf("hitl.notify[%d]: %w", i, err)
+		}
+		notify = append(notify, c)
+	}
+	b, err := hitl.NewBroker(d, hitl.Options{
+		TTL:               cfg.HITL.TTL.D(),
+		Approvers:         identities(cfg.HITL.Approvers),
+		Notify:            notify,
+		AllowSelfApproval: cfg.HITL.AllowSelfApproval,
+		Store:             st,
+		Audit:             st,
+		Standing:          st,
+		Log:               log.With().Str("component", "hitl").Logger(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hitl: %w", err)
+	}
+	return b, nil
+}
+
+// ProviderSkipped returns why a configured provider is not used, or "" when
+// it is. A provider without an api_key is used only when its base_url is on
+// this machine or a private network (Ollama, llama.cpp, vLLM need no key);
+// a hosted API without a key would only fail, so the default config.yaml,
+// which names OpenAI with ${OPENAI_API_KEY}, runs the demo model until the
+// key is set.
+func ProviderSkipped(p config.Provider) string {
+	if p.APIKey != "" {
+		return ""
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil {
+		return "base_url does not parse"
+	}
+	if localHost(u.Hostname()) {
+		return ""
+	}
+	return "no api_key for " + u.Hostname()
+}
+
+// localHost reports whether host names this machine, a private network, or
+// a bare service name (a container next door).
+func localHost(host string) bool {
+	if host == "localhost" || !strings.Contains(host, ".") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast())
+}
