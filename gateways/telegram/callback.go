@@ -1,0 +1,106 @@
+package telegram
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// maxToast is the longest answerCallbackQuery text, in UTF-16 units.
+const maxToast = 200
+
+// maxCallbackData is the longest callback_data, in bytes.
+const maxCallbackData = 64
+
+// The callback_data prefixes of the approval buttons: "a:TOKEN" etc.
+const (
+	dataApprove       = "a:"
+	dataDeny          = "d:"
+	dataApproveAlways = "A:"
+)
+
+// onCallback resolves a button press in the background and answers it.
+// The presser's identity comes from the callback's sender, never from its
+// data: data only names the approval, the broker decides who may resolve it.
+func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
+	rs := g.run.Load()
+	if rs == nil {
+		return
+	}
+	g.goBackground(func() {
+		text := g.press(rs.ctx, cq)
+		rctx, cancel := context.WithTimeout(rs.ctx, g.cfg.SendTimeout)
+		defer cancel()
+		if _, err := g.api(rctx).Request(tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
+			g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("answerCallbackQuery failed")
+		}
+	})
+}
+
+// press turns a callback into an Approvals.Press and returns the toast.
+func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery) string {
+	d, token, ok := parseCallbackData(cq.Data)
+	switch {
+	case cq.From == nil || cq.From.IsBot:
+		return "This button cannot be used here."
+	case !ok:
+		return "Unknown button."
+	case g.approvals == nil:
+		return "Approvals are not available."
+	}
+	conv := core.Conversation{Gateway: Name}
+	if cq.Message != nil && cq.Message.Chat != nil {
+		conv.Chat = strconv.FormatInt(cq.Message.Chat.ID, 10)
+	}
+	from := identity(cq.From.ID)
+	out := g.approvals.Press(ctx, from, conv, token, d)
+	g.log.Info().Str("from", string(from)).Str("conv", conv.Key()).Str("toast", out).Msg("approval button pressed")
+	return out
+}
+
+// callbackData is a button's data for decision d on token.
+func callbackData(d gateways.Decision, token string) string {
+	switch d {
+	case gateways.DecisionApprove:
+		return dataApprove + token
+	case gateways.DecisionDeny:
+		return dataDeny + token
+	case gateways.DecisionApproveAlways:
+		return dataApproveAlways + token
+	}
+	return ""
+}
+
+func parseCallbackData(data string) (gateways.Decision, string, bool) {
+	for _, p := range []struct {
+		prefix string
+		d      gateways.Decision
+	}{{dataApprove, gateways.DecisionApprove}, {dataDeny, gateways.DecisionDeny}, {dataApproveAlways, gateways.DecisionApproveAlways}} {
+		if token, ok := strings.CutPrefix(data, p.prefix); ok && token != "" {
+			return p.d, token, true
+		}
+	}
+	return 0, "", false
+}
+
+// truncateUTF16 shortens s to at most n UTF-16 units, marking the cut.
+func truncateUTF16(s string, n int) string {
+	if gateways.UTF16Len(s) <= n {
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		w := len(utf16.Encode([]rune{r}))
+		if units+w > n-1 {
+			return s[:i] + "…"
+		}
+		units += w
+	}
+	return s
+}

@@ -1,0 +1,137 @@
+package telegram
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// The receiving modes.
+const (
+	ModePolling = "polling"
+	ModeWebhook = "webhook"
+)
+
+// The group behaviours.
+const (
+	// GroupMention passes group messages only when they mention the bot,
+	// reply to it, or are commands.
+	GroupMention = "mention"
+	// GroupAll passes every group message.
+	GroupAll = "all"
+)
+
+// DefaultAPIURL is Telegram's Bot API server.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// Config configures the gateway; zero fields take the defaults noted.
+type Config struct {
+	Token   string
+	APIURL  string // default DefaultAPIURL
+	Mode    string // ModePolling (default) or ModeWebhook
+	Webhook Webhook
+	Group   string // GroupMention (default) or GroupAll
+
+	// PollTimeout is the long-poll timeout, sent in whole seconds; default 30s.
+	PollTimeout time.Duration
+	// StallMargin is how long past PollTimeout a poll may hang before the
+	// watchdog abandons it and polls again; default 15s.
+	StallMargin time.Duration
+	// HTTPClient makes the requests; default a client without an overall
+	// timeout (each request carries its own deadline).
+	HTTPClient *http.Client
+	// Pace limits sends; default 1/s per chat with bursts of 3, 30/s overall.
+	Pace gateways.PacerConfig
+	// Backoff spaces retries; default 500ms up to 30s.
+	Backoff gateways.Backoff
+	// MaxAttempts bounds the tries of one request on transient errors (5xx,
+	// transport); default 5. Rate-limited (429) retries are bounded
+	// separately, by maxRateLimited.
+	MaxAttempts int
+	// RetryAfterUnit is the length of one unit of a 429's retry_after;
+	// default 1s (tests shorten it).
+	RetryAfterUnit time.Duration
+	// SendTimeout bounds one request other than getUpdates; default 30s.
+	SendTimeout time.Duration
+	// TypingEvery is how often the typing indicator is renewed; default 4s.
+	TypingEvery time.Duration
+}
+
+// Webhook configures webhook mode.
+type Webhook struct {
+	// Listen is the address the gateway serves updates on; empty when the
+	// caller mounts WebhookHandler on its own server.
+	Listen string
+	// PublicURL is the URL Telegram posts updates to (given to setWebhook).
+	PublicURL string
+	// SecretToken must arrive in X-Telegram-Bot-Api-Secret-Token.
+	SecretToken string
+}
+
+// Deps are the gateway's collaborators.
+type Deps struct {
+	Log zerolog.Logger
+	// Cursors persists the update offset; nil keeps it in memory.
+	Cursors gateways.Cursors
+	// Approvals resolves button presses; nil answers presses with an error.
+	Approvals gateways.Approvals
+}
+
+// withDefaults validates c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.Token == "" {
+		return c, errors.New("telegram: token is required")
+	}
+	c.APIURL = orString(c.APIURL, DefaultAPIURL)
+	c.Mode = orString(c.Mode, ModePolling)
+	c.Group = orString(c.Group, GroupMention)
+	if c.Mode != ModePolling && c.Mode != ModeWebhook {
+		return c, fmt.Errorf("telegram: mode %q: want %s or %s", c.Mode, ModePolling, ModeWebhook)
+	}
+	if c.Group != GroupMention && c.Group != GroupAll {
+		return c, fmt.Errorf("telegram: group %q: want %s or %s", c.Group, GroupMention, GroupAll)
+	}
+	if c.Mode == ModeWebhook && (c.Webhook.PublicURL == "" || c.Webhook.SecretToken == "") {
+		return c, errors.New("telegram: webhook mode needs webhook public_url and secret_token")
+	}
+	c.PollTimeout = orDuration(c.PollTimeout, 30*time.Second)
+	c.StallMargin = orDuration(c.StallMargin, 15*time.Second)
+	c.RetryAfterUnit = orDuration(c.RetryAfterUnit, time.Second)
+	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
+	c.TypingEvery = orDuration(c.TypingEvery, 4*time.Second)
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	if c.Pace == (gateways.PacerConfig{}) {
+		c.Pace = gateways.PacerConfig{
+			PerChat: gateways.Rate{Every: time.Second, Burst: 3},
+			Global:  gateways.Rate{Every: time.Second / 30, Burst: 30},
+		}
+	}
+	if c.Backoff == (gateways.Backoff{}) {
+		c.Backoff = gateways.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 5
+	}
+	return c, nil
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func orDuration(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,259 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+)
+
+// testToken is shaped like nothing well-known, so only the gateway's own
+// scrubbing can hide it.
+const testToken = "987654:TEST-bot-token-never-logged"
+
+// harness runs one gateway against one fake.
+type harness struct {
+	t       *testing.T
+	fake    *faketg.Server
+	gw      *Gateway
+	inbox   *recInbox
+	appr    *fakeApprovals
+	logs    *syncBuffer
+	cancel  context.CancelFunc
+	runDone chan error
+}
+
+type option func(*Config, *Deps)
+
+func withCursors(c gateways.Cursors) option { return func(_ *Config, d *Deps) { d.Cursors = c } }
+
+func withConfig(f func(*Config)) option { return func(c *Config, _ *Deps) { f(c) } }
+
+// newHarness starts a fake and builds a gateway with fast test settings.
+// Its cleanup stops both and checks that no log line holds the token.
+func newHarness(t *testing.T, opts ...option) *harness {
+	t.Helper()
+	fake := faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond})
+	return newHarnessOn(t, fake, opts...)
+}
+
+func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
+	t.Helper()
+	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &syncBuffer{}}
+	cfg := testConfig(fake)
+	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
+	for _, o := range opts {
+		o(&cfg, &deps)
+	}
+	gw, err := New(context.Background(), cfg, deps)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.gw = gw
+	t.Cleanup(func() {
+		h.stop()
+		fake.Close()
+		assertNoToken(t, h.logs.String())
+	})
+	return h
+}
+
+func testConfig(fake *faketg.Server) Config {
+	return Config{
+		Token: fake.Token(), APIURL: fake.URL(),
+		PollTimeout: time.Second, StallMargin: 300 * time.Millisecond,
+		Pace: gateways.PacerConfig{
+			PerChat: gateways.Rate{Every: time.Millisecond, Burst: 5},
+			Global:  gateways.Rate{Every: 100 * time.Microsecond, Burst: 50},
+		},
+		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		RetryAfterUnit: 10 * time.Millisecond,
+		SendTimeout:    5 * time.Second,
+		TypingEvery:    20 * time.Millisecond,
+	}
+}
+
+// start runs the gateway until the test ends or stop is called.
+func (h *harness) start() *harness {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.runDone = make(chan error, 1)
+	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	return h
+}
+
+// stop cancels Run and waits for it to return.
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.runDone:
+		if err != nil {
+			h.t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		h.t.Error("Run did not return after cancellation")
+	}
+	h.cancel = nil
+}
+
+func assertNoToken(t *testing.T, logs string) {
+	t.Helper()
+	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-bot-token") {
+		t.Errorf("the bot token leaked into the logs:\n%s", logs)
+	}
+}
+
+// recInbox records submitted signals.
+type recInbox struct {
+	ch    chan core.Signal
+	after func(core.Signal) // called after a signal is taken
+}
+
+func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
+
+func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
+	select {
+	case r.ch <- s:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if r.after != nil {
+		r.after(s)
+	}
+	return nil
+}
+
+func (r *recInbox) next(t *testing.T) core.Signal {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		return s
+	case <-time.After(5 * time.Second):
+		t.Fatal("no signal arrived")
+		return core.Signal{}
+	}
+}
+
+func (r *recInbox) empty(t *testing.T) {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		t.Fatalf("unexpected signal %+v", s)
+	default:
+	}
+}
+
+// fakeApprovals records presses.
+type fakeApprovals struct {
+	mu      sync.Mutex
+	presses []pressCall
+	reply   string
+}
+
+type pressCall struct {
+	from  core.Identity
+	conv  core.Conversation
+	token string
+	d     gateways.Decision
+}
+
+func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.presses = append(f.presses, pressCall{from, conv, token, d})
+	return f.reply
+}
+
+func (f *fakeApprovals) calls() []pressCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]pressCall(nil), f.presses...)
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// memStore is a Cursors shared across gateway restarts.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (m *memStore) Cursor(_ context.Context, key string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[key], nil
+}
+
+func (m *memStore) SetCursor(_ context.Context, key, value string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]string{}
+	}
+	m.m[key] = value
+	return nil
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// user and group helpers for injected messages.
+var (
+	alice = faketg.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+	bob   = faketg.User{ID: 1002, FirstName: "Bob", Username: "bob"}
+	group = faketg.Chat{ID: -100500, Type: "supergroup", Title: "team"}
+)
+
+func dm(from faketg.User, text string) faketg.Message {
+	return faketg.Message{From: &from, Chat: faketg.Chat{ID: from.ID, Type: "private"}, Text: text}
+}
+
+func inGroup(from faketg.User, text string) faketg.Message {
+	return faketg.Message{From: &from, Chat: group, Text: text}
+}
+
+func reply(conv core.Conversation, text string) core.Action {
+	return core.Action{Kind: core.ActionReply, Conv: conv, Text: text}
+}
+
+func convOf(chat int64) core.Conversation {
+	return core.Conversation{Gateway: Name, Chat: itoa64(chat)}
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

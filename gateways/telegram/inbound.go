@@ -1,0 +1,98 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// notSupported answers content the gateway cannot read yet.
+const notSupported = "Sorry, I can only read text for now: stickers, voice messages, files and photos without a caption are not supported yet."
+
+// handleRaw decodes one update and handles it. A malformed update is
+// logged and skipped. It returns an error only when ctx ended before the
+// update was handed over.
+func (g *Gateway) handleRaw(ctx context.Context, inbox gateways.Inbox, id int, raw []byte) error {
+	var u tgbotapi.Update
+	if err := json.Unmarshal(raw, &u); err != nil {
+		g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("skipping a malformed update")
+		return nil
+	}
+	switch {
+	case u.Message != nil:
+		return g.onMessage(ctx, inbox, id, u.Message)
+	case u.CallbackQuery != nil:
+		g.onCallback(id, u.CallbackQuery)
+	default:
+		g.log.Debug().Int("update_id", id).Msg("ignoring an update of another kind")
+	}
+	return nil
+}
+
+// onMessage normalises a message into a signal for inbox.
+func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m *tgbotapi.Message) error {
+	if m.Chat == nil || m.From == nil {
+		g.log.Warn().Int("update_id", id).Msg("skipping a message without chat or sender")
+		return nil
+	}
+	if m.From.IsBot || m.Chat.IsChannel() {
+		return nil
+	}
+	text, entities := m.Text, m.Entities
+	if text == "" {
+		text, entities = m.Caption, m.CaptionEntities
+	}
+	private := m.Chat.IsPrivate()
+	addressed, text, other := g.addressed(m, text, entities)
+	if !private && (other || g.cfg.Group == GroupMention && !addressed) {
+		return nil
+	}
+	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10)}
+	if strings.TrimSpace(text) == "" {
+		if hasMedia(m) {
+			g.replyLater(conv, notSupported, m.MessageID)
+		}
+		return nil
+	}
+	return inbox.Submit(ctx, core.Signal{
+		Kind:      core.KindMessage,
+		Conv:      conv,
+		From:      identity(m.From.ID),
+		Text:      text,
+		MessageID: strconv.Itoa(m.MessageID),
+		Private:   private,
+		At:        time.Unix(int64(m.Date), 0),
+	})
+}
+
+func identity(userID int64) core.Identity {
+	return core.Identity(Name + ":" + strconv.FormatInt(userID, 10))
+}
+
+// hasMedia reports content other than text the gateway cannot read.
+func hasMedia(m *tgbotapi.Message) bool {
+	return m.Sticker != nil || m.Voice != nil || m.Audio != nil || m.Document != nil ||
+		len(m.Photo) > 0 || m.Video != nil || m.VideoNote != nil || m.Animation != nil ||
+		m.Contact != nil || m.Location != nil || m.Poll != nil || m.Dice != nil
+}
+
+// replyLater sends text to conv in the background.
+func (g *Gateway) replyLater(conv core.Conversation, text string, replyTo int) {
+	rs := g.run.Load()
+	if rs == nil {
+		return
+	}
+	g.goBackground(func() {
+		a := core.Action{Kind: core.ActionReply, Conv: conv, Text: text, ReplyTo: strconv.Itoa(replyTo)}
+		if _, err := g.Act(rs.ctx, a); err != nil {
+			g.log.Error().Err(err).Str("conv", conv.Key()).Msg("reply failed")
+		}
+	})
+}

@@ -1,0 +1,214 @@
+package telegram
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+)
+
+func TestPrivateMessageBecomesSignal(t *testing.T) {
+	h := newHarness(t).start()
+	h.fake.InjectMessage(dm(alice, "hello bot"))
+	s := h.inbox.next(t)
+	want := core.Conversation{Gateway: "telegram", Chat: "1001"}
+	if s.Kind != core.KindMessage || s.Conv != want || s.From != "telegram:1001" || s.Text != "hello bot" || !s.Private || s.MessageID == "" {
+		t.Fatalf("signal %+v", s)
+	}
+	if s.Conv.Key() != "telegram:1001" {
+		t.Fatalf("key %q", s.Conv.Key())
+	}
+}
+
+func TestCaptionBecomesSignal(t *testing.T) {
+	h := newHarness(t).start()
+	m := dm(alice, "")
+	m.Caption = "look at this"
+	m.Extra = map[string]json.RawMessage{"photo": json.RawMessage(`[{"file_id":"p1","file_unique_id":"u1","width":1,"height":1}]`)}
+	h.fake.InjectMessage(m)
+	if s := h.inbox.next(t); s.Text != "look at this" {
+		t.Fatalf("signal %+v", s)
+	}
+}
+
+func TestGroupMentionLogic(t *testing.T) {
+	bot := "@gatehouse_bot"
+	for _, tc := range []struct {
+		name string
+		msg  func(h *harness) faketg.Message
+		want string // "" when nothing may get through
+	}{
+		{"not mentioned", func(*harness) faketg.Message { return inGroup(alice, "just chatting") }, ""},
+		{"another bot's command", func(*harness) faketg.Message { return inGroup(alice, "/start@other_bot") }, ""},
+		{"mention stripped", func(*harness) faketg.Message { return inGroup(alice, bot+" what time is it?") }, "what time is it?"},
+		{"mention in the middle", func(*harness) faketg.Message { return inGroup(alice, "hey "+bot+", help") }, "hey, help"},
+		{"command", func(*harness) faketg.Message { return inGroup(alice, "/pending") }, "/pending"},
+		{"command with bot name", func(*harness) faketg.Message { return inGroup(alice, "/approve@gatehouse_bot K7Q2") }, "/approve K7Q2"},
+		{"reply to the bot", func(h *harness) faketg.Message {
+			m := inGroup(alice, "and tomorrow?")
+			bot := h.fake.Bot()
+			m.ReplyToMessage = &faketg.Message{MessageID: 1, From: &bot, Chat: group, Text: "sunny"}
+			return m
+		}, "and tomorrow?"},
+		{"text mention", func(h *harness) faketg.Message {
+			m := inGroup(alice, "Gatehouse please")
+			bot := h.fake.Bot()
+			m.Entities = []faketg.Entity{{Type: "text_mention", Offset: 0, Length: 9, User: &bot}}
+			return m
+		}, "please"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t).start()
+			h.fake.InjectMessage(tc.msg(h))
+			h.fake.InjectMessage(inGroup(bob, bot+" marker"))
+			s := h.inbox.next(t)
+			if tc.want != "" {
+				if s.Text != tc.want || s.Private || s.Conv.Chat != "-100500" || s.From != "telegram:1002" && s.From != "telegram:1001" {
+					t.Fatalf("signal %+v, want text %q", s, tc.want)
+				}
+				s = h.inbox.next(t)
+			}
+			if s.Text != "marker" {
+				t.Fatalf("want only the marker after an unaddressed message, got %+v", s)
+			}
+		})
+	}
+}
+
+func TestGroupAllPassesEverything(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.Group = GroupAll })).start()
+	h.fake.InjectMessage(inGroup(alice, "just chatting"))
+	if s := h.inbox.next(t); s.Text != "just chatting" {
+		t.Fatalf("signal %+v", s)
+	}
+}
+
+func TestBotsAndEditsIgnored(t *testing.T) {
+	h := newHarness(t).start()
+	other := faketg.User{ID: 55, IsBot: true, FirstName: "Other"}
+	h.fake.InjectMessage(dm(other, "I am a bot"))
+	self := h.fake.Bot()
+	h.fake.InjectMessage(faketg.Message{From: &self, Chat: group, Text: "@gatehouse_bot echo"})
+	h.fake.InjectUpdate(`{"edited_message":{"message_id":3,"date":1,"edit_date":2,"chat":{"id":1001,"type":"private"},"from":{"id":1001,"is_bot":false,"first_name":"A"},"text":"edited"}}`)
+	h.fake.InjectMessage(dm(alice, "real"))
+	if s := h.inbox.next(t); s.Text != "real" {
+		t.Fatalf("signal %+v", s)
+	}
+	h.inbox.empty(t)
+}
+
+func TestUnsupportedContentGetsAReply(t *testing.T) {
+	h := newHarness(t).start()
+	m := dm(alice, "")
+	m.Extra = map[string]json.RawMessage{"sticker": json.RawMessage(`{"file_id":"s","file_unique_id":"u","width":1,"height":1,"is_animated":false}`)}
+	h.fake.InjectMessage(m)
+	waitFor(t, "the not-supported reply", func() bool { return len(h.fake.Sent()) == 1 })
+	sent := h.fake.Sent()[0]
+	if sent.ChatID != alice.ID || !strings.Contains(sent.Plain, "not supported yet") || sent.ReplyTo == 0 {
+		t.Fatalf("reply %+v", sent)
+	}
+	h.inbox.empty(t)
+}
+
+func TestMalformedUpdatesSkipped(t *testing.T) {
+	h := newHarness(t)
+	bad := h.fake.InjectUpdate(`{"message":{"message_id":"not a number","chat":{"id":1}}}`)
+	noFrom := h.fake.InjectUpdate(`{"message":{"message_id":7,"date":1,"chat":{"id":1001,"type":"private"},"text":"no sender"}}`)
+	good := h.fake.InjectMessage(dm(alice, "after the junk"))
+	h.start()
+	if s := h.inbox.next(t); s.Text != "after the junk" {
+		t.Fatalf("signal %+v", s)
+	}
+	waitFor(t, "a poll confirming every update", func() bool {
+		polls := h.fake.Polls()
+		return polls[len(polls)-1].Offset == good+1
+	})
+	logs := h.logs.String()
+	for _, id := range []int{bad, noFrom} {
+		if !strings.Contains(logs, `"update_id":`+itoa64(int64(id))) {
+			t.Errorf("update %d was not logged as skipped:\n%s", id, logs)
+		}
+	}
+	h.inbox.empty(t)
+}
+
+func TestStalledPollRecoveredByWatchdog(t *testing.T) {
+	h := newHarness(t)
+	h.fake.FailNext("getUpdates", 1, faketg.FaultHang)
+	h.start()
+	waitFor(t, "the hung poll", func() bool { return h.fake.Calls("getUpdates") >= 1 })
+	h.fake.InjectMessage(dm(alice, "are you there?"))
+	if s := h.inbox.next(t); s.Text != "are you there?" {
+		t.Fatalf("signal %+v", s)
+	}
+	if n := h.fake.Calls("getUpdates"); n < 2 {
+		t.Fatalf("%d getUpdates calls: the hung one was not abandoned", n)
+	}
+	if !strings.Contains(h.logs.String(), "stalled") {
+		t.Fatalf("the stall was not logged:\n%s", h.logs.String())
+	}
+	select {
+	case err := <-h.runDone:
+		t.Fatalf("Run returned (%v): recovery must not need a restart", err)
+	default:
+	}
+}
+
+func TestConflictLoggedAndRecovered(t *testing.T) {
+	h := newHarness(t)
+	h.fake.FailNext("getUpdates", 2, faketg.FaultConflict)
+	h.fake.FailNext("getUpdates", 1, faketg.FaultServer)
+	h.fake.FailNext("getUpdates", 1, faketg.FaultMalformed)
+	h.fake.InjectMessage(dm(alice, "still here"))
+	h.start()
+	if s := h.inbox.next(t); s.Text != "still here" {
+		t.Fatalf("signal %+v", s)
+	}
+	if !strings.Contains(h.logs.String(), "another instance is polling or a webhook is set") {
+		t.Fatalf("409 not reported clearly:\n%s", h.logs.String())
+	}
+}
+
+func TestRestartNeitherReplaysNorLoses(t *testing.T) {
+	store := &memStore{}
+	fake := faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond})
+	first := newHarnessOn(t, fake, withCursors(store))
+	fake.InjectMessage(dm(alice, "one"))
+	last := fake.InjectMessage(dm(alice, "two"))
+	// Crash right after handing "two" over, before any poll confirms it.
+	first.inbox.after = func(s core.Signal) {
+		if s.Text == "two" {
+			first.cancel()
+		}
+	}
+	first.start()
+	for _, want := range []string{"one", "two"} {
+		if s := first.inbox.next(t); s.Text != want {
+			t.Fatalf("first run: %+v, want %q", s, want)
+		}
+	}
+	first.stop()
+	if fake.Pending() != 2 {
+		t.Fatalf("the scenario needs unconfirmed updates on the server, have %d", fake.Pending())
+	}
+	fake.InjectMessage(dm(alice, "three (sent while down)"))
+
+	second := newHarnessOn(t, fake, withCursors(store)).start()
+	if s := second.inbox.next(t); s.Text != "three (sent while down)" {
+		t.Fatalf("after restart: %+v (a replay, or a loss)", s)
+	}
+	if p := fake.Polls()[len(fake.Polls())-1]; p.Offset < last+1 {
+		t.Fatalf("second run polled from offset %d, want > %d", p.Offset, last)
+	}
+	second.inbox.empty(t)
+}
+
+func TestRunStopsAtOnceOnCancel(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.PollTimeout = time.Minute })).start()
+	waitFor(t, "a poll in flight", func() bool { return h.fake.Calls("getUpdates") >= 1 })
+	h.stop() // fails the test if Run does not return
+}

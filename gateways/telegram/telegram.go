@@ -1,0 +1,154 @@
+// Package telegram is the Telegram gateway: it receives updates (long
+// polling with its own loop, or a webhook), normalises them into signals,
+// renders replies as Telegram HTML, splits, paces and retries them, and
+// turns approval requests into inline buttons. It uses the unmodified
+// github.com/go-telegram-bot-api/telegram-bot-api/v5 client pointed at
+// Config.APIURL. The bot token never appears in a log line or an error.
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+)
+
+// Name is the gateway's name, the first part of its conversation keys and
+// identities.
+const Name = "telegram"
+
+// offsetCursor is the Cursors key of the next update offset.
+const offsetCursor = "telegram:offset"
+
+var (
+	_ gateways.Gateway = (*Gateway)(nil)
+	_ core.Typer       = (*Gateway)(nil)
+)
+
+// Gateway is the Telegram adapter. It is safe for concurrent use; Run is
+// called once.
+type Gateway struct {
+	cfg       Config
+	log       zerolog.Logger
+	bot       *tgbotapi.BotAPI // Self is the bot; Client is replaced per call
+	secrets   *secrets.Set
+	cursors   gateways.Cursors
+	approvals gateways.Approvals
+	pacer     *gateways.Pacer
+	locks     *chatLocks
+	prompts   *promptBook
+	seen      *recentIDs
+	listener  net.Listener // webhook mode with Webhook.Listen
+	hookMu    sync.Mutex   // serialises webhook updates
+	run       atomic.Pointer[runState]
+	wg        sync.WaitGroup // callbacks and replies started by Run
+}
+
+// runState is what a running gateway hands to its background work.
+type runState struct {
+	ctx   context.Context
+	inbox gateways.Inbox
+}
+
+// New checks the configuration, connects (getMe) and returns the gateway.
+// In webhook mode with Webhook.Listen set it also binds the listener.
+func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		log:       d.Log.With().Str("gateway", Name).Logger(),
+		secrets:   secrets.New(cfg.Token, url.PathEscape(cfg.Token), url.QueryEscape(cfg.Token), cfg.Webhook.SecretToken),
+		cursors:   d.Cursors,
+		approvals: d.Approvals,
+		pacer:     gateways.NewPacer(cfg.Pace),
+		locks:     newChatLocks(),
+		prompts:   newPromptBook(),
+		seen:      newRecentIDs(1024),
+	}
+	if g.cursors == nil {
+		g.cursors = newMemCursors()
+	}
+	if err := g.connect(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.Mode == ModeWebhook && cfg.Webhook.Listen != "" {
+		if g.listener, err = net.Listen("tcp", cfg.Webhook.Listen); err != nil {
+			return nil, fmt.Errorf("telegram: webhook listen %s: %w", cfg.Webhook.Listen, err)
+		}
+	}
+	return g, nil
+}
+
+// connect builds the client and checks the token with getMe.
+func (g *Gateway) connect(ctx context.Context) error {
+	endpoint := strings.ReplaceAll(strings.TrimRight(g.cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	bot, err := tgbotapi.NewBotAPIWithClient(g.cfg.Token, endpoint, ctxClient{ctx: rctx, c: g.cfg.HTTPClient})
+	if err != nil {
+		return fmt.Errorf("telegram: connect (getMe): %w", g.scrub(err))
+	}
+	bot.Client = g.cfg.HTTPClient
+	g.bot = bot
+	g.log.Info().Str("bot", bot.Self.UserName).Int64("bot_id", bot.Self.ID).Msg("connected")
+	return nil
+}
+
+// Name returns "telegram".
+func (g *Gateway) Name() string { return Name }
+
+// Self returns the bot's own user as getMe reported it.
+func (g *Gateway) Self() tgbotapi.User { return g.bot.Self }
+
+// Run receives updates until ctx ends, by long polling or, in webhook mode,
+// by serving the webhook. It returns nil on cancellation.
+func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
+	g.run.Store(&runState{ctx: ctx, inbox: inbox})
+	defer g.wg.Wait()
+	if g.cfg.Mode == ModeWebhook {
+		return g.runWebhook(ctx)
+	}
+	return g.runPolling(ctx, inbox)
+}
+
+// api returns a client whose requests carry ctx.
+func (g *Gateway) api(ctx context.Context) *tgbotapi.BotAPI {
+	b := *g.bot
+	b.Client = ctxClient{ctx: ctx, c: g.cfg.HTTPClient}
+	return &b
+}
+
+// ctxClient attaches a context to the library's requests, which it builds
+// without one.
+type ctxClient struct {
+	ctx context.Context
+	c   *http.Client
+}
+
+// Do sends r with the client's context.
+func (c ctxClient) Do(r *http.Request) (*http.Response, error) {
+	return c.c.Do(r.WithContext(c.ctx))
+}
+
+// goBackground runs f in a goroutine Run waits for.
+func (g *Gateway) goBackground(f func()) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+}
