@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -40,7 +42,8 @@ func (t readFile) Run(_ context.Context, args json.RawMessage) (string, error) {
 		return "", err
 	}
 	defer root.Close()
-	f, err := root.Open(path)
+	// O_NONBLOCK: opening a FIFO must not wait for a writer.
+	f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", pathErr(a.Path, err)
 	}

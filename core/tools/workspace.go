@@ -63,14 +63,25 @@ func (w *Workspace) open(path string) (*os.Root, string, error) {
 // pathErr rewrites os.Root's escape error as ErrOutsideWorkspace and strips
 // the workspace's absolute directory from other errors.
 func pathErr(path string, err error) error {
+	if escapes(err) {
+		return fmt.Errorf("%q: %w (through a symbolic link)", path, ErrOutsideWorkspace)
+	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		if pe.Err.Error() == "path escapes from parent" {
-			return fmt.Errorf("%q: %w (through a symbolic link)", path, ErrOutsideWorkspace)
-		}
 		return fmt.Errorf("%s %q: %w", pe.Op, path, pe.Err)
 	}
 	return err
+}
+
+// escapes reports whether err is os.Root's "path escapes from parent",
+// which the os package does not export.
+func escapes(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
 }
 
 // pathArgs is the arguments object of the file tools.

@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+)
+
+func runShell(t *testing.T, ctx context.Context, sh Tool, command string) (string, error) {
+	t.Helper()
+	raw := []byte(`{"command":` + strconv.Quote(command) + `}`)
+	return sh.Run(ctx, raw)
+}
+
+func TestShellResults(t *testing.T) {
+	dir := t.TempDir()
+	sh := NewShell(dir, nil)
+	tests := []struct {
+		name, command, want string
+		failed              bool
+	}{
+		{"stdout", "echo hi", "exit 0\n--- stdout\nhi", false},
+		{"silent", "true", "exit 0", false},
+		{"exit code", "exit 3", "exit 3", true},
+		{"stderr", "echo out; echo oops >&2; exit 1", "exit 1\n--- stdout\nout\n--- stderr\noops", true},
+		{"workspace dir", "pwd", "exit 0\n--- stdout\n" + dir, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runShell(t, context.Background(), sh, tt.command)
+			if out != tt.want {
+				t.Errorf("output %q, want %q", out, tt.want)
+			}
+			if failed := errors.Is(err, ErrFailed); failed != tt.failed || (err != nil && !failed) {
+				t.Errorf("err %v, want failed=%v", err, tt.failed)
+			}
+		})
+	}
+}
+
+func TestShellOutputCap(t *testing.T) {
+	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "head -c 100000 /dev/zero | tr '\\0' x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "…[truncated " + strconv.Itoa(100000-shellStreamMax) + " bytes]"
+	if !strings.HasSuffix(out, want) || len(out) > shellStreamMax+100 {
+		t.Errorf("output of %d bytes ends %q, want %q", len(out), out[max(0, len(out)-40):], want)
+	}
+}
+
+func TestShellEmptyCommand(t *testing.T) {
+	if _, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "  "); !errors.Is(err, ErrInvalidArgs) {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestShellKillsProcessGroup checks that a background child dies with the
+// command, both on timeout and after a normal exit.
+func TestShellKillsProcessGroup(t *testing.T) {
+	tests := []struct{ name, command string }{
+		{"timeout", "sleep 1000 & echo $!; wait"},
+		{"normal exit", "sleep 1000 & echo $!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			out, _ := runShell(t, ctx, NewShell(t.TempDir(), nil), tt.command)
+			_, pidText, ok := strings.Cut(out, "--- stdout\n")
+			pid, err := strconv.Atoi(strings.TrimSpace(pidText))
+			if !ok || err != nil {
+				t.Fatalf("no pid in %q", out)
+			}
+			waitGone(t, pid)
+		})
+	}
+}
+
+// waitGone fails unless the process exits (or is a zombie awaiting its
+// reaper) within a generous bound; SIGKILL is immediate, so this only
+// guards against a hang.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || syscall.Kill(pid, 0) != nil {
+			return
+		}
+		if fields := strings.Fields(string(stat)); len(fields) > 2 && fields[2] == "Z" {
+			return
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("process %d still running", pid)
+}
+
+func TestShellEnvironmentIsScrubbed(t *testing.T) {
+	const planted = "plantedvalue-1234567"
+	t.Setenv("MY_SERVICE_TOKEN", "tok-by-name")
+	t.Setenv("INNOCENT_LOOKING", "prefix "+planted+" suffix")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("slack_channel", "general")
+	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
+	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New(planted)), "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"MY_SERVICE_TOKEN", "tok-by-name", "INNOCENT_LOOKING", planted, "OPENAI_BASE_URL", "slack_channel"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("env shows %q", gone)
+		}
+	}
+	if !strings.Contains(out, "GATEHOUSE_VISIBLE=visible-value") {
+		t.Error("an ordinary variable was removed")
+	}
+}
+
+func TestShellRedactsOutput(t *testing.T) {
+	out, _ := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New("s3cr3t-value")), "echo s3cr3t-value")
+	if strings.Contains(out, "s3cr3t") {
+		t.Errorf("output %q", out)
+	}
+}
