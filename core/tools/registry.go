@@ -45,6 +45,8 @@ type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]*entry
 	specs []llm.ToolSpec // sorted by name, rebuilt on Register, never mutated
+
+	grace time.Duration // killGrace; shorter in tests
 }
 
 // entry is a registered tool with what the registry derived from its Spec.
@@ -74,7 +76,7 @@ func NewRegistry(opts Options) *Registry {
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput
 	}
-	return &Registry{opts: opts, tools: make(map[string]*entry)}
+	return &Registry{opts: opts, tools: make(map[string]*entry), grace: killGrace}
 }
 
 // Register adds a tool. A duplicate name, a name an LLM API would refuse, or
@@ -169,6 +171,9 @@ func (r *Registry) names() string {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
+	}
+	if len(names) == 0 {
+		return "none"
 	}
 	return strings.Join(names, ", ")
 }

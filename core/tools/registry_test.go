@@ -141,6 +141,20 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+func TestTimeoutAbandonsToolIgnoringContext(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	stubborn := fakeTool{spec: Spec{Name: "stubborn"}, run: func(context.Context, json.RawMessage) (string, error) {
+		<-release
+		return "late", nil
+	}}
+	r := newTestRegistry(t, Options{Timeouts: map[string]time.Duration{"stubborn": 10 * time.Millisecond}}, stubborn)
+	r.grace = 10 * time.Millisecond
+	if res := act(t, r, "stubborn", ""); !res.Failed || res.Output != "error: timed out after 10ms" {
+		t.Errorf("got %+v", res)
+	}
+}
+
 func TestTimeoutPrecedence(t *testing.T) {
 	r := newTestRegistry(t, Options{DefaultTimeout: time.Minute, Timeouts: map[string]time.Duration{"b": time.Second}},
 		fakeTool{spec: Spec{Name: "a"}}, fakeTool{spec: Spec{Name: "b", Timeout: time.Hour}},

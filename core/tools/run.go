@@ -113,7 +113,7 @@ func (r *Registry) invoke(ctx context.Context, e *entry, args json.RawMessage) (
 		return r.finish(ctx, tctx, e, o)
 	case <-tctx.Done():
 	}
-	grace := time.NewTimer(killGrace)
+	grace := time.NewTimer(r.grace)
 	defer grace.Stop()
 	select {
 	case o := <-done:
