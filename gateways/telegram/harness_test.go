@@ -42,8 +42,12 @@ func withConfig(f func(*Config)) option { return func(c *Config, _ *Deps) { f(c)
 // Its cleanup stops both and checks that no log line holds the token.
 func newHarness(t *testing.T, opts ...option) *harness {
 	t.Helper()
-	fake := faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond})
-	return newHarnessOn(t, fake, opts...)
+	return newHarnessOn(t, newFake(), opts...)
+}
+
+// newFake starts a fake whose retry_after unit matches testConfig's.
+func newFake() *faketg.Server {
+	return faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond, RetryAfterUnit: 10 * time.Millisecond})
 }
 
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {

@@ -175,7 +175,7 @@ func TestConflictLoggedAndRecovered(t *testing.T) {
 
 func TestRestartNeitherReplaysNorLoses(t *testing.T) {
 	store := &memStore{}
-	fake := faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond})
+	fake := newFake()
 	first := newHarnessOn(t, fake, withCursors(store))
 	fake.InjectMessage(dm(alice, "one"))
 	last := fake.InjectMessage(dm(alice, "two"))

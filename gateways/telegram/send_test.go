@@ -94,6 +94,9 @@ func TestRateLimitStormDeliversEverythingInOrder(t *testing.T) {
 			t.Fatalf("chat %d got %q", chat, perChat[chat])
 		}
 	}
+	if n := h.fake.Early(); n != 0 {
+		t.Fatalf("%d requests came before retry_after had passed", n)
+	}
 	if n := h.fake.Calls("sendMessage"); n != 18+8 {
 		t.Fatalf("%d sendMessage calls, want 26 (18 delivered + 8 refused)", n)
 	}

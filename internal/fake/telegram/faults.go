@@ -3,11 +3,12 @@ package telegram
 import (
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // injectFault answers the request with the next fault queued for method and
 // reports whether it did.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, method string) bool {
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, method, chat string) bool {
 	s.mu.Lock()
 	queue := s.faults[method]
 	if len(queue) == 0 {
@@ -21,6 +22,9 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, method stri
 
 	switch f {
 	case FaultTooMany:
+		s.mu.Lock()
+		s.penalty[chat] = time.Now().Add(time.Duration(s.opts.RetryAfter) * s.opts.RetryAfterUnit)
+		s.mu.Unlock()
 		writeError(w, http.StatusTooManyRequests, "Too Many Requests: retry after "+strconv.Itoa(s.opts.RetryAfter), s.opts.RetryAfter)
 	case FaultServer:
 		writeError(w, http.StatusInternalServerError, "Internal Server Error", 0)

@@ -24,6 +24,10 @@ type Options struct {
 	BotUsername string        // default "gatehouse_bot"
 	MaxPollWait time.Duration // longest a getUpdates is held, whatever its timeout; default 1s
 	RetryAfter  int           // retry_after of FaultTooMany in seconds; default 1
+	// RetryAfterUnit is how long one retry_after unit lasts for the fake's
+	// own bookkeeping (Early); default 1s. Tests that shorten the client's
+	// unit shorten this one to match.
+	RetryAfterUnit time.Duration
 }
 
 // Server is the fake Bot API. It is safe for concurrent use.
@@ -48,6 +52,8 @@ type Server struct {
 	faults   map[string][]Fault
 	calls    map[string]int
 	reject   bool
+	penalty  map[string]time.Time // chat_id -> end of its 429 pause
+	early    int
 	webhook  webhookState
 }
 
@@ -78,6 +84,9 @@ func New(o Options) *Server {
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = 1
 	}
+	if o.RetryAfterUnit <= 0 {
+		o.RetryAfterUnit = time.Second
+	}
 	s := &Server{
 		opts:     o,
 		closed:   make(chan struct{}),
@@ -90,6 +99,7 @@ func New(o Options) *Server {
 		queries:  make(map[string]bool),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
+		penalty:  make(map[string]time.Time),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	return s
@@ -146,6 +156,15 @@ func (s *Server) RejectEntities(on bool) {
 	s.reject = on
 }
 
+// Early returns how many requests arrived for a chat (or, without a chat,
+// for getUpdates and the like) before the retry_after of a 429 it was
+// given had passed: a client that honours retry_after makes none.
+func (s *Server) Early() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.early
+}
+
 // Calls returns how many requests of method arrived (failed ones included).
 func (s *Server) Calls(method string) int {
 	s.mu.Lock()
@@ -170,8 +189,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.calls[method]++
+	if until, ok := s.penalty[p["chat_id"]]; ok && time.Now().Before(until) {
+		s.early++
+	}
 	s.mu.Unlock()
-	if s.injectFault(w, r, method) {
+	if s.injectFault(w, r, method, p["chat_id"]) {
 		return
 	}
 	h, ok := s.handlers()[method]

@@ -189,7 +189,13 @@ func TestFaults(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.Code != 429 || apiErr.RetryAfter != 1 {
 		t.Fatalf("429: %v", err)
 	}
+	if s.Early() != 0 {
+		t.Fatal("a request after a 429 is early only when it is for the same chat")
+	}
 	_, err = bot.Send(tgbotapi.NewMessage(1, "x"))
+	if s.Early() != 1 {
+		t.Fatalf("Early = %d after an immediate retry, want 1", s.Early())
+	}
 	if !errors.As(err, &apiErr) || apiErr.Code != 500 {
 		t.Fatalf("500: %v", err)
 	}
