@@ -41,6 +41,7 @@ type promptRef struct {
 	text  string // as sent
 	mode  string // parse mode it was sent with
 	keep  time.Time
+	shown string // the status the message shows; "" while pending
 }
 
 // promptBook remembers, by token, the request messages to edit when the
@@ -75,18 +76,36 @@ func (b *promptBook) get(token string) []promptRef {
 	return append([]promptRef(nil), b.m[token]...)
 }
 
-// resolve edits every request message of the approval: the outcome is
-// appended and the buttons removed. Failures are logged: the resolution
-// reply is sent anyway.
+// shown records that a request message now shows status.
+func (b *promptBook) shown(token string, ref promptRef, status string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, r := range b.m[token] {
+		if r.chat == ref.chat && r.msgID == ref.msgID {
+			b.m[token][i].shown = status
+		}
+	}
+}
+
+// resolve edits every request message of the approval that does not show
+// this outcome yet: the outcome is appended and the buttons removed (the
+// broker announces a resolution to each conversation that saw the request,
+// so the same one may arrive several times). Failures are logged: the
+// resolution reply is sent anyway.
 func (g *Gateway) resolve(ctx context.Context, r *core.ApprovalResolution) {
 	refs := g.prompts.get(r.Token)
 	if len(refs) == 0 {
 		g.log.Debug().Msg("no request message to edit for a resolution")
 	}
 	for _, ref := range refs {
+		if ref.shown == r.Status {
+			continue
+		}
 		if err := g.editResolved(ctx, ref, r); err != nil {
 			g.log.Warn().Int64("chat", ref.chat).Int("message_id", ref.msgID).Err(err).Msg("cannot edit the approval request")
+			continue
 		}
+		g.prompts.shown(r.Token, ref, r.Status)
 	}
 }
 

@@ -140,6 +140,16 @@ func TestResolutionEditsTheRequestMessage(t *testing.T) {
 	if last.Method != "sendMessage" || !strings.Contains(last.Plain, "running it now") {
 		t.Fatalf("resolution reply %+v", last)
 	}
+	// The same resolution announced again (to another conversation) does
+	// not edit the request a second time.
+	again := res
+	again.Conv, again.Text = convOf(alice.ID), ""
+	if _, err := h.gw.Act(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.fake.Calls("editMessageText"); n != 1 {
+		t.Fatalf("%d edits for one resolution", n)
+	}
 	// A later status (executed) edits the request again.
 	res.Resolution = &core.ApprovalResolution{Token: "K7Q2", Status: "executed", By: "telegram:1001", At: at}
 	res.Text = ""

@@ -1,0 +1,351 @@
+package telegram_test
+
+// End-to-end tests: the real engine, approval broker, SQLite store and tools
+// (built by internal/app from a configuration), the Telegram gateway on the
+// unmodified library, the fake Bot API and the fake OpenAI server.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/app"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+)
+
+const (
+	e2eToken  = "555111:E2E-telegram-token-secret"
+	e2eAPIKey = "sk-e2e-openai-key-000000000000000000"
+)
+
+var (
+	owner = faketg.User{ID: 1001, FirstName: "Olga", Username: "olga"} // the approver
+	guest = faketg.User{ID: 1002, FirstName: "Gus", Username: "gus"}   // allowed, not an approver
+	team  = faketg.Chat{ID: -100777, Type: "supergroup", Title: "team"}
+)
+
+// e2e is a running gatehouse wired by internal/app.
+type e2e struct {
+	tg        *faketg.Server
+	ai        *fakeoai.Server
+	workspace string
+	logs      *lockedBuffer
+}
+
+func startE2E(t *testing.T) *e2e {
+	t.Helper()
+	e := &e2e{
+		tg:   faketg.New(faketg.Options{Token: e2eToken, MaxPollWait: 200 * time.Millisecond}),
+		ai:   fakeoai.Start(t),
+		logs: &lockedBuffer{},
+	}
+	dir := t.TempDir()
+	e.workspace = filepath.Join(dir, "workspace")
+	if err := os.Mkdir(e.workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config(t, dir)
+	log := zerolog.New(e.logs)
+	ctx, cancel := context.WithCancel(context.Background())
+	approvals := &lateApprovals{}
+	gw, err := telegram.New(ctx, gatewayConfig(e.tg), telegram.Deps{Log: log, Approvals: approvals})
+	if err != nil {
+		t.Fatalf("telegram.New: %v", err)
+	}
+	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey), Gateways: []gateways.Gateway{gw}})
+	if err != nil {
+		t.Fatalf("app.New: %v", err)
+	}
+	approvals.set(a.Broker())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("app.Run: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("app.Run did not return")
+		}
+		a.Close()
+		e.tg.Close()
+		if logs := e.logs.String(); strings.Contains(logs, e2eToken) || strings.Contains(logs, "E2E-telegram-token") {
+			t.Errorf("the bot token leaked into the logs")
+		}
+	})
+	return e
+}
+
+func (e *e2e) config(t *testing.T, dir string) *config.Config {
+	t.Helper()
+	yaml := fmt.Sprintf(`
+llm:
+  providers:
+    - {name: fake, base_url: %q, api_key: %q, model: test-model}
+gateways:
+  console: {enabled: false}
+  telegram: {allow: ["telegram:1002"]}
+hitl:
+  approvers: ["telegram:1001"]
+policy:
+  rules:
+    - {tool: shell, decision: approve}
+    - {tool: "*", decision: allow}
+tools: {workspace: %q}
+store: {driver: sqlite, dsn: %q}
+http: {listen: ""}
+`, e.ai.URL(), e2eAPIKey, e.workspace, filepath.Join(dir, "gatehouse.db"))
+	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	return cfg
+}
+
+// gatewayConfig is the gateway's configuration with test-speed settings.
+func gatewayConfig(tg *faketg.Server) telegram.Config {
+	return telegram.Config{
+		Token: tg.Token(), APIURL: tg.URL(),
+		PollTimeout: time.Second, StallMargin: 300 * time.Millisecond,
+		Pace: gateways.PacerConfig{
+			PerChat: gateways.Rate{Every: time.Millisecond, Burst: 5},
+			Global:  gateways.Rate{Every: 100 * time.Microsecond, Burst: 50},
+		},
+		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		RetryAfterUnit: 10 * time.Millisecond,
+		TypingEvery:    50 * time.Millisecond,
+	}
+}
+
+// waitSent waits for a message in chat whose visible text contains want.
+func (e *e2e) waitSent(t *testing.T, chat int64, want string) faketg.Sent {
+	t.Helper()
+	var found faketg.Sent
+	waitUntil(t, fmt.Sprintf("%q in chat %d", want, chat), func() bool {
+		for _, s := range e.tg.Sent() {
+			if s.ChatID == chat && strings.Contains(s.Plain, want) {
+				found = s
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// waitRequest waits for the approval request in chat and returns it with
+// its token (read from the Approve button).
+func (e *e2e) waitRequest(t *testing.T, chat int64) (faketg.Sent, string) {
+	t.Helper()
+	var req faketg.Sent
+	waitUntil(t, "an approval request", func() bool {
+		for _, s := range e.tg.Sent() {
+			if s.ChatID == chat && s.Markup != nil {
+				req = s
+				return true
+			}
+		}
+		return false
+	})
+	token, ok := strings.CutPrefix(req.Markup.Buttons()[0].CallbackData, "a:")
+	if !ok {
+		t.Fatalf("first button %+v is not Approve", req.Markup.Buttons()[0])
+	}
+	return req, token
+}
+
+// waitAnswers waits for n callback answers and returns them.
+func (e *e2e) waitAnswers(t *testing.T, n int) []faketg.Answer {
+	t.Helper()
+	waitUntil(t, fmt.Sprintf("%d callback answers", n), func() bool { return len(e.tg.Answers()) >= n })
+	return e.tg.Answers()
+}
+
+// runs counts the lines the approved shell command appended.
+func (e *e2e) runs(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// pushShellTurn scripts the model: ask for the shell command, then tell
+// the user it awaits approval, then (after the outcome) report it.
+func (e *e2e) pushShellTurn() {
+	e.ai.Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
+		fakeoai.Text("I asked an approver to allow it."),
+		fakeoai.Text("It ran: ran.txt has a new line."),
+	)
+}
+
+func TestE2EPrivateTurnWithToolCall(t *testing.T) {
+	e := startE2E(t)
+	e.ai.Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
+		fakeoai.Text("It is **noon** in UTC."),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "what time is it?"})
+	got := e.waitSent(t, guest.ID, "It is noon in UTC.")
+	if got.ParseMode != "HTML" || !strings.Contains(got.Text, "<b>noon</b>") {
+		t.Fatalf("reply %+v", got)
+	}
+	reqs := e.ai.Requests()
+	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
+		t.Fatalf("model requests %+v", reqs)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "tool" || last.ToolCallID != "call_t" {
+		t.Fatalf("tool result not fed back: %+v", last)
+	}
+	if len(e.tg.Actions()) == 0 {
+		t.Fatal("no typing indicator during the turn")
+	}
+}
+
+func TestE2EGroupAnswersOnlyWhenMentioned(t *testing.T) {
+	e := startE2E(t)
+	e.ai.Push(fakeoai.Text("Hello, team."))
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "chatting among ourselves"})
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot say hello"})
+	e.waitSent(t, team.ID, "Hello, team.")
+	reqs := e.ai.Requests()
+	if len(reqs) != 1 || reqs[0].LastUser() != "say hello" {
+		t.Fatalf("model saw %+v", reqs)
+	}
+}
+
+func TestE2EApprovalButtons(t *testing.T) {
+	e := startE2E(t)
+	e.pushShellTurn()
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
+	req, token := e.waitRequest(t, team.ID)
+	e.waitSent(t, team.ID, "I asked an approver to allow it.")
+
+	// A non-approver's press is refused and runs nothing.
+	e.tg.InjectCallback(faketg.Callback{From: guest, ChatID: team.ID, MessageID: req.MessageID, Data: "a:" + token})
+	if a := e.waitAnswers(t, 1); a[0].Text != "not authorised" {
+		t.Fatalf("non-approver toast %q", a[0].Text)
+	}
+	if n := e.runs(t); n != 0 {
+		t.Fatalf("ran %d times after a refused press", n)
+	}
+	if m, _ := e.tg.Message(team.ID, req.MessageID); m.Markup == nil {
+		t.Fatal("a refused press removed the buttons")
+	}
+
+	// The approver double-taps: it runs once.
+	for range 2 {
+		e.tg.InjectCallback(faketg.Callback{From: owner, ChatID: team.ID, MessageID: req.MessageID, Data: "a:" + token})
+	}
+	answers := e.waitAnswers(t, 3)[1:]
+	toasts := answers[0].Text + " | " + answers[1].Text
+	if !strings.Contains(toasts, "approved — ran") || !strings.Contains(toasts, "already approved") {
+		t.Fatalf("double press toasts: %s", toasts)
+	}
+	e.waitSent(t, team.ID, "It ran: ran.txt has a new line.")
+	if n := e.runs(t); n != 1 {
+		t.Fatalf("ran %d times, want exactly once", n)
+	}
+	waitUntil(t, "the request edited", func() bool {
+		m, _ := e.tg.Message(team.ID, req.MessageID)
+		return m.Markup == nil && strings.Contains(m.Plain, "by telegram:1001")
+	})
+}
+
+func TestE2EApproveTypedInOwnerDM(t *testing.T) {
+	e := startE2E(t)
+	e.pushShellTurn()
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
+	req, token := e.waitRequest(t, team.ID)
+	e.tg.InjectMessage(faketg.Message{From: &owner, Chat: faketg.Chat{ID: owner.ID, Type: "private"}, Text: "/approve " + token})
+	e.waitSent(t, team.ID, "It ran: ran.txt has a new line.")
+	if n := e.runs(t); n != 1 {
+		t.Fatalf("ran %d times", n)
+	}
+	waitUntil(t, "a reply in the owner's DM", func() bool {
+		for _, s := range e.tg.Sent() {
+			if s.ChatID == owner.ID {
+				return true
+			}
+		}
+		return false
+	})
+	waitUntil(t, "the group's request edited", func() bool {
+		m, _ := e.tg.Message(team.ID, req.MessageID)
+		return m.Markup == nil
+	})
+	for _, r := range e.ai.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, token) {
+				t.Fatalf("the approval token reached the model: %q", m.Content)
+			}
+		}
+	}
+}
+
+// lateApprovals forwards presses to the broker, which app.New builds after
+// the gateway that needs it.
+type lateApprovals struct {
+	p atomic.Pointer[gateways.Approvals]
+}
+
+func (l *lateApprovals) set(a gateways.Approvals) { l.p.Store(&a) }
+
+func (l *lateApprovals) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
+	a := l.p.Load()
+	if a == nil {
+		return "not ready"
+	}
+	return (*a).Press(ctx, from, conv, token, d)
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
