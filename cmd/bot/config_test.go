@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigErrors: a bad configuration makes `bot` and `bot doctor` exit 2
+// with one line naming the key, before anything is created or connected.
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, yaml, key string
+	}{
+		{"unknown key", "gateways:\n  telegram:\n    foo: 1\n", "gateways.telegram.foo"},
+		{"bad duration", "llm:\n  timeout: 5 minutes\n", "llm.timeout"},
+		{"provider without base_url", "llm:\n  providers:\n    - name: p\n      api_key: k\n      model: m\n", "llm.providers[0].base_url"},
+	}
+	for _, tc := range cases {
+		for _, sub := range [][]string{{}, {"run"}, {"doctor"}} {
+			name := tc.name + "/" + strings.Join(append([]string{"bot"}, sub...), " ")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				writeFile(t, dir, "bad.yaml", tc.yaml+"store: {dsn: gatehouse.db}\nhttp: {listen: \"\"}\n")
+				args := append(append([]string{}, sub...), "-config", "bad.yaml")
+				r := runOnce(t, dir, baseEnv(dir), "hello\n", args...)
+				if r.code != exitConfig {
+					t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitConfig, r.stdout, r.stderr)
+				}
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if len(lines) != 1 || !strings.Contains(lines[0], tc.key) {
+					t.Errorf("stderr = %q; want one line naming %s", r.stderr, tc.key)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "gatehouse.db")); !os.IsNotExist(err) {
+					t.Errorf("the store was created despite the configuration error (stat: %v)", err)
+				}
+				if strings.Contains(r.stdout, "gatehouse ›") {
+					t.Errorf("the bot answered despite the configuration error:\n%s", r.stdout)
+				}
+			})
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runOnce(t, dir, baseEnv(dir), "", "version")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "gatehouse ") || strings.TrimSpace(r.stdout) == "gatehouse" {
+		t.Errorf("bot version: exit %d, stdout %q, stderr %q; want exit 0 and \"gatehouse VERSION\"", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestUnknownSubcommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runOnce(t, dir, baseEnv(dir), "", "frobnicate")
+	if r.code != exitConfig {
+		t.Errorf("exit %d; want %d", r.code, exitConfig)
+	}
+	if !strings.Contains(r.stderr, "frobnicate") {
+		t.Errorf("stderr %q does not name the unknown command", r.stderr)
+	}
+}
+
+// defaultConfig returns the shipped config.yaml.
+func defaultConfig(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	if err != nil {
+		t.Fatalf("read the shipped config.yaml: %v", err)
+	}
+	return string(b)
+}
+
+// TestDoctorDefaultConfig: the shipped config runs offline: doctor says so
+// and exits 0, without creating the store.
+func TestDoctorDefaultConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", defaultConfig(t))
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if r.code != exitOK {
+		t.Fatalf("bot doctor: exit %d; want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"demo model", "console: enabled", "approvers: console:local"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output does not mention %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gatehouse.db")); !os.IsNotExist(err) {
+		t.Errorf("doctor created the store (stat: %v); it should only check", err)
+	}
+}
+
+// TestDoctorNoGateway: with the console disabled and no platform
+// credentials nothing could talk to the bot: doctor exits 1.
+func TestDoctorNoGateway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\nhttp: {listen: \"\"}\n")
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if r.code != exitFail {
+		t.Fatalf("bot doctor: exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "no gateway") {
+		t.Errorf("doctor does not say that no gateway is enabled:\n%s", r.stdout)
+	}
+}
