@@ -56,7 +56,7 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 	}
 	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10)}
 	if strings.TrimSpace(text) == "" {
-		if hasMedia(m) {
+		if hasMedia(m) && (private || addressed) { // not to every sticker in a group
 			g.replyLater(conv, notSupported, m.MessageID)
 		}
 		return nil

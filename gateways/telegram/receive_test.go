@@ -114,6 +114,23 @@ func TestUnsupportedContentGetsAReply(t *testing.T) {
 	h.inbox.empty(t)
 }
 
+func TestGroupStickerNotAnsweredUnlessAddressed(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.Group = GroupAll })).start()
+	sticker := map[string]json.RawMessage{"sticker": json.RawMessage(`{"file_id":"s","file_unique_id":"u","width":1,"height":1,"is_animated":false}`)}
+	m := inGroup(alice, "")
+	m.Extra = sticker
+	h.fake.InjectMessage(m)
+	private := dm(bob, "")
+	private.Extra = sticker
+	h.fake.InjectMessage(private) // answered: marks that the group one was handled first
+	waitFor(t, "the private reply", func() bool { return len(h.fake.Sent()) > 0 })
+	for _, s := range h.fake.Sent() {
+		if s.ChatID == group.ID {
+			t.Fatalf("answered a group sticker: %+v", s)
+		}
+	}
+}
+
 func TestMalformedUpdatesSkipped(t *testing.T) {
 	h := newHarness(t)
 	bad := h.fake.InjectUpdate(`{"message":{"message_id":"not a number","chat":{"id":1}}}`)

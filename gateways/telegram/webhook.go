@@ -33,6 +33,15 @@ func (g *Gateway) WebhookAddr() string {
 	return g.listener.Addr().String()
 }
 
+// Close releases the webhook listener of a gateway whose Run was never
+// called (Run releases it itself when it returns).
+func (g *Gateway) Close() error {
+	if g.listener == nil || g.run.Load() != nil {
+		return nil
+	}
+	return g.listener.Close()
+}
+
 // WebhookPath is the path Telegram posts to: the path of Webhook.PublicURL.
 func (g *Gateway) WebhookPath() string {
 	u, err := url.Parse(g.cfg.Webhook.PublicURL)
