@@ -160,6 +160,9 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 // to the LLM with the reason, at most maxRejections times.
 func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err error) {
 	a := Action{Kind: ActionReply, Conv: t.sig.Conv, From: t.sig.From, Text: msg.Content, ReplyTo: t.sig.MessageID}
+	// What the history keeps goes to the provider again (and to the next one
+	// in a cascade) and into the store: it must not carry a secret either.
+	msg.Content = t.cfg.Redact(msg.Content)
 	if d := CheckGates(ctx, t.cfg.Gates, a); d.Verdict != Allow {
 		t.rejections++
 		t.log.Warn().Str("rule", d.Rule).Int("rejections", t.rejections).Msg("reply refused by gate")

@@ -68,33 +68,21 @@ func TestSecretsNeverLeak(t *testing.T) {
 	echoes := checkLLMSaw(t, srv.Requests())
 	untagged := checkLogLines(t, stderr)
 
-	// Known bugs outside cmd/bot, isolated so the checks above stay strict:
-	// each subtest skips while exactly the known defect is present and
-	// passes once it is fixed.
-	t.Run("refused reply not sent back to the LLM", func(t *testing.T) {
-		atRest := dbLeaks(t, dir)
-		if echoes > 0 {
-			t.Skipf("KNOWN BUG core/turn.go (turnState.reply): a reply the secret gate refused is appended "+
-				"to the history unredacted, so the secret goes back to the provider on %d later request(s) "+
-				"(database files holding it: %v); fix: msg.Content = t.cfg.Redact(msg.Content) before History.Append",
-				echoes, atRest)
-		}
-		if len(atRest) > 0 {
-			t.Errorf("the database holds a secret: %v", atRest)
-		}
-	})
-	t.Run("tool run log carries conv", func(t *testing.T) {
-		if untagged > 0 {
-			t.Skipf("KNOWN BUG core/tools/run.go (Registry.run): the debug \"tool run\" line has no \"conv\" "+
-				"(%d line(s)); fix: have Act log with r.opts.Log.With().Str(\"conv\", a.Conv.Key())", untagged)
-		}
-	})
+	if echoes > 0 {
+		t.Errorf("a reply the secret gate refused went back to the LLM on %d later request(s)", echoes)
+	}
+	if atRest := dbLeaks(t, dir); len(atRest) > 0 {
+		t.Errorf("the database holds a secret: %v", atRest)
+	}
+	if untagged > 0 {
+		t.Errorf("%d signal/action/tool log line(s) carry no \"conv\"", untagged)
+	}
 }
 
 // checkLLMSaw: what the LLM was sent holds no secret, and the tool result
 // it saw is the redacted file (so the command did run). It returns how
-// many requests echoed the model's own refused reply (a known bug, not
-// failed here); any other secret fails the test.
+// many requests echoed the model's own refused reply; any other secret
+// fails the test.
 func checkLLMSaw(t *testing.T, reqs []fakeopenai.Request) (echoes int) {
 	t.Helper()
 	if len(reqs) < 3 {

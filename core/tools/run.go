@@ -47,7 +47,7 @@ type outcome struct {
 // ErrUnknownTool, ErrInvalidArgs, ErrTimeout or ErrCrashed, the tool's own
 // error, or the context's error when ctx ended first.
 func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	out, err := r.run(ctx, name, args)
+	out, err := r.run(ctx, "", name, args)
 	return Truncate(out, r.opts.MaxOutput), err
 }
 
@@ -59,7 +59,7 @@ func (r *Registry) Act(ctx context.Context, a core.Action) (core.Result, error) 
 	if a.Kind != core.ActionTool {
 		return core.Result{}, fmt.Errorf("tools: act: a %s action is not a tool call", a.Kind)
 	}
-	out, err := r.run(ctx, a.Call.Name, json.RawMessage(a.Call.Args))
+	out, err := r.run(ctx, a.Conv.Key(), a.Call.Name, json.RawMessage(a.Call.Args))
 	if err == nil {
 		return core.Result{Output: Truncate(out, r.opts.MaxOutput)}, nil
 	}
@@ -83,8 +83,8 @@ func (r *Registry) failure(out string, err error) string {
 	return Truncate(out, r.opts.MaxOutput-len(msg)-1) + "\n" + msg
 }
 
-// run is Run without the output cap.
-func (r *Registry) run(ctx context.Context, name string, args json.RawMessage) (string, error) {
+// run is Run without the output cap; conv, when known, goes into the log.
+func (r *Registry) run(ctx context.Context, conv, name string, args json.RawMessage) (string, error) {
 	e := r.lookup(name)
 	if e == nil {
 		return "", fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, r.names())
@@ -96,7 +96,7 @@ func (r *Registry) run(ctx context.Context, name string, args json.RawMessage) (
 	start := time.Now()
 	out, err := r.invoke(ctx, e, args)
 	out = r.opts.Secrets.Redact(out)
-	r.opts.Log.Debug().Str("tool", name).Dur("took", time.Since(start)).
+	r.opts.Log.Debug().Str("conv", conv).Str("tool", name).Dur("took", time.Since(start)).
 		Int("bytes", len(out)).Bool("failed", err != nil).Msg("tool run")
 	return out, err
 }
