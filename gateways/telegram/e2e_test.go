@@ -12,13 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
@@ -62,16 +60,15 @@ func startE2E(t *testing.T) *e2e {
 	cfg := e.config(t, dir)
 	log := zerolog.New(e.logs)
 	ctx, cancel := context.WithCancel(context.Background())
-	approvals := &lateApprovals{}
-	gw, err := telegram.New(ctx, gatewayConfig(e.tg), telegram.Deps{Log: log, Approvals: approvals})
-	if err != nil {
-		t.Fatalf("telegram.New: %v", err)
-	}
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey), Gateways: []gateways.Gateway{gw}})
+	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
+		TuneTelegram: func(c *telegram.Config) {
+			fast := gatewayConfig(e.tg)
+			fast.Token, fast.APIURL, fast.Mode, fast.Group = c.Token, c.APIURL, c.Mode, c.Group
+			*c = fast
+		}})
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	approvals.set(a.Broker())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	t.Cleanup(func() {
@@ -101,7 +98,7 @@ llm:
     - {name: fake, base_url: %q, api_key: %q, model: test-model}
 gateways:
   console: {enabled: false}
-  telegram: {allow: ["telegram:1002"]}
+  telegram: {token: %q, api_url: %q, allow: ["telegram:1002"]}
 hitl:
   approvers: ["telegram:1001"]
 policy:
@@ -111,7 +108,7 @@ policy:
 tools: {workspace: %q}
 store: {driver: sqlite, dsn: %q}
 http: {listen: ""}
-`, e.ai.URL(), e2eAPIKey, e.workspace, filepath.Join(dir, "gatehouse.db"))
+`, e.ai.URL(), e2eAPIKey, e2eToken, e.tg.URL(), e.workspace, filepath.Join(dir, "gatehouse.db"))
 	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -304,22 +301,6 @@ func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lateApprovals forwards presses to the broker, which app.New builds after
-// the gateway that needs it.
-type lateApprovals struct {
-	p atomic.Pointer[gateways.Approvals]
-}
-
-func (l *lateApprovals) set(a gateways.Approvals) { l.p.Store(&a) }
-
-func (l *lateApprovals) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
-	a := l.p.Load()
-	if a == nil {
-		return "not ready"
-	}
-	return (*a).Press(ctx, from, conv, token, d)
 }
 
 type lockedBuffer struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/console"
+	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -40,6 +41,9 @@ type Options struct {
 	Gateways []gateways.Gateway
 	// HTTPClient, when set, is used by the platform gateways (tests).
 	HTTPClient *http.Client
+	// TuneTelegram, when set, adjusts the Telegram gateway's settings that
+	// have no configuration key (pacing, poll timeout) — tests use it.
+	TuneTelegram func(*telegram.Config)
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -53,6 +57,7 @@ type App struct {
 	gateways []gateways.Gateway
 	console  *console.Console
 	health   *health
+	routes   []route // extra handlers on http.listen
 }
 
 // New builds the App. It opens the store and constructs every component;
@@ -110,7 +115,7 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 	if err := a.buildGateways(ctx, o); err != nil {
 		return nil, err
 	}
-	a.health = newHealth(a.engine)
+	a.health = newHealth(a.engine, a.routes)
 	return a, nil
 }
 

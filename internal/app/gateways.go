@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/console"
+	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
 )
 
 // buildGateways constructs every enabled gateway and registers each as the
@@ -15,11 +19,13 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		a.console = console.New(o.Stdin, o.Stdout, o.Interactive)
 		gws = append(gws, a.console)
 	}
-	platform, err := a.platformGateways(ctx, o)
-	if err != nil {
-		return err
+	if t := a.cfg.Gateways.Telegram; t.Enabled() {
+		gw, err := a.telegram(ctx, t, o)
+		if err != nil {
+			return err
+		}
+		gws = append(gws, gw)
 	}
-	gws = append(gws, platform...)
 	for _, gw := range gws {
 		if err := a.engine.Register(gw.Name(), gw); err != nil {
 			return err
@@ -29,7 +35,44 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 	return nil
 }
 
-// platformGateways constructs the enabled chat platform gateways.
-func (a *App) platformGateways(ctx context.Context, o Options) ([]gateways.Gateway, error) {
-	return nil, nil
+// telegram builds the Telegram gateway; it checks the token with getMe. In
+// webhook mode without its own listen address, the webhook is served on
+// http.listen.
+func (a *App) telegram(ctx context.Context, t config.Telegram, o Options) (*telegram.Gateway, error) {
+	tc := telegram.Config{
+		Token:      t.Token.Value(),
+		APIURL:     t.APIURL,
+		Mode:       t.Mode,
+		Group:      t.Group,
+		HTTPClient: o.HTTPClient,
+		Webhook: telegram.Webhook{
+			Listen:      t.Webhook.Listen,
+			PublicURL:   t.Webhook.PublicURL,
+			SecretToken: t.Webhook.SecretToken.Value(),
+		},
+	}
+	if o.TuneTelegram != nil {
+		o.TuneTelegram(&tc)
+	}
+	gw, err := telegram.New(ctx, tc, telegram.Deps{
+		Log:       a.log,
+		Cursors:   a.store,
+		Approvals: a.broker,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gateways.telegram: %w", err)
+	}
+	if tc.Mode == telegram.ModeWebhook && tc.Webhook.Listen == "" {
+		if a.cfg.HTTP.Listen == "" {
+			return nil, fmt.Errorf("gateways.telegram.webhook.listen: empty, and http.listen is empty too: nothing would serve the webhook")
+		}
+		a.routes = append(a.routes, route{pattern: "POST " + gw.WebhookPath(), handler: gw.WebhookHandler()})
+	}
+	return gw, nil
+}
+
+// route is an extra handler on the http.listen server (a gateway's webhook).
+type route struct {
+	pattern string
+	handler http.Handler
 }

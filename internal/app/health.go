@@ -18,10 +18,11 @@ import (
 // running) and /metrics (Prometheus text format).
 type health struct {
 	engine *core.Engine
+	routes []route
 	ready  atomic.Bool
 }
 
-func newHealth(e *core.Engine) *health { return &health{engine: e} }
+func newHealth(e *core.Engine, routes []route) *health { return &health{engine: e, routes: routes} }
 
 func (h *health) setReady() { h.ready.Store(true) }
 
@@ -46,6 +47,9 @@ func (h *health) handler() http.Handler {
 		fmt.Fprintf(w, "# TYPE gatehouse_replies_total counter\ngatehouse_replies_total %d\n", st.Replies)
 		fmt.Fprintf(w, "# TYPE gatehouse_turn_errors_total counter\ngatehouse_turn_errors_total %d\n", st.TurnErrors)
 	})
+	for _, r := range h.routes {
+		mux.Handle(r.pattern, r.handler)
+	}
 	return mux
 }
 
@@ -54,6 +58,9 @@ func (h *health) handler() http.Handler {
 func (h *health) serve(ctx context.Context, addr string, log zerolog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if len(h.routes) > 0 {
+			return fmt.Errorf("http.listen %s (serves the webhook): %w", addr, err)
+		}
 		log.Warn().Err(err).Str("listen", addr).Msg("health server not started (http.listen)")
 		return nil
 	}
