@@ -31,4 +31,3 @@ func (g SecretGate) Check(_ context.Context, a Action) Decision {
 	}
 	return Decision{Verdict: Allow}
 }
-
