@@ -1,10 +1,10 @@
 package core_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"sync"
 	"testing"
 	"time"
@@ -51,24 +51,6 @@ func (r *recorder) next(t *testing.T) core.Action {
 	}
 }
 
-// syncBuf is a goroutine-safe log sink.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testTool is a tool whose behaviour a test supplies.
 type testTool struct {
 	name     string
@@ -111,7 +93,7 @@ type harness struct {
 	eng   *core.Engine
 	gw    *recorder
 	fakes []*fakeoai.Server
-	log   *syncBuf
+	log   *testutil.SyncBuffer
 }
 
 type harnessOpts struct {
@@ -129,7 +111,7 @@ type harnessOpts struct {
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
-	h := &harness{gw: newRecorder(), log: &syncBuf{}}
+	h := &harness{gw: newRecorder(), log: &testutil.SyncBuffer{}}
 	log := zerolog.New(h.log)
 	if o.fakes == 0 {
 		o.fakes = 1

@@ -1,10 +1,10 @@
 package hitl_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,24 +141,6 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
 // harness is a running broker with two gateways.
 type harness struct {
 	b        *hitl.Broker
@@ -168,7 +150,7 @@ type harness struct {
 	store    *hitl.MemoryStore
 	standing *hitl.MemoryStanding
 	clock    *clock
-	logs     *syncBuffer
+	logs     *testutil.SyncBuffer
 }
 
 // newHarness starts a broker; opts adjusts the options before NewBroker.
@@ -177,7 +159,7 @@ func newHarness(t *testing.T, opts func(*hitl.Options)) *harness {
 	h := &harness{
 		alpha: &gateway{name: "alpha"}, beta: &gateway{name: "beta"},
 		store: hitl.NewMemoryStore(), standing: hitl.NewMemoryStanding(),
-		clock: &clock{now: t0}, logs: &syncBuffer{},
+		clock: &clock{now: t0}, logs: &testutil.SyncBuffer{},
 	}
 	h.d = newDispatcher(h.alpha, h.beta)
 	o := hitl.Options{

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -123,24 +124,6 @@ func runOnce(t *testing.T, dir string, env []string, input string, args ...strin
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // botProc is a running bot whose stdin the test writes line by line and
 // whose stdout it reads as lines.
 type botProc struct {
@@ -149,7 +132,7 @@ type botProc struct {
 	stdin  io.WriteCloser
 	lines  chan string // stdout lines; closed at end of output
 	seen   []string    // every stdout line received so far (test goroutine only)
-	stderr *syncBuffer
+	stderr *testutil.SyncBuffer
 	done   chan struct{} // closed once the process has been waited for
 	state  *os.ProcessState
 }
@@ -161,7 +144,7 @@ func startBot(t *testing.T, dir string, env []string, args ...string) *botProc {
 	cmd := exec.Command(botBin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &botProc{t: t, cmd: cmd, lines: make(chan string, 10000), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &botProc{t: t, cmd: cmd, lines: make(chan string, 10000), stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

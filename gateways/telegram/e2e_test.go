@@ -5,13 +5,12 @@ package telegram_test
 // unmodified library, the fake Bot API and the fake OpenAI server.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ type e2e struct {
 	tg        *faketg.Server
 	ai        *fakeoai.Server
 	workspace string
-	logs      *lockedBuffer
+	logs      *testutil.SyncBuffer
 }
 
 func startE2E(t *testing.T) *e2e {
@@ -50,7 +49,7 @@ func startE2E(t *testing.T) *e2e {
 	e := &e2e{
 		tg:   faketg.New(faketg.Options{Token: e2eToken, MaxPollWait: 200 * time.Millisecond}),
 		ai:   fakeoai.Start(t),
-		logs: &lockedBuffer{},
+		logs: &testutil.SyncBuffer{},
 	}
 	dir := t.TempDir()
 	e.workspace = filepath.Join(dir, "workspace")
@@ -301,23 +300,6 @@ func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 			}
 		}
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {

@@ -1,8 +1,8 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +27,7 @@ type harness struct {
 	gw      *Gateway
 	inbox   *recInbox
 	appr    *fakeApprovals
-	logs    *syncBuffer
+	logs    *testutil.SyncBuffer
 	cancel  context.CancelFunc
 	runDone chan error
 }
@@ -52,7 +52,7 @@ func newFake() *faketg.Server {
 
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &syncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
 	cfg := testConfig(fake)
 	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
 	for _, o := range opts {
@@ -184,24 +184,6 @@ func (f *fakeApprovals) calls() []pressCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]pressCall(nil), f.presses...)
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // memStore is a Cursors shared across gateway restarts.
