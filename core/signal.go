@@ -46,4 +46,9 @@ type Signal struct {
 	// Private is true for one-to-one chats (DMs, the console).
 	Private bool
 	At      time.Time
+	// Done, when set, is called once the Engine has finished with the
+	// signal (its turn ran, or it was refused or was a command). It is not
+	// called for a signal dropped at shutdown, so a gateway that commits its
+	// position in Done gets that message again after a restart.
+	Done func()
 }

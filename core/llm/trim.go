@@ -1,15 +1,25 @@
 package llm
 
-// Trim keeps at most max of the newest messages and drops from the front
-// until the sequence starts at a user message, so that no tool message is left
-// without the assistant call it answers. max <= 0 keeps everything. The
-// result may share msgs' backing array.
+// Trim keeps the newest max messages as a valid sequence for the API: it
+// starts at a user message, so no tool message is left without the
+// assistant call it answers. When the turn in progress alone is longer than
+// max, the whole turn is kept from its user message — dropping it would
+// leave the model without the task it is working on. max <= 0 keeps
+// everything. The result may share msgs' backing array.
 func Trim(msgs []Message, max int) []Message {
+	cut := 0
 	if max > 0 && len(msgs) > max {
-		msgs = msgs[len(msgs)-max:]
+		cut = len(msgs) - max
 	}
-	for len(msgs) > 0 && msgs[0].Role != RoleUser {
-		msgs = msgs[1:]
+	for i := cut; i < len(msgs); i++ {
+		if msgs[i].Role == RoleUser {
+			return msgs[i:]
+		}
 	}
-	return msgs
+	for i := cut - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			return msgs[i:]
+		}
+	}
+	return nil
 }

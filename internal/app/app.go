@@ -63,27 +63,31 @@ type App struct {
 // New builds the App. It opens the store and constructs every component;
 // platform gateways may contact their API here (Telegram checks its token).
 // On error everything opened so far is closed.
-func New(ctx context.Context, o Options) (a *App, err error) {
-	cfg := o.Config
-	a = &App{cfg: cfg, log: o.Log}
-	defer func() {
-		if err != nil {
-			a.Close()
-		}
-	}()
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+func New(ctx context.Context, o Options) (*App, error) {
+	a := &App{cfg: o.Config, log: o.Log}
+	if err := a.build(ctx, o); err != nil {
+		a.Close()
 		return nil, err
 	}
+	return a, nil
+}
+
+// build constructs the App's parts in dependency order.
+func (a *App) build(ctx context.Context, o Options) (err error) {
+	cfg := o.Config
+	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+		return err
+	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
-		return nil, err
+		return err
 	}
 	provider, err := buildProvider(cfg, o.Log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rules, err := policyRules(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
 	a.engine, err = core.NewEngine(core.Config{
@@ -102,21 +106,21 @@ func New(ctx context.Context, o Options) (a *App, err error) {
 		Log:          o.Log,
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if a.broker, err = buildBroker(cfg, a.engine, a.store, o.Log); err != nil {
-		return nil, err
+		return err
 	}
 	policy.Standing = a.broker
 	a.engine.UseHITL(a.broker, a.broker)
 	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
-		return nil, err
+		return err
 	}
 	if err := a.buildGateways(ctx, o); err != nil {
-		return nil, err
+		return err
 	}
 	a.health = newHealth(a.engine, a.routes)
-	return a, nil
+	return nil
 }
 
 // Engine returns the App's engine (for tests).
