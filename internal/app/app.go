@@ -135,7 +135,9 @@ func (a *App) Broker() *hitl.Broker { return a.broker }
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := a.recoverInterrupted(ctx); err != nil {
+	// Before anything can claim an approval: runs cut by a crash become
+	// interrupted and are reported, never re-run.
+	if _, err := a.broker.Recover(ctx); err != nil {
 		return err
 	}
 	g, gctx := newGroup(ctx)
@@ -177,20 +179,6 @@ func (a *App) exitAfterConsole(ctx context.Context, stop context.CancelFunc) err
 	}
 	a.log.Info().Msg("console input ended; shutting down")
 	stop()
-	return nil
-}
-
-// recoverInterrupted reports approvals whose action was running when the
-// process last stopped. They are marked interrupted by the store and never
-// re-run.
-func (a *App) recoverInterrupted(ctx context.Context) error {
-	cut, err := a.store.RecoverInterrupted(ctx)
-	if err != nil {
-		return fmt.Errorf("store: recover interrupted approvals: %w", err)
-	}
-	if len(cut) > 0 {
-		a.broker.ReportInterrupted(ctx, cut)
-	}
 	return nil
 }
 
