@@ -121,7 +121,7 @@ func TestApproveFromAnotherGateway(t *testing.T) {
 		t.Errorf("approver got %d messages, want the one outcome notice", n)
 	}
 	s := h.signal(t)
-	if s.Kind != outcome || s.Conv != convA || s.From != "" {
+	if s.Kind != outcome || s.Conv != convA || s.From != asker {
 		t.Errorf("signal = %+v", s)
 	}
 	mustContain(t, "outcome", s.Text, "[gatehouse]", "held shell call", `{"command":"ls -la /srv"}`, "approved by beta:boss", "ran", "total 0\ndrwxr-xr-x app")
@@ -213,6 +213,30 @@ func TestSelfApproval(t *testing.T) {
 		h.say(asker, convA, "/deny "+tok2+" changed my mind")
 		if st := h.status(t, tok2); st != hitl.StatusDenied {
 			t.Errorf("self-deny: status %s, want denied", st)
+		}
+	})
+	t.Run("off holds for the follow-up turn", func(t *testing.T) {
+		h := newHarness(t, func(o *hitl.Options) {
+			o.AllowSelfApproval = false
+			o.Approvers = append(o.Approvers, asker)
+		})
+		tok := h.hold(t, lsCall)
+		h.say(boss, convB, "/approve "+tok)
+		s := h.signal(t)
+		if s.From != asker {
+			t.Errorf("outcome signal From = %q, want the requester %s", s.From, asker)
+		}
+		// The engine's follow-up turn holds the LLM's next call on behalf
+		// of the outcome signal's sender, as it does for a message.
+		next := llm.ToolCall{ID: "call_2", Name: "shell", Args: `{"command":"rm -rf /srv"}`}
+		if _, err := h.b.Hold(context.Background(), core.Held{Conv: s.Conv, From: s.From, Call: next}); err != nil {
+			t.Fatalf("Hold of the follow-up call: %v", err)
+		}
+		tok2 := h.lastReply(t, convA).Approval.Token
+		h.say(asker, convA, "/approve "+tok2)
+		mustContain(t, "self approve of the follow-up", h.lastReply(t, convA).Text, "another approver must approve it")
+		if st := h.status(t, tok2); st != hitl.StatusPending {
+			t.Errorf("follow-up call: status %s after the requester's /approve, want pending", st)
 		}
 	})
 	t.Run("on", func(t *testing.T) {
@@ -564,6 +588,9 @@ func TestHoldTextNeverHasToken(t *testing.T) {
 	mustContain(t, "hold text", text, "needs human approval", "Do not retry", "awaits approval")
 	if _, err := h.b.Hold(context.Background(), core.Held{Conv: convA, From: asker}); err == nil {
 		t.Error("Hold of a call without a tool name succeeded")
+	}
+	if _, err := h.b.Hold(context.Background(), core.Held{Conv: convA, Call: lsCall}); err == nil {
+		t.Error("Hold on behalf of nobody (empty From) succeeded")
 	}
 }
 

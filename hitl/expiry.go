@@ -127,9 +127,11 @@ func (b *Broker) isInflight(token string) bool {
 }
 
 // queue adds the outcome signal for a's conversation to the outbox and
-// wakes Run.
+// wakes Run. The signal is from the requester: the engine takes From as on
+// whose behalf the follow-up turn acts, so a call the LLM proposes next is
+// held as the requester's, and four-eyes still keeps him from approving it.
 func (b *Broker) queue(a Approval, text string) {
-	s := core.Signal{Kind: core.KindApprovalOutcome, Conv: a.Conv, Text: text, At: b.o.Now()}
+	s := core.Signal{Kind: core.KindApprovalOutcome, Conv: a.Conv, From: a.RequestedBy, Text: text, At: b.o.Now()}
 	b.mu.Lock()
 	b.outbox = append(b.outbox, s)
 	b.mu.Unlock()

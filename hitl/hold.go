@@ -1,13 +1,12 @@
 package hitl
 
 import (
-	"time"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -28,10 +27,15 @@ func Digest(call llm.ToolCall) string {
 // conversation that asked and to every notify target, and returns the tool
 // result the LLM sees. It does not wait for a human. The returned text never
 // holds the token. A target that cannot be reached is logged; only a store
-// failure is an error.
+// failure, or a call on behalf of nobody (h.From empty: four-eyes would
+// have no requester to exclude), is an error.
 func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 	if h.Call.Name == "" {
 		return "", errors.New("hitl: hold: call without a tool name")
+	}
+	if h.From == "" {
+		// With no requester, four-eyes would have nobody to exclude.
+		return "", errors.New("hitl: hold: call on behalf of nobody (empty From)")
 	}
 	now := b.o.Now()
 	a := Approval{
