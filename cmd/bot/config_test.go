@@ -16,6 +16,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"unknown key", "gateways:\n  telegram:\n    foo: 1\n", "gateways.telegram.foo"},
 		{"bad duration", "llm:\n  timeout: 5 minutes\n", "llm.timeout"},
+		{"no approvers", "hitl:\n  approvers: []\n", "hitl.approvers"},
 		{"provider without base_url", "llm:\n  providers:\n    - name: p\n      api_key: k\n      model: m\n", "llm.providers[0].base_url"},
 	}
 	for _, tc := range cases {

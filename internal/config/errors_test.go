@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"provider names unique", "llm:\n  providers:\n    - {base_url: 'http://a/v1'}\n    - {base_url: 'http://a/v2'}\n", nil, "llm.providers[1].name", 4, `duplicate provider name "a" (also llm.providers[0])`},
 		{"provider timeout", "llm: {providers: [{base_url: 'http://a', timeout: -5s}]}\n", nil, "llm.providers[0].timeout", 1, "must be positive"},
 		// hitl identities and conversations
+		{"approvers empty", "hitl:\n  approvers: []\n", nil, "hitl.approvers", 2, "at least one approver"},
 		{"approver without gateway", "hitl:\n  approvers: [console:local, alice]\n", nil, "hitl.approvers[1]", 2, `want an identity gateway:id`},
 		{"approver unknown gateway", "hitl: {approvers: ['telgram:1']}\n", nil, "hitl.approvers[0]", 1, `unknown gateway "telgram"`},
 		{"approver empty id", "hitl: {approvers: ['slack:']}\n", nil, "hitl.approvers[0]", 1, "want an identity"},

@@ -75,6 +75,11 @@ func (e *Engine) check(ch *checker) {
 
 func (h *HITL) check(ch *checker) {
 	ch.positive("hitl.ttl", h.TTL)
+	if len(h.Approvers) == 0 {
+		// Deny by default: with nobody to approve, every held action would
+		// be a dead end, so refuse the configuration now, not in the broker.
+		ch.fail("hitl.approvers", "at least one approver identity is required (e.g. console:local or telegram:123456789)")
+	}
 	for i, a := range h.Approvers {
 		ch.identity(fmt.Sprintf("hitl.approvers[%d]", i), a)
 	}
