@@ -54,12 +54,13 @@ func (a *Auth) Allowed(s Signal) bool {
 	if a.approvers[s.From] {
 		return true
 	}
-	set := a.allow[s.Conv.Gateway]
-	if set["*"] || set[string(s.From)] || set[s.Conv.Key()] {
-		return true
+	c := s.Conv
+	set := a.allow[c.Gateway]
+	if set["*"] || set[string(s.From)] || set[c.Key()] || set[c.Gateway+":"+c.Chat] {
+		return true // a chat allowed as a whole includes its threads
 	}
 	_, user, _ := strings.Cut(string(s.From), ":")
-	return set[user] || set[s.Conv.Chat]
+	return set[user] || set[c.Chat]
 }
 
 // Refusal returns the one short reply an unknown sender gets, or "" when that

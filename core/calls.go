@@ -22,7 +22,7 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 	rejected := 0
 	for _, call := range calls {
 		out, failed, denied := t.runCall(ctx, call)
-		if !failed {
+		if !failed || denied { // refusals are counted as rejections, not failures
 			allFailed = false
 		}
 		if denied {
@@ -71,7 +71,8 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 		res = Result{Output: fmt.Sprintf("error: %v", err), Failed: true}
 	}
 	if t.cfg.ToolAudit != nil {
-		t.cfg.ToolAudit.AuditTool(ctx, a, d.Rule, res)
+		// The call ran: audit it even when the turn is being cancelled.
+		t.cfg.ToolAudit.AuditTool(context.WithoutCancel(ctx), a, d.Rule, res)
 	}
 	return res.Output, res.Failed, false
 }

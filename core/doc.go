@@ -3,5 +3,7 @@
 // order, gates decide what the LLM proposed, and actuators carry it out.
 //
 // core knows no gateway and no approval broker: both plug in through the small
-// interfaces declared here (Actuator, Inbox, Holder, CommandHandler).
+// interfaces declared here (Actuator, Holder, CommandHandler, Dispatcher);
+// gateways deliver signals through gateways.Inbox, which the Engine
+// implements.
 package core

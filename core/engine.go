@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -61,7 +62,6 @@ type Engine struct {
 	running bool
 	started chan struct{}
 	work    context.Context // turns run under it; cancelled after the grace period
-	drains  sync.WaitGroup
 }
 
 var _ Dispatcher = (*Engine)(nil)
@@ -110,9 +110,11 @@ func (e *Engine) Register(name string, a Actuator) error {
 	return e.actuators.Register(name, a)
 }
 
-// Run processes signals until ctx ends. It then stops accepting input, lets
-// in-flight and queued signals finish for the grace period, cancels what is
-// still running and returns.
+// Run processes signals until ctx ends. It then stops accepting input and
+// lets in-flight and queued signals finish for the grace period. After it,
+// turns still running are cancelled and signals still queued are dropped
+// (logged; their Done is not called, so a gateway that acknowledges in Done
+// gets them again after a restart); Run returns once nothing is in flight.
 func (e *Engine) Run(ctx context.Context) error {
 	e.runMu.Lock()
 	if e.running {
@@ -127,14 +129,12 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	<-ctx.Done()
 	e.queues.close()
-	done := make(chan struct{})
-	go func() { e.drains.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(e.cfg.Grace):
+	grace, stop := context.WithTimeout(context.Background(), e.cfg.Grace)
+	defer stop()
+	if e.queues.waitIdle(grace) != nil {
 		e.log.Warn().Dur("grace", e.cfg.Grace).Msg("cancelling turns still running at shutdown")
 		cancel()
-		<-done
+		e.queues.waitIdle(context.Background()) //nolint:errcheck // never times out
 	}
 	return nil
 }
@@ -157,7 +157,6 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
 	}
 	if start {
-		e.drains.Add(1)
 		go e.drain(key)
 	}
 	return nil
@@ -170,24 +169,36 @@ func (e *Engine) WaitIdle(ctx context.Context) error {
 }
 
 // drain processes one conversation's queue in order until it is empty.
+// Once the work context is cancelled (shutdown past the grace period), the
+// rest of the queue is dropped, not processed into doomed turns.
 func (e *Engine) drain(key string) {
-	defer e.drains.Done()
+	dropped := 0
 	for {
 		s, ok := e.queues.pop(key)
 		if !ok {
-			return
+			break
 		}
-		e.sem <- struct{}{}
-		e.handle(e.work, s)
-		<-e.sem
+		if e.work.Err() != nil {
+			dropped++
+		} else {
+			e.sem <- struct{}{}
+			e.handle(e.work, s)
+			<-e.sem
+			if s.Done != nil {
+				s.Done()
+			}
+		}
 		e.queues.finish()
+	}
+	if dropped > 0 {
+		e.log.Warn().Str("conv", key).Int("signals", dropped).Msg("shutdown: queued signals dropped unprocessed")
 	}
 }
 
 // Act dispatches a by actuator name without gates: replies to the gateway of
 // a.Conv (secrets redacted), tool calls to the tool runner. It implements
 // Dispatcher for the hitl broker; the Engine's own turns use it too.
-func (e *Engine) Act(ctx context.Context, a Action) (Result, error) {
+func (e *Engine) Act(ctx context.Context, a Action) (res Result, err error) {
 	name := a.Conv.Gateway
 	if a.Kind == ActionTool {
 		name = ToolActuator
@@ -198,7 +209,14 @@ func (e *Engine) Act(ctx context.Context, a Action) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("core: no actuator %q for %s", name, a.Conv.Key())
 	}
-	res, err := act.Act(ctx, a)
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Str("actuator", name).
+				Str("conv", a.Conv.Key()).Msg("actuator panicked")
+			res, err = Result{}, fmt.Errorf("core: %s %s panicked: %v", name, a.Kind, r)
+		}
+	}()
+	res, err = act.Act(ctx, a)
 	if err != nil {
 		return res, fmt.Errorf("core: %s %s: %w", name, a.Kind, err)
 	}

@@ -12,7 +12,8 @@ const (
 	// KindApprovalOutcome reports what became of a held action (approved and
 	// run, denied, expired); Text is the outcome written by the core for the LLM.
 	KindApprovalOutcome
-	// KindHeartbeat is a periodic wake-up with no text.
+	// KindHeartbeat is a periodic wake-up with no text. Reserved: the
+	// Engine accepts and ignores it until scheduled tasks exist.
 	KindHeartbeat
 	// KindError reports a loop error in a conversation (e.g. a gateway that
 	// could not deliver); Text describes it.

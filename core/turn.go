@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -100,8 +101,16 @@ type turnState struct {
 	rejections int // proposals the gates turned down in this step
 }
 
-// errGiveUp ends a turn whose failures were already explained to the LLM once.
-var errGiveUp = errors.New("the tools kept failing")
+// Errors that end a turn; the user is told in plain words (userError).
+var (
+	// errGiveUp ends a turn whose failures were already explained to the LLM once.
+	errGiveUp = errors.New("the tools kept failing")
+	// errEmptyAnswer: the model answered with neither text nor a tool call
+	// (a length cut-off, a content filter, a confused local model).
+	errEmptyAnswer = errors.New("the language model returned an empty answer")
+	// errRefused ends a turn whose proposals the gates kept refusing.
+	errRefused = errors.New("the policy refused my proposals")
+)
 
 // step asks the LLM once and acts on its answer. It reports whether the turn
 // is over.
@@ -114,12 +123,17 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 	if len(msg.ToolCalls) == 0 {
 		return t.reply(ctx, msg)
 	}
+	for i := range msg.ToolCalls {
+		msg.ToolCalls[i].Args = canonicalArgs(msg.ToolCalls[i].Args)
+	}
 	results, allFailed := t.runCalls(ctx, msg.ToolCalls)
-	if err := t.cfg.History.Append(ctx, t.key, append([]llm.Message{msg}, results...)...); err != nil {
+	t.redactForHistory(&msg)
+	// The calls ran: record them even when the turn is being cancelled.
+	if err := t.cfg.History.Append(context.WithoutCancel(ctx), t.key, append([]llm.Message{msg}, results...)...); err != nil {
 		return true, fmt.Errorf("history append: %w", err)
 	}
 	if t.rejections >= maxRejections {
-		return true, fmt.Errorf("the policy refused my proposals %d times in a row", t.rejections)
+		return true, fmt.Errorf("%w %d times in a row", errRefused, t.rejections)
 	}
 	if allFailed {
 		t.failures++
@@ -130,6 +144,17 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 		t.failures = 0
 	}
 	return false, nil
+}
+
+// redactForHistory removes secrets from an assistant message before the
+// history keeps it: the history goes to the provider again (and to the next
+// one in a cascade) and into the store. The gates have already seen the
+// original.
+func (t *turnState) redactForHistory(msg *llm.Message) {
+	msg.Content = t.cfg.Redact(msg.Content)
+	for i := range msg.ToolCalls {
+		msg.ToolCalls[i].Args = t.cfg.Redact(msg.ToolCalls[i].Args)
+	}
 }
 
 // reason asks the provider for the next assistant message over the history.
@@ -159,24 +184,22 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 // reply gates the LLM's text answer and sends it. A denied reply goes back
 // to the LLM with the reason, at most maxRejections times.
 func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err error) {
+	if strings.TrimSpace(msg.Content) == "" {
+		return true, errEmptyAnswer
+	}
 	a := Action{Kind: ActionReply, Conv: t.sig.Conv, From: t.sig.From, Text: msg.Content, ReplyTo: t.sig.MessageID}
-	// What the history keeps goes to the provider again (and to the next one
-	// in a cascade) and into the store: it must not carry a secret either.
-	msg.Content = t.cfg.Redact(msg.Content)
+	t.redactForHistory(&msg)
 	if d := CheckGates(ctx, t.cfg.Gates, a); d.Verdict != Allow {
 		t.rejections++
 		t.log.Warn().Str("rule", d.Rule).Int("rejections", t.rejections).Msg("reply refused by gate")
 		if t.rejections >= maxRejections {
-			return true, fmt.Errorf("my replies were refused %d times (%s)", t.rejections, d.Rule)
+			return true, fmt.Errorf("%w %d times in a row (%s)", errRefused, t.rejections, d.Rule)
 		}
 		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
 		return false, t.cfg.History.Append(ctx, t.key, msg, note)
 	}
 	if err := t.cfg.History.Append(ctx, t.key, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
-	}
-	if msg.Content == "" {
-		return true, nil
 	}
 	t.send(ctx, a)
 	return true, nil
@@ -208,12 +231,26 @@ func (e *Engine) typer(c Conversation) (Typer, bool) {
 	return t, ok
 }
 
-// userError shortens an error for a chat message: the first line, bounded.
+// userError says in plain words why a turn failed. Errors of our own making
+// (tool failures, refusals) are shown; infrastructure errors are classified,
+// never shown raw: they can name internal hosts, resolvers or key fragments
+// that have no place in a group chat. The log has the detail.
 func userError(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "it took too long (timeout)."
+	switch {
+	case errors.Is(err, errGiveUp), errors.Is(err, errRefused), errors.Is(err, errEmptyAnswer):
+		return firstLine(err.Error())
 	}
-	return firstLine(err.Error())
+	switch llm.ErrorClass(err) {
+	case "timeout":
+		return "the language model took too long to answer."
+	case "rate_limited":
+		return "the language model is rate-limited right now; try again in a minute."
+	case "server_error", "transport":
+		return "the language model is unreachable right now; try again later."
+	case "client_error", "bad_response":
+		return "the language model rejected the request (the bot's log has the details)."
+	}
+	return "an internal error (the bot's log has the details)."
 }
 
 func firstLine(s string) string {

@@ -71,6 +71,8 @@ type Provider interface {
 	Complete(ctx context.Context, req Request) (Response, error)
 }
 
-// ErrRetryable marks provider errors after which the next provider in a
-// cascade should be tried: transport errors, timeouts, 429 and 5xx.
+// ErrRetryable marks transient provider errors — transport errors,
+// timeouts, 429 and 5xx — that may succeed if tried again later. The
+// Cascade falls through to the next provider on any error, transient or
+// not: another provider may well answer what this one refused.
 var ErrRetryable = errors.New("llm: retryable")

@@ -1,0 +1,263 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+func TestEscapedArgumentsCannotDodgeDenyRule(t *testing.T) {
+	ran := false
+	sh := testTool{name: "sh", run: func(context.Context, json.RawMessage) (string, error) {
+		ran = true
+		return "", nil
+	}}
+	h := newHarness(t, harnessOpts{
+		extraTools: toolList(sh),
+		rules: []core.Rule{
+			{Tool: "sh", Args: regexpMust(`rm -rf`), Decision: core.Deny},
+			{Tool: "*", Decision: core.Allow},
+		},
+	})
+	h.fake().Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "x", Name: "sh", Args: `{"text":"rm \u002drf /"}`}),
+		fakeoai.Text("refused"),
+	)
+	h.say(t, "c1", "clean up")
+	h.gw.next(t)
+	if ran {
+		t.Fatal(`an escaped "rm \u002drf" slipped past the deny rule`)
+	}
+	if m := lastMessage(t, h.fake(), 1); !strings.Contains(m.Content, "policy forbids") {
+		t.Fatalf("tool message = %+v", m)
+	}
+}
+
+func TestDeniedProposalsAreRejectionsNotFailures(t *testing.T) {
+	wipe := testTool{name: "wipe", run: func(context.Context, json.RawMessage) (string, error) { return "", nil }}
+	h := newHarness(t, harnessOpts{extraTools: toolList(wipe), rules: []core.Rule{{Tool: "wipe", Decision: core.Deny}}})
+	h.fake().Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "w1", Name: "wipe", Args: `{}`}),
+		fakeoai.ToolCalls(fakeoai.Call{ID: "w2", Name: "wipe", Args: `{}`}),
+		fakeoai.ToolCalls(fakeoai.Call{ID: "e", Name: "echo", Args: `{"text":"fine"}`}),
+		fakeoai.Text("done the allowed way"),
+	)
+	h.say(t, "c1", "go")
+	if got := h.gw.next(t); got.Text != "done the allowed way" {
+		t.Fatalf("reply = %q: two refusals must not end the turn", got.Text)
+	}
+	// A third refusal in a row does end it.
+	h.fake().Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "w3", Name: "wipe", Args: `{}`}),
+		fakeoai.ToolCalls(fakeoai.Call{ID: "w4", Name: "wipe", Args: `{}`}),
+		fakeoai.ToolCalls(fakeoai.Call{ID: "w5", Name: "wipe", Args: `{}`}),
+	)
+	h.say(t, "c1", "wipe, wipe, wipe")
+	if got := h.gw.next(t); !strings.Contains(got.Text, "refused my proposals 3 times") {
+		t.Fatalf("reply = %q", got.Text)
+	}
+}
+
+func TestEmptyAnswerIsNotSilence(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.fake().Push(fakeoai.Text(""))
+	h.say(t, "c1", "hello?")
+	if got := h.gw.next(t); !strings.Contains(got.Text, "empty answer") {
+		t.Fatalf("reply = %q", got.Text)
+	}
+}
+
+func TestInfrastructureErrorsAreNotShownRaw(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.fake().Push(fakeoai.Status(503, 0).WithMessage("upstream 10.1.2.3:8443 resolver 10.255.255.53 failed"))
+	h.say(t, "c1", "hi")
+	got := h.gw.next(t)
+	if strings.Contains(got.Text, "10.") || !strings.Contains(got.Text, "unreachable") {
+		t.Fatalf("reply = %q", got.Text)
+	}
+}
+
+func TestHistoryKeepsNoSecretFromToolCalls(t *testing.T) {
+	const secret = "hist-secret-987654"
+	h := newHarness(t, harnessOpts{secrets: secrets.New(secret)})
+	h.fake().Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "e", Name: "echo", Args: `{"text":"` + secret + `"}`}),
+		fakeoai.Text("ok"),
+	)
+	h.say(t, "c1", "go")
+	h.gw.next(t)
+	for _, m := range h.fake().Requests()[1].Messages {
+		for _, c := range m.ToolCalls {
+			if strings.Contains(c.Args, secret) {
+				t.Fatalf("history sent back a tool call carrying the secret: %+v", c)
+			}
+		}
+		if strings.Contains(m.Content, secret) {
+			t.Fatalf("history sent back the secret: %+v", m)
+		}
+	}
+}
+
+// panicky is a gateway whose first Act panics.
+type panicky struct {
+	calls atomic.Int32
+	ok    chan string
+}
+
+func (p *panicky) Act(_ context.Context, a core.Action) (core.Result, error) {
+	if p.calls.Add(1) == 1 {
+		panic("gateway boom")
+	}
+	p.ok <- a.Text
+	return core.Result{}, nil
+}
+
+func TestPanickingGatewayDoesNotKillTheProcess(t *testing.T) {
+	gw := &panicky{ok: make(chan string, 10)}
+	logs := &syncLog{}
+	eng := runEngine(t, instantText("fine"), logs, func(e *core.Engine) error { return e.Register("pg", gw) })
+	for range 2 {
+		s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "pg", Chat: "1"}, From: "pg:1", Text: "hi"}
+		if err := eng.Submit(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case got := <-gw.ok:
+		if got != "fine" {
+			t.Fatalf("reply = %q", got)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("no reply after the gateway panicked once")
+	}
+	if !strings.Contains(logs.String(), "gateway boom") {
+		t.Error("panic not logged")
+	}
+}
+
+func TestDoneCalledAfterHandling(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.fake().Push(fakeoai.Text("answer"))
+	done := make(chan struct{})
+	s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "test", Chat: "d"}, From: "test:alice",
+		Text: "hi", Done: func() { close(done) }}
+	if err := h.eng.Submit(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	h.gw.next(t)
+	select {
+	case <-done:
+	case <-time.After(waitFor):
+		t.Fatal("Done not called")
+	}
+}
+
+// TestNoTurnAfterRunReturns submits while the engine stops: nothing may
+// reach the model once Run has returned (run with -race).
+func TestNoTurnAfterRunReturns(t *testing.T) {
+	var stopped atomic.Bool
+	late := atomic.Int32{}
+	prov := providerFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		if stopped.Load() {
+			late.Add(1)
+		}
+		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "ok"}}, nil
+	})
+	reg := tools.NewRegistry(tools.Options{})
+	eng, err := core.NewEngine(core.Config{Provider: prov, Tools: reg,
+		Auth: core.NewAuth(map[string][]string{"s": {"*"}}, nil), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Register("s", core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) {
+		return core.Result{}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { eng.Run(ctx); stopped.Store(true); close(ran) }() //nolint:errcheck // returns nil
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 50 {
+				s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "s", Chat: string(rune('a' + i))},
+					From: "s:1", Text: string(rune('0' + j%10))}
+				if eng.Submit(context.Background(), s) != nil {
+					return
+				}
+			}
+		}()
+	}
+	cancel()
+	wg.Wait()
+	<-ran
+	if n := late.Load(); n != 0 {
+		t.Fatalf("%d turns reached the model after Run returned", n)
+	}
+}
+
+type providerFunc func(context.Context, llm.Request) (llm.Response, error)
+
+func (f providerFunc) Name() string { return "func" }
+func (f providerFunc) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
+	return f(ctx, r)
+}
+
+func instantText(text string) llm.Provider {
+	return providerFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}}, nil
+	})
+}
+
+type syncLog = testutil.SyncBuffer
+
+// runEngine starts an engine with the given provider, logging to logs;
+// register adds actuators.
+func runEngine(t *testing.T, p llm.Provider, logs *syncLog, register func(*core.Engine) error) *core.Engine {
+	t.Helper()
+	reg := tools.NewRegistry(tools.Options{})
+	eng, err := core.NewEngine(core.Config{Provider: p, Tools: reg,
+		Auth: core.NewAuth(map[string][]string{"pg": {"*"}}, nil), Log: zerolog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := register(eng); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { eng.Run(ctx); close(done) }() //nolint:errcheck // returns nil
+	t.Cleanup(func() { cancel(); <-done })
+	return eng
+}
+
+func TestAuthAllowsThreadsOfAnAllowedChat(t *testing.T) {
+	a := core.NewAuth(map[string][]string{"telegram": {"telegram:-100123"}}, nil)
+	for _, c := range []core.Conversation{{Gateway: "telegram", Chat: "-100123"}, {Gateway: "telegram", Chat: "-100123", Thread: "7"}} {
+		if !a.Allowed(core.Signal{Conv: c, From: "telegram:55"}) {
+			t.Errorf("%s refused", c.Key())
+		}
+	}
+	if a.Allowed(core.Signal{Conv: core.Conversation{Gateway: "telegram", Chat: "-100999"}, From: "telegram:55"}) {
+		t.Error("another chat allowed")
+	}
+}
+
+func regexpMust(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
