@@ -66,10 +66,9 @@ type Broker struct {
 	approvers map[core.Identity]bool
 	log       zerolog.Logger
 
-	mu       sync.Mutex
-	inflight map[string]int // tokens being claimed or run by this process
-	outbox   []core.Signal  // outcome signals waiting for Run to submit them
-	wake     chan struct{}  // signalled when outbox grows
+	mu     sync.Mutex
+	outbox []core.Signal // outcome signals waiting for Run to submit them
+	wake   chan struct{} // signalled when outbox grows
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
@@ -98,7 +97,6 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	b := &Broker{
 		d: d, o: o, log: o.Log,
 		approvers: make(map[core.Identity]bool, len(o.Approvers)),
-		inflight:  make(map[string]int),
 		wake:      make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 	}

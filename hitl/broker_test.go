@@ -633,28 +633,33 @@ func TestRequestMessageRendersArguments(t *testing.T) {
 	}
 }
 
-func TestReportInterrupted(t *testing.T) {
-	h := newHarness(t, nil)
+func TestRunDoesNotRecover(t *testing.T) {
+	// An approval left executing in the store: the App calls Recover once
+	// before anything can claim; Run must not mark it a second time (it
+	// could be a run of this very process by then).
+	st := hitl.NewMemoryStore()
 	a := hitl.Approval{Token: "K7Q2MX9P", Conv: convA, RequestedBy: asker, Call: lsCall, Digest: hitl.Digest(lsCall),
-		Status: hitl.StatusInterrupted, ResolvedBy: boss, Created: t0, Expires: t0.Add(ttl)}
-	h.b.ReportInterrupted(context.Background(), []hitl.Approval{a})
-	for _, c := range []core.Conversation{convA, convDM} {
-		got := h.lastReply(t, c)
-		mustContain(t, "notice", got.Text, "Interrupted", "K7Q2MX9P", "approved by beta:boss")
-		if got.Resolution == nil || got.Resolution.Status != "interrupted" {
-			t.Errorf("%s: resolution %+v", c, got.Resolution)
-		}
+		Status: hitl.StatusPending, Created: t0, Expires: t0.Add(ttl)}
+	if err := st.CreateApproval(context.Background(), a); err != nil {
+		t.Fatal(err)
 	}
-	s := h.signal(t)
-	if s.Conv != convA || strings.Contains(s.Text, "K7Q2MX9P") {
+	if _, err := st.ClaimApproval(context.Background(), a.Token, hitl.StatusExecuting, boss, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *hitl.Options) { o.Store = st })
+	got, err := st.Approval(context.Background(), a.Token)
+	if err != nil || got.Status != hitl.StatusExecuting {
+		t.Fatalf("after Run started: %s, %v; want executing (Run does not recover)", got.Status, err)
+	}
+	if n := len(h.alpha.in(convA)); n != 0 {
+		t.Errorf("Run announced %d messages", n)
+	}
+	if n, err := h.b.Recover(context.Background()); n != 1 || err != nil {
+		t.Fatalf("Recover = %d, %v", n, err)
+	}
+	mustContain(t, "notice", h.lastReply(t, convA).Text, "Interrupted", "K7Q2MX9P", "approved by beta:boss")
+	if s := h.signal(t); s.Conv != convA || s.From != asker || strings.Contains(s.Text, "K7Q2MX9P") {
 		t.Errorf("signal = %+v", s)
-	}
-	mustContain(t, "outcome", s.Text, "[gatehouse]", "not run again")
-	if got := h.audit(t); len(got) != 1 || got[0] != "interrupted" {
-		t.Errorf("audit = %v", got)
-	}
-	if h.d.runs.Load() != 0 {
-		t.Error("ReportInterrupted ran something")
 	}
 }
 

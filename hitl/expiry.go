@@ -10,17 +10,15 @@ import (
 
 // Run expires overdue approvals every Options.SweepEvery and submits the
 // outcome signals that tell the LLM what became of held actions, until ctx
-// ends. At start it marks runs cut by a previous crash as interrupted (they
-// are never re-run) and expires what became overdue while the bot was down.
+// ends. At start it expires what became overdue while the bot was down.
+// It does not recover runs cut by a crash: the caller calls Recover once,
+// before anything can claim an approval.
 //
 // Outcome signals are submitted here, not by the goroutine that resolved the
 // approval, because Submit blocks while the target conversation's queue is
 // full, and an approval resolved in its own conversation would then wait on
 // its own worker.
 func (b *Broker) Run(ctx context.Context) error {
-	if _, err := b.Recover(ctx); err != nil {
-		b.log.Error().Err(err).Msg("hitl: recovering interrupted runs failed")
-	}
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
 	}
@@ -42,8 +40,8 @@ func (b *Broker) Run(ctx context.Context) error {
 	}
 }
 
-// Ready is closed once Run has finished its start-up work (interrupted runs
-// marked, overdue approvals expired).
+// Ready is closed once Run has finished its start-up work (overdue
+// approvals expired).
 func (b *Broker) Ready() <-chan struct{} { return b.ready }
 
 // ExpireDue expires every pending approval past its expiry, announcing each
@@ -79,7 +77,9 @@ func (b *Broker) expire(ctx context.Context, a Approval) bool {
 
 // Recover marks approvals left executing by a previous process as
 // interrupted: they may or may not have run, so they are never run again.
-// Runs of this process are skipped. It returns how many it marked.
+// Each is audited, announced and reported to the LLM (the signal waits for
+// Run). It marks every executing approval, so it must be called once at
+// start-up, before anything can claim one. It returns how many it marked.
 func (b *Broker) Recover(ctx context.Context) (int, error) {
 	list, err := b.o.Store.Approvals(ctx, StatusExecuting)
 	if err != nil {
@@ -87,43 +87,17 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, a := range list {
-		if b.isInflight(a.Token) {
-			continue
-		}
 		a.Status, a.Note = StatusInterrupted, "the bot stopped while this action was running; not run again"
 		if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 			continue
 		}
 		n++
-		b.reportInterrupted(ctx, a)
+		b.log.Warn().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
+		b.audit(ctx, a, "interrupted", a.Note)
+		b.announce(ctx, a, interruptedNotice(a))
+		b.queue(a, llmInterrupted(a))
 	}
 	return n, nil
-}
-
-// ReportInterrupted tells people and the LLM about approvals a store has
-// already marked interrupted at start-up (their run was cut by a crash; they
-// are never re-run): it audits, announces each in its conversations and
-// queues its outcome signal for Run.
-func (b *Broker) ReportInterrupted(ctx context.Context, cut []Approval) {
-	for _, a := range cut {
-		a.Status = StatusInterrupted
-		b.reportInterrupted(ctx, a)
-	}
-}
-
-// reportInterrupted audits, announces and reports one interrupted run.
-func (b *Broker) reportInterrupted(ctx context.Context, a Approval) {
-	b.log.Warn().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
-	b.audit(ctx, a, "interrupted", a.Note)
-	b.announce(ctx, a, interruptedNotice(a))
-	b.queue(a, llmInterrupted(a))
-}
-
-// isInflight reports whether this process is running the token's action.
-func (b *Broker) isInflight(token string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.inflight[token] > 0
 }
 
 // queue adds the outcome signal for a's conversation to the outbox and

@@ -41,8 +41,6 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 
 // approve claims a for execution, runs it once, and reports the outcome.
 func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, always bool) answer {
-	b.setInflight(a.Token, true)
-	defer b.setInflight(a.Token, false)
 	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
 	if errors.Is(err, ErrNotPending) {
 		return b.notPending(ctx, claimed)
@@ -170,22 +168,6 @@ func (b *Broker) announce(ctx context.Context, a Approval, text string, conv ...
 	res := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
 	for _, c := range b.targets(a.Conv, conv...) {
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res})
-	}
-}
-
-// setInflight marks a token as being run by this process, so that Recover
-// does not take it for a run cut by a crash. It counts: every attempt to
-// claim marks before claiming and unmarks after, and a losing attempt must
-// not unmark the winner's run.
-func (b *Broker) setInflight(token string, on bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if on {
-		b.inflight[token]++
-		return
-	}
-	if b.inflight[token]--; b.inflight[token] <= 0 {
-		delete(b.inflight, token)
 	}
 }
 
