@@ -39,8 +39,10 @@ type Store interface {
 	// caller reports each in its conversation and audits it. They are never
 	// re-run. Call it once at start-up, before anything claims approvals.
 	RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error)
-	// Prune deletes history older than the retention period and returns how
-	// many messages it removed. Call it at start-up and then daily.
+	// Prune deletes conversation history older than the retention period
+	// and returns how many messages it removed; a zero retention keeps
+	// history for ever. The audit log is append-only and never pruned.
+	// Call it at start-up and then daily.
 	Prune(ctx context.Context) (int64, error)
 	// Close releases the store.
 	Close() error

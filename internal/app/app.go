@@ -129,9 +129,10 @@ func (a *App) Engine() *core.Engine { return a.engine }
 // Broker returns the App's approval broker (for bot doctor and tests).
 func (a *App) Broker() *hitl.Broker { return a.broker }
 
-// Run runs the engine, the broker, every gateway and the health server
-// until ctx ends. When the console is the only gateway, the end of its
-// input ends Run too, after the replies in flight are delivered.
+// Run runs the engine, the broker, every gateway, the health server and a
+// daily prune of history past store.retention until ctx ends. When the
+// console is the only gateway, the end of its input ends Run too, after
+// the replies in flight are delivered.
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -145,6 +146,9 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.broker.Run(gctx) })
 	if a.cfg.HTTP.Listen != "" {
 		g.Go(func() error { return a.health.serve(gctx, a.cfg.HTTP.Listen, a.log) })
+	}
+	if a.cfg.Store.Retention > 0 {
+		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
 	}
 	for _, gw := range a.gateways {
 		g.Go(func() error {

@@ -101,8 +101,9 @@ type Store struct {
 	// DSN is a file path for sqlite, a connection string for postgres. It
 	// may hold a password, so it never prints itself.
 	DSN Secret `yaml:"dsn"`
-	// Retention is how long history and audit records are kept; 0 keeps
-	// them for ever.
+	// Retention is how long conversation history is kept; older messages
+	// are deleted at start-up and daily. 0 keeps history for ever. The
+	// audit log is append-only and never pruned.
 	Retention Duration `yaml:"retention"`
 }
 

@@ -24,10 +24,9 @@ import (
 
 // Defaults for Options' zero fields.
 const (
-	DefaultHistory   = 40
-	DefaultRetention = 90 * 24 * time.Hour
-	busyTimeoutMS    = 5000
-	readConns        = 4
+	DefaultHistory = 40
+	busyTimeoutMS  = 5000
+	readConns      = 4
 )
 
 // Options tune a DB; zero fields take the defaults.
@@ -35,8 +34,9 @@ type Options struct {
 	// History is how many of a conversation's newest messages Load returns
 	// (before llm.Trim); 0 means DefaultHistory.
 	History int
-	// Retention is how long history is kept before Prune deletes it;
-	// 0 means DefaultRetention.
+	// Retention is how long conversation history is kept before Prune
+	// deletes it; 0 keeps it for ever (Prune deletes nothing). The audit
+	// log is append-only and never pruned.
 	Retention time.Duration
 	// Now is the clock for stored timestamps and pruning; nil means time.Now.
 	Now func() time.Time
@@ -50,8 +50,8 @@ func (o Options) withDefaults() Options {
 	if o.History <= 0 {
 		o.History = DefaultHistory
 	}
-	if o.Retention <= 0 {
-		o.Retention = DefaultRetention
+	if o.Retention < 0 {
+		o.Retention = 0
 	}
 	if o.Now == nil {
 		o.Now = time.Now

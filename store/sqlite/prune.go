@@ -6,9 +6,13 @@ import (
 )
 
 // Prune deletes history messages older than Options.Retention and returns
-// how many it removed. The audit log, approvals, usage and cursors are kept.
-// Open calls it; the bot calls it daily.
+// how many it removed; with Retention 0 it deletes nothing. The audit log
+// (append-only), approvals, usage and cursors are always kept. Open calls
+// it; the bot calls it daily.
 func (db *DB) Prune(ctx context.Context) (int64, error) {
+	if db.opts.Retention == 0 {
+		return 0, nil
+	}
 	cutoff := db.now().Add(-db.opts.Retention)
 	res, err := db.w.ExecContext(ctx, `DELETE FROM messages WHERE created < ?`, nanos(cutoff))
 	if err != nil {

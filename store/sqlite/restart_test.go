@@ -201,6 +201,27 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// TestPruneZeroRetentionKeepsEverything: retention 0 means never prune,
+// at Open and on Prune, however old the history is.
+func TestPruneZeroRetentionKeepsEverything(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gatehouse.db")
+	clock := storetest.NewClock(t0)
+	o := sqlite.Options{Retention: 0, Now: clock.Now}
+	db, err := sqlite.Open(ctx, path, o)
+	mustNoErr(t, err)
+	mustNoErr(t, db.Append(ctx, "c:1", llm.Message{Role: llm.RoleUser, Content: "old"}))
+	mustNoErr(t, db.Close())
+
+	clock.Set(t0.Add(10 * 365 * 24 * time.Hour)) // far past any default retention
+	db = openAt(t, path, o)
+	assertContents(t, db, "c:1", "old")
+	if n, err := db.Prune(ctx); err != nil || n != 0 {
+		t.Fatalf("Prune with retention 0 = %d, %v; want 0, nil", n, err)
+	}
+	assertContents(t, db, "c:1", "old")
+}
+
 // TestLoadIsBoundedButKeepsOlderRows: Load returns the newest History
 // messages; the older ones are still stored (for the audit) until pruned.
 func TestLoadIsBoundedButKeepsOlderRows(t *testing.T) {

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// pruneStore is a store whose Prune reports n removed messages, or err.
+type pruneStore struct {
+	store.Store // only Prune is called
+	calls       atomic.Int32
+	n           int64
+	err         error
+}
+
+func (s *pruneStore) Prune(context.Context) (int64, error) {
+	s.calls.Add(1)
+	return s.n, s.err
+}
+
+// TestPruneLoop: every tick prunes and logs how many messages went; a
+// failure is logged and the loop goes on; the loop ends with its context.
+func TestPruneLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		st   *pruneStore
+		want string
+	}{
+		{"removed", &pruneStore{n: 7}, `"removed":7`},
+		{"failed", &pruneStore{err: errors.New("disk gone")}, "pruning history failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &testutil.SyncBuffer{}
+			cfg := config.Default()
+			a := &App{cfg: cfg, store: tc.st, log: zerolog.New(logs)}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- a.pruneLoop(ctx, time.Millisecond) }()
+			hang := time.Now().Add(10 * time.Second)
+			for tc.st.calls.Load() < 2 { // it keeps going after the first
+				if time.Now().After(hang) {
+					t.Fatalf("pruned %d times; want a prune every tick", tc.st.calls.Load())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("pruneLoop = %v; want nil when its context ends", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("pruneLoop did not end with its context")
+			}
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Errorf("log %q does not contain %q", logs.String(), tc.want)
+			}
+		})
+	}
+}
