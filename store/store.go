@@ -34,11 +34,6 @@ type Store interface {
 	hitl.Audit
 	hitl.StandingStore
 	gateways.Cursors
-	// RecoverInterrupted marks every approval found executing (the process
-	// stopped while its action ran) as interrupted and returns them, so the
-	// caller reports each in its conversation and audits it. They are never
-	// re-run. Call it once at start-up, before anything claims approvals.
-	RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error)
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. The audit log is append-only and never pruned.

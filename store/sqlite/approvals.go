@@ -134,34 +134,3 @@ func (db *DB) FinishApproval(ctx context.Context, token string, to hitl.Status, 
 func (db *DB) Approvals(ctx context.Context, statuses ...hitl.Status) ([]hitl.Approval, error) {
 	return listApprovals(ctx, db.r, statuses)
 }
-
-// InterruptedNote is the Note of an approval RecoverInterrupted marked.
-const InterruptedNote = "interrupted: gatehouse stopped while the action ran; it was not re-run"
-
-// RecoverInterrupted marks approvals found executing (or approved and not
-// yet started, a state the broker does not store today) as interrupted and
-// returns them (see store.Store). It does not write the audit log: the
-// caller reports and audits each one.
-func (db *DB) RecoverInterrupted(ctx context.Context) ([]hitl.Approval, error) {
-	var found []hitl.Approval
-	claimed := []hitl.Status{hitl.StatusExecuting, hitl.StatusApproved}
-	err := db.inTx(ctx, "recover interrupted", durable, func(tx *sql.Tx) error {
-		var err error
-		found, err = listApprovals(ctx, tx, claimed)
-		if err != nil {
-			return err
-		}
-		const note = InterruptedNote
-		args := append([]any{hitl.StatusInterrupted, note}, statusArgs(claimed)...)
-		_, err = tx.ExecContext(ctx, `UPDATE approvals SET status = ?, note = ?
-			WHERE status IN `+placeholders(len(claimed)), args...)
-		if err != nil {
-			return fmt.Errorf("sqlite: recover interrupted: %w", err)
-		}
-		for i := range found {
-			found[i].Status, found[i].Note = hitl.StatusInterrupted, note
-		}
-		return nil
-	})
-	return found, err
-}

@@ -64,9 +64,12 @@ func TestReopenKeepsState(t *testing.T) {
 	}
 }
 
-// TestRecoverInterrupted: an approval left executing by a dead process is
-// interrupted on the next start, returned once, and cannot be claimed again.
-func TestRecoverInterrupted(t *testing.T) {
+// TestExecutingSurvivesReopen: an approval left executing by a dead
+// process is still executing after a restart, so the broker's recovery
+// finds it; finishing it as interrupted through FinishApproval works once,
+// keeps who approved it, and it can never be claimed again. Other
+// approvals are untouched.
+func TestExecutingSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	first, err := sqlite.Open(ctx, path, sqlite.Options{})
@@ -78,23 +81,25 @@ func TestRecoverInterrupted(t *testing.T) {
 	mustNoErr(t, first.Close()) // the process "dies" with RUN executing
 
 	db := openAt(t, path, sqlite.Options{})
-	found, err := db.RecoverInterrupted(ctx)
+	found, err := db.Approvals(ctx, hitl.StatusExecuting)
 	mustNoErr(t, err)
-	if len(found) != 1 || found[0].Token != "RUN" || found[0].Status != hitl.StatusInterrupted ||
-		found[0].ResolvedBy != "telegram:42" || found[0].Conv.Key() != "slack:C1:1712.5" {
-		t.Fatalf("RecoverInterrupted = %+v; want RUN, interrupted, approved by telegram:42", found)
+	if len(found) != 1 || found[0].Token != "RUN" || found[0].ResolvedBy != "telegram:42" ||
+		found[0].Conv.Key() != "slack:C1:1712.5" {
+		t.Fatalf("executing after reopen = %+v; want RUN, approved by telegram:42", found)
 	}
-	again, err := db.RecoverInterrupted(ctx)
-	if err != nil || len(again) != 0 {
-		t.Fatalf("second RecoverInterrupted = %+v, %v; want nothing", again, err)
+	const note = "the bot stopped while this action was running; not run again"
+	mustNoErr(t, db.FinishApproval(ctx, "RUN", hitl.StatusInterrupted, note, t0.Add(2*time.Minute)))
+	if err := db.FinishApproval(ctx, "RUN", hitl.StatusInterrupted, note, t0.Add(2*time.Minute)); !errors.Is(err, hitl.ErrNotPending) {
+		t.Fatalf("second finish as interrupted: error = %v; want ErrNotPending", err)
 	}
-	if a, err := db.Approval(ctx, "RUN"); err != nil || a.Status != hitl.StatusInterrupted || a.Note != sqlite.InterruptedNote {
+	a, err := db.Approval(ctx, "RUN")
+	if err != nil || a.Status != hitl.StatusInterrupted || a.Note != note || a.ResolvedBy != "telegram:42" {
 		t.Fatalf("RUN after recovery = %+v, %v", a, err)
 	}
 	if a, err := db.Approval(ctx, "WAIT"); err != nil || a.Status != hitl.StatusPending {
 		t.Fatalf("WAIT after recovery = %+v, %v; want pending", a, err)
 	}
-	if _, err := db.ClaimApproval(ctx, "RUN", hitl.StatusExecuting, "telegram:42", "", t0.Add(2*time.Minute)); !errors.Is(err, hitl.ErrNotPending) {
+	if _, err := db.ClaimApproval(ctx, "RUN", hitl.StatusExecuting, "telegram:42", "", t0.Add(3*time.Minute)); !errors.Is(err, hitl.ErrNotPending) {
 		t.Fatalf("claim of interrupted approval error = %v; want ErrNotPending", err)
 	}
 }
