@@ -11,7 +11,8 @@ import (
 
 // Inbox is where a gateway delivers signals (the core.Engine implements it).
 // Submit blocks while the conversation's queue is full: it delays, it does
-// not drop; it returns an error only when ctx ends.
+// not drop; it fails only when ctx ends or the engine has stopped
+// (core.ErrStopped), both of which mean the bot is shutting down.
 type Inbox interface {
 	Submit(ctx context.Context, s core.Signal) error
 }

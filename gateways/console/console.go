@@ -3,8 +3,8 @@
 package console
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -58,12 +58,18 @@ func (c *Console) Name() string { return Name }
 func (c *Console) EndOfInput() <-chan struct{} { return c.closed }
 
 // Run reads lines until the input ends or ctx ends, submitting each
-// non-empty line as a message from console:local. Reading stdin cannot be
-// interrupted, so on cancellation Run returns at once and leaves the reader
-// goroutine blocked until the process exits.
+// non-empty line as a message from console:local. A line longer than
+// MaxLine is cut, and the user told so. Run returns nil at the end of input
+// and when the engine stops (shutdown); it returns an error when reading
+// fails. Reading stdin cannot be interrupted, so on cancellation Run
+// returns at once and leaves the reader goroutine blocked until the process
+// exits.
 func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a reader blocked on sending a line gives up
 	lines := make(chan string)
-	go c.read(ctx, lines)
+	readErr := make(chan error, 1)
+	go c.read(ctx, lines, readErr)
 	if c.prompt != "" {
 		c.write("gatehouse console — type a message, /pending for approvals, Ctrl-D to quit.\n" + c.prompt)
 	}
@@ -73,30 +79,62 @@ func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
 			return nil
 		case line, ok := <-lines:
 			if !ok {
+				if err := <-readErr; err != nil {
+					return fmt.Errorf("console: read: %w", err)
+				}
 				c.once.Do(func() { close(c.closed) })
 				return nil
 			}
-			s := core.Signal{Kind: core.KindMessage, Conv: Conversation(), From: Identity, Text: line, Private: true}
-			if err := inbox.Submit(ctx, s); err != nil {
-				return fmt.Errorf("console: submit: %w", err)
+			if err := c.submit(ctx, inbox, line); err != nil {
+				return err
 			}
 		}
 	}
 }
 
-func (c *Console) read(ctx context.Context, lines chan<- string) {
-	defer close(lines)
-	sc := bufio.NewScanner(c.in)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			c.write(c.prompt)
-			continue
+// submit hands one line to the engine. An engine that has stopped, or ctx
+// ending, is a shutdown, not an error.
+func (c *Console) submit(ctx context.Context, inbox gateways.Inbox, line string) error {
+	s := core.Signal{Kind: core.KindMessage, Conv: Conversation(), From: Identity, Text: line, Private: true}
+	err := inbox.Submit(ctx, s)
+	if err == nil || errors.Is(err, core.ErrStopped) || ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("console: submit: %w", err)
+}
+
+// read sends each non-empty line, trimmed, to lines until the input ends or
+// ctx ends. Before closing lines it sends the read error to errc: nil at
+// the end of input or on cancellation.
+func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- error) {
+	var err error
+	defer func() {
+		errc <- err
+		close(lines)
+	}()
+	r := newLineReader(c.in)
+	for {
+		var line string
+		var cut bool
+		line, cut, err = r.next()
+		if cut {
+			c.notice(tooLongNotice)
 		}
-		select {
-		case lines <- line:
-		case <-ctx.Done():
+		if line = strings.TrimSpace(line); line != "" {
+			select {
+			case lines <- line:
+			case <-ctx.Done():
+				err = nil
+				return
+			}
+		} else if err == nil {
+			c.write(c.prompt)
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+			return
+		}
+		if err != nil {
 			return
 		}
 	}
@@ -108,16 +146,21 @@ func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
 	}
+	c.notice(a.Text)
+	return core.Result{}, nil
+}
+
+// notice prints text as the bot's, then the prompt again.
+func (c *Console) notice(text string) {
 	var b strings.Builder
 	if c.prompt != "" {
 		b.WriteString("\r")
 	}
 	b.WriteString("gatehouse › ")
-	b.WriteString(strings.TrimRight(a.Text, "\n"))
+	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n")
 	b.WriteString(c.prompt)
 	c.write(b.String())
-	return core.Result{}, nil
 }
 
 func (c *Console) write(s string) {
