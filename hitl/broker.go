@@ -54,21 +54,37 @@ type Options struct {
 	// SweepEvery is how often Run expires overdue approvals; TTL/10 bounded
 	// to [1s, 30s] when zero.
 	SweepEvery time.Duration
+	// Grace is how long approved actions still running may go on once
+	// Run's context has ended before they are cancelled; DefaultGrace when
+	// zero.
+	Grace time.Duration
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It
 // implements core.Holder, core.CommandHandler, core.StandingAllows and
-// gateways.Approvals. Run must be running for expiry and for the outcome
-// signals that tell the LLM what became of a held action.
+// gateways.Approvals. Approved actions run in the broker's own goroutines,
+// not the approver's. Run must be running for expiry, for the outcome
+// signals that tell the LLM what became of a held action, and to stop the
+// runs at shutdown.
 type Broker struct {
 	d         core.Dispatcher
 	o         Options
 	approvers map[core.Identity]bool
 	log       zerolog.Logger
 
-	mu     sync.Mutex
-	outbox []core.Signal // outcome signals waiting for Run to submit them
-	wake   chan struct{} // signalled when outbox grows
+	mu       sync.Mutex
+	outbox   []core.Signal // outcome signals waiting for Run to submit them
+	wake     chan struct{} // signalled when outbox grows
+	running  int           // approved actions running (or about to)
+	stopping bool          // Run is stopping: no new runs
+	settled  chan struct{} // closed and replaced when the broker becomes idle
+
+	// runCtx is the context approved actions run under: owned by the
+	// broker, not by whoever approved, and cancelled by Run only after
+	// Options.Grace once its own context has ended.
+	runCtx     context.Context
+	cancelRuns context.CancelFunc
+	runs       sync.WaitGroup
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
@@ -98,6 +114,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		d: d, o: o, log: o.Log,
 		approvers: make(map[core.Identity]bool, len(o.Approvers)),
 		wake:      make(chan struct{}, 1),
+		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
@@ -106,6 +123,8 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	for _, id := range o.Approvers {
 		b.approvers[id] = true
 	}
+	// Cancelled by Run at shutdown, after the grace period.
+	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
 }
 
@@ -153,6 +172,9 @@ func (o *Options) defaults() {
 	}
 	if o.NewToken == nil {
 		o.NewToken = NewToken
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
 	}
 	if o.SweepEvery <= 0 {
 		o.SweepEvery = min(max(o.TTL/10, time.Second), 30*time.Second)

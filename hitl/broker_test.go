@@ -102,6 +102,8 @@ func TestApproveFromAnotherGateway(t *testing.T) {
 	if !h.say(boss, convB, "/approve "+strings.ToLower(tok[:4]+"-"+tok[4:])) {
 		t.Fatal("/approve not taken as a command")
 	}
+	mustContain(t, "acknowledgement", h.lastReply(t, convB).Text, "Approved: running shell `ls -la /srv`", tok, "outcome follows")
+	h.idle(t)
 	if n := h.d.runs.Load(); n != 1 {
 		t.Fatalf("tool ran %d times, want 1", n)
 	}
@@ -117,8 +119,8 @@ func TestApproveFromAnotherGateway(t *testing.T) {
 		}
 		mustContain(t, "notice in "+c.Key(), got.Text, "Approved by beta:boss", "ran", "total 0")
 	}
-	if n := len(h.beta.in(convB)); n != 1 {
-		t.Errorf("approver got %d messages, want the one outcome notice", n)
+	if n := len(h.beta.in(convB)); n != 2 {
+		t.Errorf("approver got %d messages, want the acknowledgement and the outcome notice", n)
 	}
 	s := h.signal(t)
 	if s.Kind != outcome || s.Conv != convA || s.From != asker {
@@ -150,9 +152,10 @@ func TestFailedRun(t *testing.T) {
 	h := newHarness(t, nil)
 	h.d.result = core.Result{Output: "exit status 2", Failed: true}
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convB, tok, gateways.DecisionApprove); got != "approved — ran, failed" {
+	if got := h.b.Press(context.Background(), boss, convB, tok, gateways.DecisionApprove); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
+	h.idle(t)
 	if st := h.status(t, tok); st != hitl.StatusFailed {
 		t.Errorf("status %s, want failed", st)
 	}
@@ -206,6 +209,7 @@ func TestSelfApproval(t *testing.T) {
 		h.say(asker, convA, "/pending")
 		mustContain(t, "pending", h.lastReply(t, convA).Text, tok, "your own request")
 		h.say(boss, convB, "/approve "+tok)
+		h.idle(t)
 		if n := h.d.runs.Load(); n != 1 {
 			t.Errorf("another approver's /approve ran the tool %d times", n)
 		}
@@ -243,6 +247,7 @@ func TestSelfApproval(t *testing.T) {
 		h := newHarness(t, func(o *hitl.Options) { o.Approvers = append(o.Approvers, asker) })
 		tok := h.hold(t, lsCall)
 		h.say(asker, convA, "/approve "+tok)
+		h.idle(t)
 		if n := h.d.runs.Load(); n != 1 {
 			t.Errorf("self-approval with allow_self_approval ran %d times, want 1", n)
 		}
@@ -410,6 +415,8 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 	}
 	tok := h.hold(t, lsCall)
 	h.say(boss, convB, "/approve "+tok+" always")
+	mustContain(t, "acknowledgement", h.lastReply(t, convB).Text, "Approved: running", "Standing allow #1 added")
+	h.idle(t)
 	if n := h.d.runs.Load(); n != 1 {
 		t.Fatalf("ran %d times", n)
 	}
@@ -450,9 +457,10 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 func TestPressApproveAlways(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), gateways.DecisionApproveAlways); got != "approved — ran" {
+	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), gateways.DecisionApproveAlways); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
+	h.idle(t)
 	if !h.b.StandingAllowed("shell", lsCall.Args) {
 		t.Error("approve-always button added no standing allow")
 	}
@@ -471,7 +479,7 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, lsCall)
 	release := make(chan struct{})
-	h.d.running = func() { <-release } // hold the run until every attempt is in
+	h.d.running = func(context.Context) { <-release } // hold the run until every attempt is in
 	const n = 50
 	var wg sync.WaitGroup
 	toasts := make([]string, n)
@@ -492,11 +500,12 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 	waitFor(t, func() bool { return h.d.runs.Load() >= 1 })
 	close(release)
 	wg.Wait()
+	h.idle(t)
 	if got := h.d.runs.Load(); got != 1 {
 		t.Fatalf("50 concurrent approvals ran the tool %d times, want 1", got)
 	}
 	for i, s := range toasts {
-		if s != "" && s != "approved — ran" && !strings.HasPrefix(s, "already approved") {
+		if s != "" && s != "approved — running…" && !strings.HasPrefix(s, "already approved") {
 			t.Errorf("toast %d = %q", i, s)
 		}
 	}
@@ -668,6 +677,7 @@ func TestTokensNeverLogged(t *testing.T) {
 	ran := h.hold(t, lsCall)
 	h.say(eve, convB, "/approve "+ran) // refused: logged at warn
 	h.say(boss, convB, "/approve "+ran)
+	h.idle(t)
 	denied := h.hold(t, lsCall)
 	h.say(boss, convB, "/deny "+denied+" no")
 	expired := h.hold(t, lsCall)

@@ -11,6 +11,8 @@ import (
 // Run expires overdue approvals every Options.SweepEvery and submits the
 // outcome signals that tell the LLM what became of held actions, until ctx
 // ends. At start it expires what became overdue while the bot was down.
+// When ctx ends it refuses new runs, gives those still going Options.Grace
+// to finish, then cancels them, and returns once they are recorded.
 // It does not recover runs cut by a crash: the caller calls Recover once,
 // before anything can claim an approval.
 //
@@ -29,6 +31,7 @@ func (b *Broker) Run(ctx context.Context) error {
 		b.drain(ctx)
 		select {
 		case <-ctx.Done():
+			b.stopRuns()
 			b.dropOutbox()
 			return nil
 		case <-t.C:
@@ -135,6 +138,7 @@ func (b *Broker) drain(ctx context.Context) {
 		}
 		b.mu.Lock()
 		b.outbox = b.outbox[1:]
+		b.settleLocked()
 		b.mu.Unlock()
 	}
 }
@@ -148,4 +152,5 @@ func (b *Broker) dropOutbox() {
 		b.log.Warn().Str("conv", s.Conv.Key()).Msg("hitl: shutting down: approval outcome not delivered to the LLM")
 	}
 	b.outbox = nil
+	b.settleLocked()
 }

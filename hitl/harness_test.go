@@ -81,7 +81,7 @@ type dispatcher struct {
 	calls   []core.Action
 	result  core.Result
 	runErr  error
-	running func() // called during each run, e.g. to block
+	running func(ctx context.Context) // called during each run, e.g. to block
 }
 
 func newDispatcher(gws ...*gateway) *dispatcher {
@@ -102,7 +102,10 @@ func (d *dispatcher) Act(ctx context.Context, a core.Action) (core.Result, error
 		run := d.running
 		d.mu.Unlock()
 		if run != nil {
-			run()
+			run(ctx)
+		}
+		if err := ctx.Err(); err != nil {
+			return core.Result{}, fmt.Errorf("tool run: %w", err)
 		}
 		return d.result, d.runErr
 	}
@@ -151,6 +154,8 @@ type harness struct {
 	standing *hitl.MemoryStanding
 	clock    *clock
 	logs     *testutil.SyncBuffer
+	// stop ends Run and waits for it to return (also done at cleanup).
+	stop func()
 }
 
 // newHarness starts a broker; opts adjusts the options before NewBroker.
@@ -187,9 +192,21 @@ func newHarness(t *testing.T, opts func(*hitl.Options)) *harness {
 		defer close(done)
 		_ = b.Run(ctx)
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	h.stop = func() { cancel(); <-done }
+	t.Cleanup(h.stop)
 	<-b.Ready()
 	return h
+}
+
+// idle waits until no approved action is running and every outcome signal
+// has been submitted: runs happen in the broker's goroutines.
+func (h *harness) idle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.b.WaitIdle(ctx); err != nil {
+		t.Fatalf("broker not idle: %v", err)
+	}
 }
 
 // hold raises call in convA as asker and returns the token from the request

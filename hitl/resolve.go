@@ -39,48 +39,36 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 	return b.approve(ctx, from, conv, a, cmd.Always)
 }
 
-// approve claims a for execution, runs it once, and reports the outcome.
+// approve claims a for execution and starts its run in the background: the
+// caller (a conversation's worker, or a button press Telegram wants answered
+// within seconds) is answered at once, and the outcome is announced when the
+// run ends.
 func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, always bool) answer {
-	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
-	if errors.Is(err, ErrNotPending) {
-		return b.notPending(ctx, claimed)
+	if !b.admit() {
+		return answer{"not run — shutting down",
+			fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
 	}
+	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
 	if err != nil {
+		b.release()
+		if errors.Is(err, ErrNotPending) {
+			return b.notPending(ctx, claimed)
+		}
 		return b.storeFailed(err, a.Token)
 	}
 	a = claimed
 	if a.Digest != Digest(a.Call) {
+		b.release()
 		return b.mismatch(ctx, a, conv)
 	}
 	extra := b.addStanding(ctx, a, always)
 	b.audit(ctx, a, "approved", extra)
-	// No lock is held here: the claim above is what makes the run unique.
-	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
-	a.Status, a.Note = StatusExecuted, clip(res.Output, maxOutputRunes)
-	if runErr != nil || res.Failed {
-		a.Status = StatusFailed
+	// No lock is held while it runs: the claim above makes the run unique.
+	go b.execute(a, extra, conv)
+	return answer{
+		toast: "approved — running…",
+		reply: joinLines(fmt.Sprintf("Approved: running %s (request %s); the outcome follows.", callRef(a), a.Token), extra),
 	}
-	if runErr != nil {
-		a.Note = runErr.Error()
-	}
-	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
-	}
-	b.audit(ctx, a, string(a.Status), a.Note)
-	b.announce(ctx, a, joinLines(runNotice(a, res, runErr), extra), conv)
-	b.queue(a, llmRan(a, res, runErr))
-	return answer{toast: ranToast(res, runErr)}
-}
-
-// ranToast is the toast after an approved run.
-func ranToast(res core.Result, runErr error) string {
-	switch {
-	case runErr != nil:
-		return "approved — could not run"
-	case res.Failed:
-		return "approved — ran, failed"
-	}
-	return "approved — ran"
 }
 
 // addStanding adds the standing allow of an "always" approval and returns a

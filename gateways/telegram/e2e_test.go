@@ -258,7 +258,7 @@ func TestE2EApprovalButtons(t *testing.T) {
 	}
 	answers := e.waitAnswers(t, 3)[1:]
 	toasts := answers[0].Text + " | " + answers[1].Text
-	if !strings.Contains(toasts, "approved — ran") || !strings.Contains(toasts, "already approved") {
+	if !strings.Contains(toasts, "approved — running") || !strings.Contains(toasts, "already approved") {
 		t.Fatalf("double press toasts: %s", toasts)
 	}
 	e.waitSent(t, team.ID, "It ran: ran.txt has a new line.")

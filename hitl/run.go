@@ -1,0 +1,124 @@
+package hitl
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// DefaultGrace is how long Run lets approved actions go on after its
+// context ends when Options.Grace is zero.
+const DefaultGrace = 10 * time.Second
+
+// recordTimeout bounds the bookkeeping after a run (end state, audit,
+// notices). It runs on a context that shutdown does not cancel, so a run
+// that ends while the bot stops is still recorded and announced, and a
+// platform that cannot be reached does not hold shutdown for long.
+const recordTimeout = 30 * time.Second
+
+// admit reserves a place for one run, before its approval is claimed, so
+// that a claimed approval always gets its run and its bookkeeping. It
+// refuses once Run has begun to stop: the approval then stays pending.
+func (b *Broker) admit() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopping {
+		return false
+	}
+	b.running++
+	b.runs.Add(1)
+	return true
+}
+
+// release gives back the place admit reserved.
+func (b *Broker) release() {
+	b.mu.Lock()
+	b.running--
+	b.settleLocked()
+	b.mu.Unlock()
+	b.runs.Done()
+}
+
+// execute runs a claimed approval under the broker's run context (not the
+// approver's), then records, audits and announces what became of it and
+// queues the outcome for the LLM. conv is where it was approved.
+func (b *Broker) execute(a Approval, extra string, conv core.Conversation) {
+	defer b.release()
+	res, runErr := b.d.Act(b.runCtx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
+	defer cancel()
+	a.Status, a.Note = StatusExecuted, clip(res.Output, maxOutputRunes)
+	if runErr != nil || res.Failed {
+		a.Status = StatusFailed
+	}
+	if runErr != nil {
+		a.Note = runErr.Error()
+	}
+	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
+		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
+	}
+	b.audit(ctx, a, string(a.Status), a.Note)
+	b.announce(ctx, a, joinLines(runNotice(a, res, runErr), extra), conv)
+	b.queue(a, llmRan(a, res, runErr))
+}
+
+// stopRuns refuses new runs, lets the ones going on finish for
+// Options.Grace, then cancels them and waits until they have ended and
+// been recorded.
+func (b *Broker) stopRuns() {
+	b.mu.Lock()
+	b.stopping = true
+	n := b.running
+	b.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	b.log.Info().Int("runs", n).Dur("grace", b.o.Grace).Msg("hitl: shutting down: waiting for approved actions still running")
+	done := make(chan struct{})
+	go func() {
+		b.runs.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(b.o.Grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	b.log.Warn().Int("runs", n).Dur("grace", b.o.Grace).Msg("hitl: shutting down: cancelling approved actions still running")
+	b.cancelRuns()
+	<-done
+}
+
+// WaitIdle waits until no approved action is running and every outcome
+// signal has been submitted (Run must be running for that), or until ctx
+// ends. A caller that wants everything answered before it stops (e.g. at
+// the end of piped console input) waits for the engine, then for this,
+// then for the engine again.
+func (b *Broker) WaitIdle(ctx context.Context) error {
+	for {
+		b.mu.Lock()
+		if b.running == 0 && len(b.outbox) == 0 {
+			b.mu.Unlock()
+			return nil
+		}
+		ch := b.settled
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// settleLocked wakes WaitIdle when the broker has become idle; b.mu is
+// held.
+func (b *Broker) settleLocked() {
+	if b.running == 0 && len(b.outbox) == 0 {
+		close(b.settled)
+		b.settled = make(chan struct{})
+	}
+}
