@@ -54,11 +54,24 @@ func (db *DB) insertMessages(ctx context.Context, e execer, conv string, msgs []
 	return nil
 }
 
-// Load returns the conversation's newest Options.History messages, trimmed
-// with llm.Trim so the sequence starts at a user message.
+// loadQuery selects what Load needs: the conversation's newest ?2
+// messages, or everything from its newest user message (?3) on when that
+// is more — a turn longer than the limit must keep the user message that
+// started it (see llm.Trim). Without any user message only the newest ?2
+// are read: llm.Trim drops them all anyway. Both inner lookups walk the
+// (conv, id) index from the end.
+const loadQuery = `SELECT role, content, tool_calls, tool_call_id
+	FROM messages
+	WHERE conv = ?1 AND id >= MIN(
+		COALESCE((SELECT id FROM messages WHERE conv = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2 - 1), 0),
+		COALESCE((SELECT id FROM messages WHERE conv = ?1 AND role = ?3 ORDER BY id DESC LIMIT 1), 9223372036854775807))
+	ORDER BY id`
+
+// Load returns the conversation's newest Options.History messages, or its
+// whole turn in progress when that is longer, trimmed with llm.Trim so the
+// sequence starts at a user message.
 func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id
-		FROM messages WHERE conv = ? ORDER BY id DESC LIMIT ?`, conv, db.opts.History)
+	rows, err := db.r.QueryContext(ctx, loadQuery, conv, db.opts.History, llm.RoleUser)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load history: %w", err)
 	}
@@ -78,7 +91,6 @@ func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: load history: %w", err)
 	}
-	slices.Reverse(msgs)
 	return llm.Trim(msgs, db.opts.History), nil
 }
 

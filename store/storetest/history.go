@@ -24,6 +24,7 @@ func HistoryContract(t *testing.T, newHistory NewHistory) {
 	t.Run("RoundTrip", func(t *testing.T) { historyRoundTrip(t, newHistory(t, 10)) })
 	t.Run("Isolation", func(t *testing.T) { historyIsolation(t, newHistory(t, 10)) })
 	t.Run("Bounded", func(t *testing.T) { historyBounded(t, newHistory) })
+	t.Run("LongTurnKeepsItsUserMessage", func(t *testing.T) { historyLongTurn(t, newHistory(t, 3)) })
 	t.Run("LoadReturnsCopy", func(t *testing.T) { historyCopy(t, newHistory(t, 10)) })
 	t.Run("Concurrent", func(t *testing.T) { historyConcurrent(t, newHistory(t, 100)) })
 }
@@ -104,6 +105,39 @@ func historyBounded(t *testing.T, newHistory NewHistory) {
 			}
 		})
 	}
+}
+
+// historyLongTurn: a turn in progress longer than max keeps the user
+// message that started it, and all of the turn after it, at every step;
+// once the next turn starts the long one goes.
+func historyLongTurn(t *testing.T, h core.History) {
+	const conv = "telegram:42"
+	ctx := context.Background()
+	earlier := turn(0)
+	mustAppend(t, h, conv, earlier...)
+	long := []llm.Message{{Role: llm.RoleUser, Content: "check every host"}}
+	mustAppend(t, h, conv, long...)
+	for i := range 4 { // 1 + 4*2 messages, max is 3
+		id := fmt.Sprintf("call_long_%d", i)
+		step := []llm.Message{
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "shell", Args: "{}"}}},
+			{Role: llm.RoleTool, ToolCallID: id, Content: fmt.Sprint("host ", i, " ok")},
+		}
+		mustAppend(t, h, conv, step...)
+		long = append(long, step...)
+		got, err := h.Load(ctx, conv)
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		assertMessages(t, got, long)
+	}
+	next := []llm.Message{{Role: llm.RoleUser, Content: "thanks"}, {Role: llm.RoleAssistant, Content: "welcome"}}
+	mustAppend(t, h, conv, next...)
+	got, err := h.Load(ctx, conv)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, got, next)
 }
 
 // turn returns a turn whose length depends on i: a plain reply, or tool calls
