@@ -695,3 +695,42 @@ func TestTokensNeverLogged(t *testing.T) {
 		}
 	}
 }
+
+func TestInvisibleAndBidiCharactersAreEscaped(t *testing.T) {
+	// What runs: `echo safe<RLO>; rm -rf ~ #<LRI>x<CR>`; raw, a chat app
+	// would show it reordered. The model may send the characters as JSON
+	// escapes or raw; a raw CR makes the JSON invalid (shown as it is).
+	for name, args := range map[string]string{
+		"json escapes": `{"command":"echo safe\u202e; rm -rf ~ #\u2066x\r","note\u200b":"a\tb"}`,
+		"raw":          "{\"command\":\"echo safe\u202e; rm -rf ~ #\u2066x\\r\",\"note\u200b\":\"a\\tb\"}",
+		"invalid json": "echo safe\u202e; rm -rf ~ #\u2066x\r note\u200b a\tb",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			tok := h.hold(t, llm.ToolCall{Name: "shell", Args: args})
+			req := h.lastReply(t, convA)
+			h.say(boss, convB, "/pending")
+			pending := h.lastReply(t, convB).Text
+			h.say(boss, convB, "/show "+tok)
+			show := h.lastReply(t, convB).Text
+			h.say(boss, convB, "/deny "+tok)
+			denied := h.lastReply(t, convB).Text
+			for what, text := range map[string]string{
+				"request": req.Text, "summary": req.Approval.Summary, "pending": pending, "show": show, "deny notice": denied,
+			} {
+				if i := strings.IndexFunc(text, func(r rune) bool { return r == '\u202e' || r == '\u2066' || r == '\u200b' || r == '\r' || r == '\t' }); i >= 0 {
+					t.Errorf("%s shows an invisible character raw at byte %d: %q", what, i, text)
+				}
+				mustContain(t, what, text, `\u202e`, `\u2066`)
+			}
+			mustContain(t, "summary", req.Approval.Summary, `\r`)
+			mustContain(t, "request", req.Text, `\r`, `\u200b`, `a\tb`,
+				"contains invisible or bidi characters — /show "+tok+" shows it escaped")
+		})
+	}
+	h := newHarness(t, nil)
+	h.hold(t, lsCall)
+	if got := h.lastReply(t, convA).Text; strings.Contains(got, "invisible") {
+		t.Errorf("a request without such characters warns about them:\n%s", got)
+	}
+}

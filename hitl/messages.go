@@ -17,10 +17,13 @@ const heldText = "This action needs human approval; a request was sent to the ap
 // requestText is the approval request people see, written by the broker.
 func requestText(a Approval, now time.Time) string {
 	var b strings.Builder
-	rendered, shortened := renderCall(a.Call)
+	rendered, shortened, hidden := renderCall(a.Call)
 	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
 	if rendered != "" {
 		b.WriteString(rendered + "\n")
+	}
+	if hidden {
+		fmt.Fprintf(&b, "⚠ contains invisible or bidi characters — /show %s shows it escaped\n", a.Token)
 	}
 	fmt.Fprintf(&b, "Asked in %s by %s", a.Conv.Key(), a.RequestedBy)
 	if rule := ruleText(a); rule != "" {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
@@ -64,38 +67,78 @@ func splitCommand(fields []argField) (command string, rest []argField, ok bool) 
 }
 
 // renderCall renders a call's arguments for people: the command of a
-// shell-like call as code, other arguments as "key: value" lines. shortened
-// reports that something was cut (the request then points to /show).
-func renderCall(call llm.ToolCall) (text string, shortened bool) {
+// shell-like call as code, other arguments as "key: value" lines, with
+// invisible and bidi characters escaped. shortened reports that something
+// was cut (the request then points to /show); hidden, that something was
+// escaped.
+func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
 	fields, ok := argFields(call.Args)
 	if !ok {
 		s, cut := clipped(call.Args, maxCommandRunes)
-		return codeBlock(s), cut
+		s, hidden = escapeHidden(s)
+		return codeBlock(s), cut, hidden
 	}
 	var b strings.Builder
+	// show clips and escapes one value, keeping count of both.
+	show := func(s string, n int) string {
+		s, cut := clipped(s, n)
+		s, esc := escapeHidden(s)
+		shortened, hidden = shortened || cut, hidden || esc
+		return s
+	}
 	command, rest, ok := splitCommand(fields)
 	if ok {
-		s, cut := clipped(command, maxCommandRunes)
-		b.WriteString(codeBlock(s))
-		shortened = cut
+		b.WriteString(codeBlock(show(command, maxCommandRunes)))
 	}
 	for _, f := range rest {
-		v, cut := clipped(f.val, maxFieldRunes)
-		shortened = shortened || cut
+		k, v := show(f.key, maxFieldRunes), show(f.val, maxFieldRunes)
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		if strings.Contains(v, "\n") {
-			fmt.Fprintf(&b, "%s:\n%s", f.key, codeBlock(v))
+			fmt.Fprintf(&b, "%s:\n%s", k, codeBlock(v))
 		} else {
-			fmt.Fprintf(&b, "%s: %s", f.key, v)
+			fmt.Fprintf(&b, "%s: %s", k, v)
 		}
 	}
-	return b.String(), shortened
+	return b.String(), shortened, hidden
+}
+
+// escapeHidden replaces every rune a chat app would not show as itself by
+// its Go escape, as strconv.QuoteToGraphic does: control characters (but
+// the newline, which code blocks show as a line break), format characters
+// such as the bidi overrides and isolates (U+202E, U+2066) and zero-width
+// ones, line and paragraph separators, and invalid bytes (\xff). Otherwise
+// a command could read differently from what runs. found reports whether
+// anything was replaced.
+func escapeHidden(s string) (out string, found bool) {
+	if !strings.ContainsFunc(s, hiddenRune) && utf8.ValidString(s) {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hiddenRune(r):
+			q := strconv.QuoteRuneToGraphic(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String(), true
+}
+
+// hiddenRune reports a rune escapeHidden escapes.
+func hiddenRune(r rune) bool {
+	return r != '\n' && (!unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r))
 }
 
 // summarize renders a call's arguments on one short line (for buttons,
-// /pending and notices).
+// /pending and notices), invisible and bidi characters escaped.
 func summarize(call llm.ToolCall) string {
 	fields, ok := argFields(call.Args)
 	var s string
@@ -114,6 +157,7 @@ func summarize(call llm.ToolCall) string {
 		}
 		s = strings.Join(parts, ", ")
 	}
+	s, _ = escapeHidden(s) // before Fields, which would hide a CR as a space
 	return clip(strings.Join(strings.Fields(s), " "), maxSummaryRunes)
 }
 
@@ -157,14 +201,15 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// prettyArgs indents an arguments JSON object for /show; invalid JSON is
-// returned as it is.
+// prettyArgs indents an arguments JSON object for /show (invalid JSON is
+// kept as it is), invisible and bidi characters escaped.
 func prettyArgs(args string) string {
 	var buf bytes.Buffer
-	if json.Indent(&buf, []byte(args), "", "  ") != nil {
-		return args
+	if json.Indent(&buf, []byte(args), "", "  ") == nil {
+		args = buf.String()
 	}
-	return buf.String()
+	s, _ := escapeHidden(args)
+	return s
 }
 
 // humanDuration renders d rounded for people: "15m", "1h30m", "45s".
