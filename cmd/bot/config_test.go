@@ -111,3 +111,28 @@ func TestDoctorNoGateway(t *testing.T) {
 		t.Errorf("doctor does not say that no gateway is enabled:\n%s", r.stdout)
 	}
 }
+
+// TestDoctorHidesURLCredentials: a base_url with user:password@ is shown
+// with the password masked, and counts as credentials (the provider is
+// used, not skipped for lack of an api_key).
+func TestDoctorHidesURLCredentials(t *testing.T) {
+	t.Parallel()
+	const password = "proxyPass-7Hq2"
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", "llm:\n  providers:\n    - {name: proxy, base_url: 'https://bot:${PROXY_PW}@proxy.example.com/v1'}\nhttp: {listen: \"\"}\n")
+	r := runOnce(t, dir, baseEnv(dir, "PROXY_PW="+password), "", "doctor")
+	if r.code != exitOK {
+		t.Fatalf("bot doctor: exit %d; want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, password) {
+		t.Fatalf("doctor printed the base_url password:\n%s%s", r.stdout, r.stderr)
+	}
+	for _, want := range []string{"https://bot:xxxxx@proxy.example.com/v1", "credentials in base_url"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output does not show %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "demo model") {
+		t.Errorf("the provider with credentials in its base_url was skipped:\n%s", r.stdout)
+	}
+}

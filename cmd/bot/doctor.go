@@ -73,10 +73,14 @@ func doctorLLM(r *report, cfg *config.Config) {
 		}
 		used++
 		key := "api_key set"
-		if p.APIKey == "" {
+		switch {
+		case p.APIKey != "":
+		case config.URLCredential(p.BaseURL) != "":
+			key = "credentials in base_url"
+		default:
 			key = "no api_key (local server)"
 		}
-		r.line("llm", "%d. %s: %s, model %s, %s", i+1, p.Name, p.BaseURL, p.Model, key)
+		r.line("llm", "%d. %s: %s, model %s, %s", i+1, p.Name, config.RedactURL(p.BaseURL), p.Model, key)
 	}
 	if used == 0 {
 		r.line("llm", "using the offline demo model (a few intents only); set OPENAI_API_KEY or configure llm.providers")

@@ -156,9 +156,10 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zero
 }
 
 // ProviderSkipped returns why a configured provider is not used, or "" when
-// it is. A provider without an api_key is used only when its base_url is on
-// this machine or a private network (Ollama, llama.cpp, vLLM need no key);
-// a hosted API without a key would only fail, so the default config.yaml,
+// it is. A provider without an api_key is used only when its base_url
+// carries credentials (https://user:password@proxy/v1) or is on this
+// machine or a private network (Ollama, llama.cpp, vLLM need no key); a
+// hosted API without a key would only fail, so the default config.yaml,
 // which names OpenAI with ${OPENAI_API_KEY}, runs the demo model until the
 // key is set.
 func ProviderSkipped(p config.Provider) string {
@@ -169,7 +170,7 @@ func ProviderSkipped(p config.Provider) string {
 	if err != nil {
 		return "base_url does not parse"
 	}
-	if localHost(u.Hostname()) {
+	if u.User != nil || localHost(u.Hostname()) {
 		return ""
 	}
 	return "no api_key for " + u.Hostname()

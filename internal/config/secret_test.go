@@ -172,3 +172,46 @@ func TestDurationForms(t *testing.T) {
 		t.Error("yaml.Unmarshal of 5x: want an error")
 	}
 }
+
+func TestURLCredential(t *testing.T) {
+	tests := []struct {
+		url, cred, shown string
+	}{
+		{"https://api.openai.com/v1", "", "https://api.openai.com/v1"},
+		{"https://bot:pw-Secret9@proxy.example.com/v1", "pw-Secret9", "https://bot:xxxxx@proxy.example.com/v1"},
+		{"https://tok-Secret9@proxy.example.com/v1", "tok-Secret9", "https://xxxxx@proxy.example.com/v1"},
+		{"http://bot:@10.0.0.2:8080/v1", "", "http://bot:xxxxx@10.0.0.2:8080/v1"},
+		{"http://h:x/v1", "", "(unparsable URL)"},
+	}
+	for _, tt := range tests {
+		if got := URLCredential(tt.url); got != tt.cred {
+			t.Errorf("URLCredential(%q) = %q, want %q", tt.url, got, tt.cred)
+		}
+		if got := RedactURL(tt.url); got != tt.shown {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.url, got, tt.shown)
+		}
+	}
+}
+
+// TestSecretsListURLCredentials: a password (or a lone token) inside any
+// configured URL is a secret, so logs, tool output and replies are
+// scrubbed of it.
+func TestSecretsListURLCredentials(t *testing.T) {
+	c := mustParse(t, `
+llm:
+  providers:
+    - {name: proxy, base_url: "https://bot:${PROXY_PW}@proxy.example.com/v1"}
+    - {name: token, base_url: "https://${PROXY_TOKEN}@other.example.com/v1"}
+gateways:
+  telegram: {api_url: "https://tg:${TG_PW}@tg.example.com"}
+`, env(map[string]string{"PROXY_PW": "proxyPass-1234", "PROXY_TOKEN": "proxyToken-5678", "TG_PW": "tgPass-9012"}))
+	got := c.Secrets()
+	for _, want := range []string{"proxyPass-1234", "proxyToken-5678", "tgPass-9012"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets() = %q; misses %q", got, want)
+		}
+	}
+	if slices.Contains(got, "bot") || slices.Contains(got, "tg") {
+		t.Errorf("Secrets() = %q; a user name next to a password is not a secret", got)
+	}
+}

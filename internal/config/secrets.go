@@ -6,8 +6,9 @@ import (
 )
 
 // Secrets lists every secret value in the configuration, for a
-// secrets.Set: API keys, gateway tokens, the webhook secret and a password
-// inside the store DSN.
+// secrets.Set: API keys, gateway tokens, the webhook secret, a password
+// inside the store DSN, and credentials inside a base_url or api_url
+// (https://user:password@proxy/v1).
 func (c *Config) Secrets() []string {
 	vals := make([]Secret, 0, len(c.LLM.Providers)+6)
 	for _, p := range c.LLM.Providers {
@@ -25,7 +26,46 @@ func (c *Config) Secrets() []string {
 	if pw := dsnPassword(c.Store.DSN.Value()); pw != "" {
 		out = append(out, pw)
 	}
+	urls := []string{g.Telegram.APIURL, g.Telegram.Webhook.PublicURL, g.Discord.APIURL, g.Discord.GatewayURL, g.Slack.APIURL}
+	for _, p := range c.LLM.Providers {
+		urls = append(urls, p.BaseURL)
+	}
+	for _, u := range urls {
+		if s := URLCredential(u); s != "" {
+			out = append(out, s)
+		}
+	}
 	return out
+}
+
+// URLCredential returns the credential inside a URL's user info: the
+// password of https://user:password@host, or the user of https://token@host
+// (proxies take a token there). A URL without user info has none.
+func URLCredential(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	if pw, ok := u.User.Password(); ok {
+		return pw
+	}
+	return u.User.Username()
+}
+
+// RedactURL returns raw for display with its credential replaced by
+// "xxxxx" (see URLCredential). A URL that does not parse is not shown.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "(unparsable URL)"
+	case u.User == nil:
+		return raw
+	}
+	if _, ok := u.User.Password(); !ok {
+		u.User = url.User("xxxxx")
+	}
+	return u.Redacted()
 }
 
 // dsnPassword finds the password in a URL DSN (postgres://u:pw@h/db) or a
