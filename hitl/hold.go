@@ -80,6 +80,8 @@ func (b *Broker) create(ctx context.Context, a *Approval) error {
 
 // sendRequest delivers the request message to every target.
 func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time) {
+	// Approve always is offered on every request: it allows exactly this
+	// tool with exactly these arguments, which no rule needs to permit.
 	prompt := &core.ApprovalPrompt{
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call),
 		AllowAlways: true, Expires: a.Expires,
