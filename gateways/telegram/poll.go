@@ -119,7 +119,7 @@ func updateID(raw []byte) (int, bool) {
 }
 
 func (g *Gateway) loadOffset(ctx context.Context) int {
-	v, err := g.cursors.Cursor(ctx, offsetCursor)
+	v, err := g.cursors.Cursor(ctx, g.offsetCursor())
 	if err != nil {
 		g.log.Warn().Err(err).Msg("cannot read the update offset; starting from Telegram's")
 		return 0
@@ -140,7 +140,7 @@ func (g *Gateway) loadOffset(ctx context.Context) int {
 func (g *Gateway) saveOffset(ctx context.Context, offset int) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := g.cursors.SetCursor(sctx, offsetCursor, strconv.Itoa(offset)); err != nil {
+	if err := g.cursors.SetCursor(sctx, g.offsetCursor(), strconv.Itoa(offset)); err != nil {
 		g.log.Warn().Err(err).Int("offset", offset).Msg("cannot persist the update offset")
 	}
 }

@@ -229,3 +229,30 @@ func TestRunStopsAtOnceOnCancel(t *testing.T) {
 	waitFor(t, "a poll in flight", func() bool { return h.fake.Calls("getUpdates") >= 1 })
 	h.stop() // fails the test if Run does not return
 }
+
+func TestOffsetIsKeptPerBot(t *testing.T) {
+	// Two bots share one database: the first one's offset must not make
+	// the second skip (and confirm away) its own updates.
+	store := &memStore{}
+	first := newHarnessOn(t, newFake(), withCursors(store)).start()
+	for _, text := range []string{"a", "b", "c"} {
+		first.fake.InjectMessage(dm(alice, text))
+		first.inbox.next(t)
+	}
+	first.stop()
+
+	other := faketg.New(faketg.Options{Token: testToken, BotID: 424242, BotUsername: "other_bot",
+		MaxPollWait: 200 * time.Millisecond, RetryAfterUnit: 10 * time.Millisecond})
+	other.InjectMessage(dm(bob, "hello, other bot"))
+	second := newHarnessOn(t, other, withCursors(store)).start()
+	if s := second.inbox.next(t); s.Text != "hello, other bot" {
+		t.Fatalf("second bot got %+v", s)
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	for _, key := range []string{"telegram:777000111:offset", "telegram:424242:offset"} {
+		if store.m[key] == "" {
+			t.Errorf("no cursor %q in %v", key, store.m)
+		}
+	}
+}

@@ -28,9 +28,6 @@ import (
 // identities.
 const Name = "telegram"
 
-// offsetCursor is the Cursors key of the next update offset.
-const offsetCursor = "telegram:offset"
-
 var (
 	_ gateways.Gateway = (*Gateway)(nil)
 	_ core.Typer       = (*Gateway)(nil)
@@ -106,6 +103,14 @@ func (g *Gateway) connect(ctx context.Context) error {
 	g.bot = bot
 	g.log.Info().Str("bot", bot.Self.UserName).Int64("bot_id", bot.Self.ID).Msg("connected")
 	return nil
+}
+
+// offsetCursor is the Cursors key of the update offset: one per bot, since
+// bots may share a database and their update ids are unrelated. (The
+// unkeyed "telegram:offset" of earlier versions needs no migration:
+// Telegram itself forgets the updates an offset confirmed.)
+func (g *Gateway) offsetCursor() string {
+	return fmt.Sprintf("%s:%d:offset", Name, g.bot.Self.ID)
 }
 
 // Name returns "telegram".
