@@ -29,10 +29,27 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopOnSignal returns a context that ends at the first SIGINT or SIGTERM.
+// Handling ends with that first signal, so a second one (Ctrl-C again
+// during the shutdown grace) kills the process the default way: the context
+// is cancelled only after the handler is gone.
+func stopOnSignal() (context.Context, context.CancelFunc) {
+	sigCtx, unregister := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	context.AfterFunc(sigCtx, func() {
+		unregister()
+		cancel()
+	})
+	return ctx, func() {
+		unregister()
+		cancel()
+	}
 }
 
 // run dispatches the subcommand and returns the process's exit code.

@@ -38,6 +38,9 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitFail
 	}
 	defer a.Close()
+	context.AfterFunc(ctx, func() {
+		log.Warn().Msg("stopping: turns in flight get a grace period to finish; a second Ctrl-C (or signal) stops at once")
+	})
 	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error().Err(err).Msg("stopped with an error")
 		return exitFail
