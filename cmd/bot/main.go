@@ -29,6 +29,7 @@ const (
 )
 
 func main() {
+	hardenProcess()
 	ctx, stop := stopOnSignal()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -144,6 +144,13 @@ func startBot(t *testing.T, dir string, env []string, args ...string) *botProc {
 	cmd := exec.Command(botBin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd, a bot command whose SysProcAttr puts it in its own
+// process group, as startBot does.
+func startCmd(t *testing.T, cmd *exec.Cmd) *botProc {
+	t.Helper()
 	p := &botProc{t: t, cmd: cmd, lines: make(chan string, 10000), stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
