@@ -83,3 +83,30 @@ func TestConsoleDemoWalkthrough(t *testing.T) {
 		t.Errorf("the core's notes to the model leaked into the chat:\n%s", p.stdout())
 	}
 }
+
+// TestPipedInputEndsRightAfterApprove: input that ends right after an
+// /approve still gets the approved action's outcome and the model's
+// follow-up before the bot exits, although the action runs in the broker
+// after the /approve turn has ended.
+func TestPipedInputEndsRightAfterApprove(t *testing.T) {
+	t.Parallel()
+	const trigger = "please run the slow job"
+	srv := startFake(t, scriptedModel(trigger, "sleep 0.3; echo done > ran.txt"))
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", fakeConfig(srv.URL(), "sk-test", shellApprove, "info"))
+	p := startBot(t, dir, baseEnv(dir))
+	p.send(trigger)
+	token := expectToken(t, p)
+	expectLine(t, p, "MODEL: the command awaits approval.")
+	p.send("/approve " + token)
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d; want 0", code)
+	}
+	if !strings.Contains(p.stdout(), "MODEL: the command ran.") {
+		t.Fatalf("the bot exited before the model's follow-up to the approved run:\n%s", p.stdout())
+	}
+	if got := readFile(t, filepath.Join(dir, "workspace", "ran.txt")); got != "done\n" {
+		t.Errorf("ran.txt = %q; want the approved command to have run once", got)
+	}
+}

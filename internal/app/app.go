@@ -170,20 +170,40 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// exitAfterConsole ends the App once the console's input has ended and the
-// engine has answered everything it received.
+// exitAfterConsole ends the App once the console's input has ended and
+// everything it caused is answered (see settle).
 func (a *App) exitAfterConsole(ctx context.Context, stop context.CancelFunc) error {
 	select {
 	case <-ctx.Done():
 		return nil
 	case <-a.console.EndOfInput():
 	}
-	if err := a.engine.WaitIdle(ctx); err != nil {
+	if err := a.settle(ctx); err != nil {
 		return nil
 	}
 	a.log.Info().Msg("console input ended; shutting down")
 	stop()
 	return nil
+}
+
+// settle waits until the engine is idle and the broker has no approved
+// action running and no outcome left to submit. An approved action runs in
+// the broker after the /approve turn has ended, and its outcome becomes a
+// new turn whose reply must still go out; so it waits in rounds until one
+// passes in which the engine processed no signal. Approvals still pending
+// (waiting for a person) do not hold it.
+func (a *App) settle(ctx context.Context) error {
+	for {
+		seen := a.engine.Stats().Signals
+		for _, wait := range []func(context.Context) error{a.engine.WaitIdle, a.broker.WaitIdle, a.engine.WaitIdle} {
+			if err := wait(ctx); err != nil {
+				return err
+			}
+		}
+		if a.engine.Stats().Signals == seen {
+			return nil
+		}
+	}
 }
 
 // Close releases the store.
