@@ -93,7 +93,7 @@ func TestNotifyDuplicatesAndFailuresAreHarmless(t *testing.T) {
 	if n := len(h.beta.in(convDM)); n != 1 {
 		t.Errorf("%d requests in the notify DM, want 1", n)
 	}
-	mustContain(t, "log", h.logs.String(), "could not deliver", "gamma:down")
+	mustContain(t, "log", h.logs.String(), `"level":"error"`, "could not deliver", "gamma:down")
 }
 
 func TestApproveFromAnotherGateway(t *testing.T) {

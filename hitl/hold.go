@@ -106,10 +106,16 @@ func (b *Broker) targets(conv core.Conversation, extra ...core.Conversation) []c
 	return out
 }
 
-// reply delivers a reply action, logging a failure.
+// reply delivers a reply action, logging a failure at error level: the
+// gateway has already retried, and an approval request or outcome nobody
+// received leaves an action waiting, or a person uninformed.
 func (b *Broker) reply(ctx context.Context, a core.Action) {
 	if _, err := b.d.Act(ctx, a); err != nil {
-		b.log.Warn().Err(err).Str("conv", a.Conv.Key()).Msg("hitl: could not deliver message")
+		ev := b.log.Error().Err(err).Str("conv", a.Conv.Key())
+		if a.Approval != nil {
+			ev = ev.Str("approval", b.ref(a.Approval.Token)).Str("tool", a.Approval.Tool)
+		}
+		ev.Msg("hitl: could not deliver message")
 	}
 }
 

@@ -29,6 +29,10 @@ const (
 // DefaultAPIURL is Telegram's Bot API server.
 const DefaultAPIURL = "https://api.telegram.org"
 
+// DefaultRetryFor is how long a request is retried on transient errors when
+// Config.RetryFor is zero.
+const DefaultRetryFor = 5 * time.Minute
+
 // Config configures the gateway; zero fields take the defaults noted.
 type Config struct {
 	Token   string
@@ -49,10 +53,11 @@ type Config struct {
 	Pace gateways.PacerConfig
 	// Backoff spaces retries; default 500ms up to 30s.
 	Backoff gateways.Backoff
-	// MaxAttempts bounds the tries of one request on transient errors (5xx,
-	// transport); default 5. Rate-limited (429) retries are bounded
-	// separately, by maxRateLimited.
-	MaxAttempts int
+	// RetryFor is how long one request keeps being retried (with Backoff)
+	// on transient errors (5xx, transport) before it is given up; default
+	// 5m, so a reply rides out a short outage. Waits Telegram asks for
+	// (429) do not count; they are bounded separately, by maxRateLimited.
+	RetryFor time.Duration
 	// RetryAfterUnit is the length of one unit of a 429's retry_after;
 	// default 1s (tests shorten it).
 	RetryAfterUnit time.Duration
@@ -104,6 +109,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.RetryAfterUnit = orDuration(c.RetryAfterUnit, time.Second)
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.TypingEvery = orDuration(c.TypingEvery, 4*time.Second)
+	c.RetryFor = orDuration(c.RetryFor, DefaultRetryFor)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
@@ -115,9 +121,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Backoff == (gateways.Backoff{}) {
 		c.Backoff = gateways.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 5
 	}
 	return c, nil
 }

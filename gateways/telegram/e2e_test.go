@@ -126,6 +126,7 @@ func gatewayConfig(tg *faketg.Server) telegram.Config {
 		},
 		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		RetryAfterUnit: 10 * time.Millisecond,
+		RetryFor:       10 * time.Second,
 		TypingEvery:    50 * time.Millisecond,
 	}
 }

@@ -81,6 +81,7 @@ func testConfig(fake *faketg.Server) Config {
 		},
 		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		RetryAfterUnit: 10 * time.Millisecond,
+		RetryFor:       10 * time.Second,
 		SendTimeout:    5 * time.Second,
 		TypingEvery:    20 * time.Millisecond,
 	}

@@ -113,9 +113,11 @@ func (g *Gateway) sendChunk(ctx context.Context, msg tgbotapi.MessageConfig, md 
 }
 
 // send makes one API call for chat, paced, retried on 429 (after the
-// pause Telegram asks for) and on transient errors (with backoff).
+// pause Telegram asks for) and on transient errors (with backoff, for up to
+// Config.RetryFor; the pauses of 429s do not count against it).
 func (g *Gateway) send(ctx context.Context, chat int64, c tgbotapi.Chattable) (tgbotapi.Message, error) {
 	key := strconv.FormatInt(chat, 10)
+	var giveUp time.Time // set at the first transient error
 	transient, limited := 0, 0
 	for {
 		if err := g.pacer.Wait(ctx, key); err != nil {
@@ -134,16 +136,24 @@ func (g *Gateway) send(ctx context.Context, chat int64, c tgbotapi.Chattable) (t
 			if limited++; limited > maxRateLimited {
 				return m, fmt.Errorf("rate limited %d times: %w", limited, err)
 			}
-			g.pacer.Pause(key, g.retryAfter(apiErr, limited))
+			pause := g.retryAfter(apiErr, limited)
+			g.pacer.Pause(key, pause)
+			if !giveUp.IsZero() {
+				giveUp = giveUp.Add(pause)
+			}
 			continue
 		case errors.As(err, &apiErr) && apiErr.Code < 500:
 			return m, err
 		}
-		if transient++; transient >= g.cfg.MaxAttempts {
-			return m, fmt.Errorf("giving up after %d attempts: %w", transient, err)
+		now := time.Now()
+		if giveUp.IsZero() {
+			giveUp = now.Add(g.cfg.RetryFor)
+		}
+		if transient++; !now.Before(giveUp) {
+			return m, fmt.Errorf("giving up after %d attempts over %s: %w", transient, g.cfg.RetryFor, err)
 		}
 		g.log.Debug().Err(err).Int("attempt", transient).Msg("send failed; retrying")
-		if err := gateways.Sleep(ctx, g.cfg.Backoff.Next(transient-1)); err != nil {
+		if err := gateways.Sleep(ctx, min(g.cfg.Backoff.Next(transient-1), giveUp.Sub(now))); err != nil {
 			return m, err
 		}
 	}

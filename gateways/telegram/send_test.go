@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
@@ -127,21 +128,37 @@ func TestTransientErrorsRetried(t *testing.T) {
 	}
 }
 
-func TestUndeliverableReplyReturnsError(t *testing.T) {
+func TestOutageWithinRetryForIsRiddenOut(t *testing.T) {
+	// A minute-long outage is a dozen failures at the test's backoff: the
+	// reply must still arrive, not be dropped after a few attempts.
 	h := newHarness(t)
-	h.fake.FailNext("sendMessage", 10, faketg.FaultServer)
+	h.fake.FailNext("sendMessage", 12, faketg.FaultServer)
+	if _, err := h.gw.Act(context.Background(), reply(convOf(alice.ID), "hi")); err != nil {
+		t.Fatalf("reply dropped during a short outage: %v", err)
+	}
+	if n := h.fake.Calls("sendMessage"); n != 13 {
+		t.Fatalf("%d sendMessage calls, want 13 (12 failed, 1 delivered)", n)
+	}
+	if len(h.fake.Sent()) != 1 {
+		t.Fatalf("sent %+v", h.fake.Sent())
+	}
+}
+
+func TestUndeliverableReplyReturnsError(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.RetryFor = 20 * time.Millisecond }))
+	h.fake.FailNext("sendMessage", 1000, faketg.FaultServer)
 	_, err := h.gw.Act(context.Background(), reply(convOf(alice.ID), "hi"))
-	if err == nil || !strings.Contains(err.Error(), "telegram:1001") {
+	if err == nil || !strings.Contains(err.Error(), "telegram:1001") || !strings.Contains(err.Error(), "giving up") {
 		t.Fatalf("want an error naming the conversation, got %v", err)
 	}
-	if n := h.fake.Calls("sendMessage"); n != 5 {
-		t.Fatalf("%d attempts, want MaxAttempts (5)", n)
+	if n := h.fake.Calls("sendMessage"); n < 2 {
+		t.Fatalf("%d attempts, want retries", n)
 	}
 	assertNoToken(t, err.Error())
 }
 
 func TestTransportErrorHasNoToken(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, withConfig(func(c *Config) { c.RetryFor = 20 * time.Millisecond }))
 	h.fake.Close()
 	_, err := h.gw.Act(context.Background(), reply(convOf(alice.ID), "hi"))
 	if err == nil {
