@@ -46,6 +46,11 @@ type Config struct {
 	// StallMargin is how long past PollTimeout a poll may hang before the
 	// watchdog abandons it and polls again; default 15s.
 	StallMargin time.Duration
+	// RepollEvery is how often getUpdates is asked again while Telegram
+	// holds only updates still in progress (kept unconfirmed so that a
+	// crash loses none; Telegram then answers at once instead of waiting);
+	// default 1s. New messages wait at most this long meanwhile.
+	RepollEvery time.Duration
 	// HTTPClient makes the requests; default a client without an overall
 	// timeout (each request carries its own deadline).
 	HTTPClient *http.Client
@@ -106,6 +111,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.PollTimeout = orDuration(c.PollTimeout, 30*time.Second)
 	c.StallMargin = orDuration(c.StallMargin, 15*time.Second)
+	c.RepollEvery = orDuration(c.RepollEvery, time.Second)
 	c.RetryAfterUnit = orDuration(c.RetryAfterUnit, time.Second)
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.TypingEvery = orDuration(c.TypingEvery, 4*time.Second)

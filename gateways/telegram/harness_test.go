@@ -82,6 +82,7 @@ func testConfig(fake *faketg.Server) Config {
 		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		RetryAfterUnit: 10 * time.Millisecond,
 		RetryFor:       10 * time.Second,
+		RepollEvery:    20 * time.Millisecond,
 		SendTimeout:    5 * time.Second,
 		TypingEvery:    20 * time.Millisecond,
 	}
@@ -120,10 +121,13 @@ func assertNoToken(t *testing.T, logs string) {
 	}
 }
 
-// recInbox records submitted signals.
+// recInbox records submitted signals. Like an engine that finishes each
+// signal at once, it calls Signal.Done right after taking it, unless
+// keepDone is set (the test then calls Done itself).
 type recInbox struct {
-	ch    chan core.Signal
-	after func(core.Signal) // called after a signal is taken
+	ch       chan core.Signal
+	after    func(core.Signal) // called after a signal is taken
+	keepDone bool
 }
 
 func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
@@ -136,6 +140,9 @@ func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
 	}
 	if r.after != nil {
 		r.after(s)
+	}
+	if !r.keepDone && s.Done != nil {
+		s.Done()
 	}
 	return nil
 }

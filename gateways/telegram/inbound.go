@@ -17,33 +17,34 @@ import (
 const notSupported = "Sorry, I can only read text for now: stickers, voice messages, files and photos without a caption are not supported yet."
 
 // handleRaw decodes one update and handles it. A malformed update is
-// logged and skipped. It returns an error only when ctx ended before the
+// logged and skipped. It reports whether it submitted a signal (carrying
+// done as its Done); it returns an error only when ctx ended before the
 // update was handed over.
-func (g *Gateway) handleRaw(ctx context.Context, inbox gateways.Inbox, id int, raw []byte) error {
+func (g *Gateway) handleRaw(ctx context.Context, inbox gateways.Inbox, id int, raw []byte, done func()) (bool, error) {
 	var u tgbotapi.Update
 	if err := json.Unmarshal(raw, &u); err != nil {
 		g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("skipping a malformed update")
-		return nil
+		return false, nil
 	}
 	switch {
 	case u.Message != nil:
-		return g.onMessage(ctx, inbox, id, u.Message)
+		return g.onMessage(ctx, inbox, id, u.Message, done)
 	case u.CallbackQuery != nil:
 		g.onCallback(id, u.CallbackQuery)
 	default:
 		g.log.Debug().Int("update_id", id).Msg("ignoring an update of another kind")
 	}
-	return nil
+	return false, nil
 }
 
 // onMessage normalises a message into a signal for inbox.
-func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m *tgbotapi.Message) error {
+func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m *tgbotapi.Message, done func()) (bool, error) {
 	if m.Chat == nil || m.From == nil {
 		g.log.Warn().Int("update_id", id).Msg("skipping a message without chat or sender")
-		return nil
+		return false, nil
 	}
 	if m.From.IsBot || m.Chat.IsChannel() {
-		return nil
+		return false, nil
 	}
 	text, entities := m.Text, m.Entities
 	if text == "" {
@@ -52,16 +53,16 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 	private := m.Chat.IsPrivate()
 	addressed, text, other := g.addressed(m, text, entities)
 	if !private && (other || g.cfg.Group == GroupMention && !addressed) {
-		return nil
+		return false, nil
 	}
 	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10)}
 	if strings.TrimSpace(text) == "" {
 		if hasMedia(m) && (private || addressed) { // not to every sticker in a group
 			g.replyLater(conv, notSupported, m.MessageID)
 		}
-		return nil
+		return false, nil
 	}
-	return inbox.Submit(ctx, core.Signal{
+	err := inbox.Submit(ctx, core.Signal{
 		Kind:      core.KindMessage,
 		Conv:      conv,
 		From:      identity(m.From.ID),
@@ -69,7 +70,9 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 		MessageID: strconv.Itoa(m.MessageID),
 		Private:   private,
 		At:        time.Unix(int64(m.Date), 0),
+		Done:      done,
 	})
+	return err == nil, err
 }
 
 func identity(userID int64) core.Identity {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -20,11 +19,13 @@ var allowedUpdates = []string{"message", "callback_query"}
 // errStalled marks a poll the watchdog abandoned.
 var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 
-// runPolling long-polls getUpdates until ctx ends.
+// runPolling long-polls getUpdates until ctx ends. The offset it polls
+// with moves past an update only once the update is done (see offsets).
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
-	offset := g.loadOffset(ctx)
+	o := g.loadOffsets(ctx)
 	for attempt := 0; ctx.Err() == nil; {
+		offset, moved := o.next()
 		raws, err := g.fetch(ctx, offset)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -37,11 +38,30 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			continue
 		}
 		attempt = 0
-		if offset, err = g.deliverBatch(ctx, inbox, raws, offset); err != nil {
+		fresh, err := g.deliverBatch(ctx, inbox, o, raws)
+		if err != nil {
+			break
+		}
+		if fresh == 0 && len(raws) > 0 && g.awaitProgress(ctx, moved) != nil {
 			break
 		}
 	}
 	g.log.Info().Msg("stopped polling")
+	return nil
+}
+
+// awaitProgress waits, when Telegram holds only updates still in progress
+// (it would answer the next poll at once with the same), until one of them
+// is done or Config.RepollEvery has passed, so new updates are still seen.
+func (g *Gateway) awaitProgress(ctx context.Context, moved <-chan struct{}) error {
+	t := time.NewTimer(g.cfg.RepollEvery)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-moved:
+	case <-t.C:
+	}
 	return nil
 }
 
@@ -86,25 +106,41 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 	return g.cfg.Backoff.Next(attempt)
 }
 
-// deliverBatch hands each new update to the inbox and moves the offset past
-// it once handed over. It returns an error only when ctx ended.
-func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, raws []json.RawMessage, offset int) (int, error) {
+// deliverBatch hands each update not handed over before to the inbox, and
+// returns how many it handed over. An update is done when the engine calls
+// its signal's Done, or at once when it produced no signal. It returns an
+// error only when ctx ended; the update then stays in progress, so it is
+// delivered again after a restart.
+func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *offsets, raws []json.RawMessage) (int, error) {
+	defer g.saveOffsets(ctx, o)
+	fresh := 0
 	for _, raw := range raws {
 		id, ok := updateID(raw)
 		if !ok {
 			g.log.Warn().Msg("skipping an update without an update_id")
 			continue
 		}
-		if id < offset {
+		if o.seen(id) {
 			continue
 		}
-		if err := g.handleRaw(ctx, inbox, id, raw); err != nil {
-			return offset, err
+		fresh++
+		if released := o.start(id); len(released) > 0 {
+			g.log.Warn().Ints("update_ids", released).Int("held", maxHeld).
+				Msg("updates still in progress after many later ones: confirmed to Telegram anyway; a crash now would lose them")
 		}
-		offset = id + 1
-		g.saveOffset(ctx, offset)
+		done := func() {
+			o.finish(id)
+			g.saveOffsets(ctx, o)
+		}
+		submitted, err := g.handleRaw(ctx, inbox, id, raw, done)
+		if err != nil {
+			return fresh, err
+		}
+		if !submitted {
+			o.finish(id)
+		}
 	}
-	return offset, nil
+	return fresh, nil
 }
 
 // updateID reads an update's id without decoding the rest.
@@ -118,31 +154,41 @@ func updateID(raw []byte) (int, bool) {
 	return *head.UpdateID, true
 }
 
-func (g *Gateway) loadOffset(ctx context.Context) int {
+// loadOffsets reads the persisted offset and the updates done above it.
+func (g *Gateway) loadOffsets(ctx context.Context) *offsets {
 	v, err := g.cursors.Cursor(ctx, g.offsetCursor())
 	if err != nil {
 		g.log.Warn().Err(err).Msg("cannot read the update offset; starting from Telegram's")
-		return 0
+		return newOffsets(0, nil)
 	}
 	if v == "" {
-		return 0
+		return newOffsets(0, nil)
 	}
-	n, err := strconv.Atoi(v)
+	base, done, err := parseOffsets(v)
 	if err != nil {
-		g.log.Warn().Str("offset", v).Msg("ignoring an unreadable update offset")
-		return 0
+		g.log.Warn().Err(err).Msg("ignoring an unreadable update offset")
+		return newOffsets(0, nil)
 	}
-	return n
+	return newOffsets(base, done)
 }
 
-// saveOffset persists the offset even when ctx has just ended: the update
-// before it was already handed over.
-func (g *Gateway) saveOffset(ctx context.Context, offset int) {
+// saveOffsets persists o when it changed, even when ctx has just ended: an
+// update done is done. Saves are serialised, so the last one written is
+// the newest.
+func (g *Gateway) saveOffsets(ctx context.Context, o *offsets) {
+	g.saveMu.Lock()
+	defer g.saveMu.Unlock()
+	v := o.value()
+	if v == g.saved {
+		return
+	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := g.cursors.SetCursor(sctx, g.offsetCursor(), strconv.Itoa(offset)); err != nil {
-		g.log.Warn().Err(err).Int("offset", offset).Msg("cannot persist the update offset")
+	if err := g.cursors.SetCursor(sctx, g.offsetCursor(), v); err != nil {
+		g.log.Warn().Err(err).Str("offset", v).Msg("cannot persist the update offset")
+		return
 	}
+	g.saved = v
 }
 
 // clearWebhook removes a webhook left from webhook mode: polling is what

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -255,4 +256,69 @@ func TestOffsetIsKeptPerBot(t *testing.T) {
 			t.Errorf("no cursor %q in %v", key, store.m)
 		}
 	}
+}
+
+func TestRestartRedeliversWhatWasInProgress(t *testing.T) {
+	store := &memStore{}
+	fake := newFake()
+	first := newHarnessOn(t, fake, withCursors(store))
+	first.inbox.keepDone = true
+	slow := fake.InjectMessage(dm(alice, "slow (the engine is still on it)"))
+	fake.InjectMessage(dm(bob, "fast (done)"))
+	first.start()
+	var inProgress core.Signal
+	for range 2 {
+		s := first.inbox.next(t)
+		if s.Done == nil {
+			t.Fatalf("signal %q has no Done", s.Text)
+		}
+		if strings.HasPrefix(s.Text, "fast") {
+			s.Done()
+		} else {
+			inProgress = s
+		}
+	}
+	waitFor(t, "the cursor to record the done update", func() bool {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return strings.Contains(store.m["telegram:777000111:offset"], ";")
+	})
+	// A few polls while "slow" is in progress: none may confirm it.
+	n := len(fake.Polls())
+	waitFor(t, "more polls", func() bool { return len(fake.Polls()) >= n+3 })
+	first.stop() // a kill: "slow" is never done
+	for _, p := range fake.Polls() {
+		if p.Offset > slow {
+			t.Fatalf("polled with offset %d: confirmed update %d while it was in progress", p.Offset, slow)
+		}
+	}
+	first.inbox.empty(t)
+
+	second := newHarnessOn(t, fake, withCursors(store)).start()
+	if s := second.inbox.next(t); s.Text != inProgress.Text {
+		t.Fatalf("after restart: %q, want the update in progress again", s.Text)
+	}
+	fake.InjectMessage(dm(alice, "new"))
+	if s := second.inbox.next(t); s.Text != "new" {
+		t.Fatalf("after restart: %q (a replay of the done update?), want the new message", s.Text)
+	}
+	waitFor(t, "everything confirmed", func() bool { return fake.Pending() == 0 })
+	second.inbox.empty(t)
+}
+
+func TestUpdatesWithoutSignalAreDoneAtOnce(t *testing.T) {
+	store := &memStore{}
+	h := newHarness(t, withCursors(store))
+	h.inbox.keepDone = true
+	h.fake.InjectUpdate(`{"edited_message":{"message_id":1}}`)
+	h.fake.InjectMessage(inGroup(alice, "chatter the bot ignores"))
+	last := h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "junk"})
+	h.start()
+	waitFor(t, "the offset past every update", func() bool {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return store.m["telegram:777000111:offset"] == strconv.Itoa(last+1)
+	})
+	waitFor(t, "everything confirmed", func() bool { return h.fake.Pending() == 0 })
+	h.inbox.empty(t)
 }

@@ -48,6 +48,8 @@ type Gateway struct {
 	seen      *recentIDs
 	listener  net.Listener // webhook mode with Webhook.Listen
 	hookMu    sync.Mutex   // serialises webhook updates
+	saveMu    sync.Mutex   // serialises offset saves
+	saved     string       // the offset cursor last saved
 	run       atomic.Pointer[runState]
 	wg        sync.WaitGroup // callbacks and replies started by Run
 }

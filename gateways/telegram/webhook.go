@@ -144,7 +144,9 @@ func (g *Gateway) acceptUpdate(reqCtx context.Context, rs *runState, body []byte
 	defer context.AfterFunc(rs.ctx, cancel)()
 	g.hookMu.Lock() // one update at a time keeps each chat's order
 	defer g.hookMu.Unlock()
-	if err := g.handleRaw(ctx, rs.inbox, id, body); err != nil {
+	// Telegram counts a webhook update delivered once it is answered 200;
+	// there is no offset to hold back, so Done is not needed.
+	if _, err := g.handleRaw(ctx, rs.inbox, id, body, nil); err != nil {
 		g.seen.forget(id)
 		g.log.Warn().Int("update_id", id).Err(err).Msg("webhook update not handed over; Telegram will deliver it again")
 		return http.StatusServiceUnavailable

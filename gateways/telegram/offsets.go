@@ -1,0 +1,151 @@
+package telegram
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// maxHeld bounds the updates kept unconfirmed at or above the oldest one
+// still in progress. getUpdates returns at most 100 updates from its
+// offset, so holding the offset back for more would hide every newer
+// update; past the bound the oldest update in progress is confirmed anyway
+// (a crash before it is done then loses it, and a warning says so).
+const maxHeld = 90
+
+// offsets decides what the next getUpdates confirms. Telegram forgets the
+// updates below the offset it is polled with, so the offset moves past an
+// update only once the engine is done with it (Signal.Done) or it produced
+// no signal: a crash then loses nothing, and Telegram delivers what was in
+// progress again. The updates already done above the oldest one in
+// progress are remembered too (and persisted with the offset), so that
+// such a re-delivery does not replay them. It is safe for concurrent use.
+type offsets struct {
+	mu       sync.Mutex
+	base     int          // every update below is done; the next poll's offset
+	held     map[int]bool // update id at or above base → done
+	top      int          // highest update id handed over or loaded
+	progress chan struct{}
+}
+
+// newOffsets starts at base with the updates in done already done.
+func newOffsets(base int, done []int) *offsets {
+	o := &offsets{base: base, held: make(map[int]bool), top: base - 1, progress: make(chan struct{})}
+	for _, id := range done {
+		if id >= base {
+			o.held[id] = true
+			o.top = max(o.top, id)
+		}
+	}
+	return o
+}
+
+// next returns the offset to poll with, and a channel closed once it
+// moves.
+func (o *offsets) next() (int, <-chan struct{}) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.base, o.progress
+}
+
+// seen reports whether update id was handed over already (or is done).
+func (o *offsets) seen(id int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.held[id]
+	return ok || id < o.base
+}
+
+// start records that update id is being handed over. It returns the ids
+// that had to be given up to keep within maxHeld.
+func (o *offsets) start(id int) (released []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.held[id] = false
+	o.top = max(o.top, id)
+	return o.advanceLocked()
+}
+
+// finish records that update id is done.
+func (o *offsets) finish(id int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.held[id]; !ok {
+		return // below base: given up on, or done already
+	}
+	o.held[id] = true
+	o.advanceLocked()
+}
+
+// advanceLocked moves base to the oldest update in progress (past the top
+// when none is), giving up on the oldest ones while more than maxHeld
+// updates are held; o.mu is held.
+func (o *offsets) advanceLocked() (released []int) {
+	old := o.base
+	for {
+		o.base = o.top + 1
+		for id, done := range o.held {
+			if !done && id < o.base {
+				o.base = id
+			}
+		}
+		for id := range o.held {
+			if id < o.base {
+				delete(o.held, id)
+			}
+		}
+		if len(o.held) < maxHeld {
+			break
+		}
+		o.held[o.base] = true
+		released = append(released, o.base)
+	}
+	if o.base != old {
+		close(o.progress)
+		o.progress = make(chan struct{})
+	}
+	return released
+}
+
+// value is the cursor to persist: "BASE", then ";" and the done updates
+// above it as comma-separated distances from BASE ("1005;2,3,7").
+func (o *offsets) value() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var done []int
+	for id, ok := range o.held {
+		if ok {
+			done = append(done, id-o.base)
+		}
+	}
+	slices.Sort(done)
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(o.base))
+	sep := ";"
+	for _, d := range done {
+		b.WriteString(sep + strconv.Itoa(d))
+		sep = ","
+	}
+	return b.String()
+}
+
+// parseOffsets reads a cursor written by value (or a bare offset).
+func parseOffsets(v string) (base int, done []int, err error) {
+	head, tail, more := strings.Cut(v, ";")
+	if base, err = strconv.Atoi(head); err != nil {
+		return 0, nil, fmt.Errorf("offset %q: %w", head, err)
+	}
+	if !more {
+		return base, nil, nil
+	}
+	for _, f := range strings.Split(tail, ",") {
+		d, err := strconv.Atoi(f)
+		if err != nil || d <= 0 {
+			return 0, nil, fmt.Errorf("done update %q: not a positive distance", f)
+		}
+		done = append(done, base+d)
+	}
+	return base, done, nil
+}
