@@ -26,6 +26,11 @@ const maxIdleBuckets = 4096
 // Pacer spaces out sends to respect a platform's per-chat and global rate
 // limits and the pauses the server asks for (HTTP 429 retry-after). Wait
 // delays a send; it never drops one. A Pacer is safe for concurrent use.
+//
+// A pause holds one chat only: Telegram's 429 does not say whether a
+// global limit was hit, and the global bucket keeps sends below it. (A
+// platform whose 429 marks a global limit, as Discord's "global": true
+// does, would add a pause of every chat.)
 type Pacer struct {
 	cfg PacerConfig
 
@@ -58,13 +63,6 @@ func (p *Pacer) Pause(chat string, d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.chat(chat).pause(time.Now().Add(d))
-}
-
-// PauseAll holds every send to every chat for d.
-func (p *Pacer) PauseAll(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.global.pause(time.Now().Add(d))
 }
 
 // reserve takes a place for chat and returns 0, or returns how long to wait

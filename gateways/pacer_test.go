@@ -56,16 +56,6 @@ func TestPacerPauseHoldsOnlyItsChat(t *testing.T) {
 	}
 }
 
-func TestPacerPauseAll(t *testing.T) {
-	p := NewPacer(PacerConfig{})
-	p.PauseAll(time.Hour)
-	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if err := p.Wait(short, "any"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("globally paused, got %v", err)
-	}
-}
-
 func TestPacerPauseEndsAndSendsResume(t *testing.T) {
 	p := NewPacer(PacerConfig{PerChat: Rate{Every: time.Millisecond, Burst: 1}})
 	p.Pause("c", 30*time.Millisecond)
