@@ -47,7 +47,8 @@ type e2e struct {
 func startE2E(t *testing.T) *e2e {
 	t.Helper()
 	e := &e2e{
-		tg:   faketg.New(faketg.Options{Token: e2eToken, MaxPollWait: 200 * time.Millisecond}),
+		// A button press must be answered within QueryTTL, as on Telegram.
+		tg:   faketg.New(faketg.Options{Token: e2eToken, MaxPollWait: 200 * time.Millisecond, QueryTTL: 5 * time.Second}),
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
@@ -270,6 +271,37 @@ func TestE2EApprovalButtons(t *testing.T) {
 		m, _ := e.tg.Message(team.ID, req.MessageID)
 		return m.Markup == nil && strings.Contains(m.Plain, "by telegram:1001")
 	})
+}
+
+func TestE2ESlowApprovedToolStillGetsItsToast(t *testing.T) {
+	e := startE2E(t)
+	// The command runs until the test lets it go, which it does only once
+	// the press was answered: a toast sent after the run would never come.
+	e.ai.Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "call_slow", Name: "shell",
+			Args: `{"command":"while [ ! -e go ]; do sleep 0.02; done; echo ran >> ran.txt"}`}),
+		fakeoai.Text("I asked an approver to allow it."),
+		fakeoai.Text("It ran: ran.txt has a new line."),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot do the slow job"})
+	req, token := e.waitRequest(t, team.ID)
+	e.tg.InjectCallback(faketg.Callback{From: owner, ChatID: team.ID, MessageID: req.MessageID, Data: "a:" + token})
+	if a := e.waitAnswers(t, 1); a[0].Text != "approved — running…" {
+		t.Fatalf("toast %q", a[0].Text)
+	}
+	if n := e.runs(t); n != 0 {
+		t.Fatalf("ran %d times before it was let go", n)
+	}
+	if err := os.WriteFile(filepath.Join(e.workspace, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.waitSent(t, team.ID, "It ran: ran.txt has a new line.")
+	if n := e.runs(t); n != 1 {
+		t.Fatalf("ran %d times", n)
+	}
+	if n := e.tg.LateAnswers(); n != 0 {
+		t.Fatalf("%d callback answers came too late", n)
+	}
 }
 
 func TestE2EApproveTypedInOwnerDM(t *testing.T) {

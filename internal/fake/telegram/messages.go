@@ -231,16 +231,28 @@ func (s *Server) answerCallbackQuery(w http.ResponseWriter, _ *http.Request, p p
 		return
 	}
 	s.mu.Lock()
-	known := s.queries[id]
-	if known {
+	pressed, known := s.queries[id]
+	tooOld := known && s.opts.QueryTTL > 0 && time.Since(pressed) > s.opts.QueryTTL
+	switch {
+	case tooOld:
+		s.late++
+	case known:
 		s.answers = append(s.answers, Answer{QueryID: id, Text: p["text"], ShowAlert: p.bool("show_alert")})
 	}
 	s.mu.Unlock()
-	if !known {
+	if !known || tooOld {
 		badRequest("query is too old and response timeout expired or query ID is invalid").write(w)
 		return
 	}
 	writeResult(w, true)
+}
+
+// LateAnswers returns how many answerCallbackQuery calls came after
+// Options.QueryTTL and were refused.
+func (s *Server) LateAnswers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late
 }
 
 func (s *Server) sendChatAction(w http.ResponseWriter, _ *http.Request, p params) {

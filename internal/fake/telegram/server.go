@@ -28,6 +28,10 @@ type Options struct {
 	// own bookkeeping (Early); default 1s. Tests that shorten the client's
 	// unit shorten this one to match.
 	RetryAfterUnit time.Duration
+	// QueryTTL is how long after a button press (InjectCallback) its
+	// callback query may still be answered; later answers get Telegram's
+	// 400 "query is too old". Zero: queries never expire.
+	QueryTTL time.Duration
 }
 
 // Server is the fake Bot API. It is safe for concurrent use.
@@ -48,7 +52,8 @@ type Server struct {
 	answers  []Answer
 	actions  []ChatAction
 	polls    []Poll
-	queries  map[string]bool
+	queries  map[string]time.Time // callback query id → when it was pressed
+	late     int                  // answers refused as too old
 	faults   map[string][]Fault
 	calls    map[string]int
 	reject   bool
@@ -96,7 +101,7 @@ func New(o Options) *Server {
 		chats:    make(map[int64]Chat),
 		nextMsg:  make(map[int64]int),
 		messages: make(map[msgKey]*Sent),
-		queries:  make(map[string]bool),
+		queries:  make(map[string]time.Time),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
 		penalty:  make(map[string]time.Time),

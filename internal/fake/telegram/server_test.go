@@ -288,3 +288,25 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+func TestCallbackQueryExpires(t *testing.T) {
+	s := New(Options{MaxPollWait: 200 * time.Millisecond, QueryTTL: time.Millisecond})
+	t.Cleanup(s.Close)
+	bot, err := tgbotapi.NewBotAPIWithClient(s.Token(), s.URL()+"/bot%s/%s", &http.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.InjectCallback(Callback{From: User{ID: 9}, ChatID: 42, MessageID: 1, Data: "a:TOK"})
+	time.Sleep(20 * time.Millisecond) // well past the TTL
+	_, err = bot.Request(tgbotapi.NewCallback(CallbackQueryID(id), "too late"))
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) || apiErr.Code != 400 || !strings.Contains(apiErr.Message, "query is too old") {
+		t.Fatalf("late answer: %v, want 400 query is too old", err)
+	}
+	if a := s.Answers(); len(a) != 0 {
+		t.Fatalf("late answer recorded: %+v", a)
+	}
+	if n := s.LateAnswers(); n != 1 {
+		t.Fatalf("LateAnswers = %d, want 1", n)
+	}
+}

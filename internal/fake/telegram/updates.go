@@ -43,7 +43,7 @@ func (s *Server) InjectCallback(c Callback) int {
 		"id": CallbackQueryID(id), "from": from, "message": msg,
 		"chat_instance": strconv.FormatInt(c.ChatID, 10), "data": c.Data,
 	}
-	s.queries[CallbackQueryID(id)] = true
+	s.queries[CallbackQueryID(id)] = time.Now()
 	raw, _ := json.Marshal(map[string]any{"callback_query": q})
 	return s.queueLocked(raw)
 }
