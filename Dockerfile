@@ -15,13 +15,15 @@ FROM alpine:3.20
 RUN adduser -D -H -u 10001 gatehouse \
  && mkdir -p /data/workspace && chown -R gatehouse:gatehouse /data
 COPY --from=build /out/bot /usr/local/bin/bot
-# config.yaml, the database (gatehouse.db) and the workspace live on the
-# volume /data; a named volume starts with this default config. Secrets come
+# The config is owned by root and read-only to the bot, so an approved shell
+# command cannot rewrite the policy for the next start; mount your own over
+# it (-v "$PWD/config.yaml:/etc/gatehouse/config.yaml:ro"). The database
+# (gatehouse.db) and the workspace live on the volume /data. Secrets come
 # from the environment (${VAR} in the config), never from the image.
-COPY --chown=gatehouse:gatehouse config.yaml /data/config.yaml
+COPY config.yaml /etc/gatehouse/config.yaml
 WORKDIR /data
 VOLUME /data
 EXPOSE 9090
 USER gatehouse
 ENTRYPOINT ["/usr/local/bin/bot"]
-CMD ["run", "-config", "/data/config.yaml"]
+CMD ["run", "-config", "/etc/gatehouse/config.yaml"]
