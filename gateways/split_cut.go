@@ -164,7 +164,7 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' }
 
 // openerOf returns the block a line opens ("```go"), or nil.
 func openerOf(line string) *fence {
-	rest, ok := fenceRun(line)
+	rest, ok := FenceLine(line)
 	if !ok {
 		return nil
 	}
@@ -182,7 +182,7 @@ func openerOf(line string) *fence {
 
 // closesFence reports whether line closes the block f.
 func closesFence(line string, f *fence) bool {
-	rest, ok := fenceRun(line)
+	rest, ok := FenceLine(line)
 	if !ok {
 		return false
 	}
@@ -190,9 +190,12 @@ func closesFence(line string, f *fence) bool {
 	return n >= len(f.ticks) && strings.TrimSpace(rest[n:]) == ""
 }
 
-// fenceRun strips up to three spaces of indent and reports whether the line
-// then starts with at least three backticks.
-func fenceRun(line string) (string, bool) {
+// FenceLine reports whether line can open or close a fenced code block:
+// at most three spaces of indent (with four it is text, as in CommonMark),
+// then at least three backticks. It returns the line without its indent.
+// Split and the adapters' Markdown renderers share it, so that they agree
+// on where code blocks are.
+func FenceLine(line string) (string, bool) {
 	for k := 0; k < 3 && strings.HasPrefix(line, " "); k++ {
 		line = line[1:]
 	}

@@ -4,6 +4,8 @@ import (
 	"html"
 	"net/url"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // renderHTML renders the model's Markdown as Telegram's HTML subset: bold,
@@ -40,7 +42,7 @@ func renderCode(b *strings.Builder, lines []string, open int, ticks, lang string
 	end, nl := len(lines)-1, ""
 	for j := open + 1; j < len(lines); j++ {
 		body, n := cutNewline(lines[j])
-		if t, rest, ok := strings.Cut(strings.TrimLeft(body, " "), ticks); ok && t == "" && strings.Trim(rest, "` \t") == "" {
+		if line, ok := gateways.FenceLine(body); ok && strings.HasPrefix(line, ticks) && strings.Trim(line[len(ticks):], "` \t") == "" {
 			end, nl = j, n
 			break
 		}
@@ -56,9 +58,13 @@ func renderCode(b *strings.Builder, lines []string, open int, ticks, lang string
 	return end
 }
 
-// fenceOpener recognises "```lang" (up to three spaces of indent).
+// fenceOpener recognises "```lang" (up to three spaces of indent, the rule
+// gateways.Split follows).
 func fenceOpener(line string) (ticks, lang string, ok bool) {
-	line = strings.TrimLeft(line, " ")
+	line, ok = gateways.FenceLine(line)
+	if !ok {
+		return "", "", false
+	}
 	rest := strings.TrimLeft(line, "`")
 	n := len(line) - len(rest)
 	if n < 3 || strings.Contains(rest, "`") {

@@ -24,6 +24,11 @@ func TestRenderHTML(t *testing.T) {
 		{"```x\"><script>\ncode\n```", "<pre><code>code</code></pre>"},
 		{"`` a ` b ``", "<code> a ` b </code>"},
 		{"lonely ` tick", "lonely ` tick"},
+		// A fence may be indented by up to three spaces, as gateways.Split
+		// sees it; with four it is text, inside a block too.
+		{"   ```\ncode\n   ```\nafter", "<pre><code>code</code></pre>\nafter"},
+		{"    ```\nnot code", "    ```\nnot code"},
+		{"```\na\n    ```\nb\n```", "<pre><code>a\n    ```\nb</code></pre>"},
 	} {
 		if got := renderHTML(tc.md); got != tc.want {
 			t.Errorf("renderHTML(%q)\n got %q\nwant %q", tc.md, got, tc.want)
