@@ -19,7 +19,6 @@ type Status string
 // Executing is claimed (recorded before the action starts).
 const (
 	StatusPending     Status = "pending"
-	StatusApproved    Status = "approved" // Deprecated: never stored; kept while store/sqlite still names it
 	StatusDenied      Status = "denied"
 	StatusExpired     Status = "expired"
 	StatusExecuting   Status = "executing"
