@@ -67,6 +67,7 @@ func (b *Broker) execute(a Approval, extra string, conv core.Conversation) {
 // Options.Grace, then cancels them and waits until they have ended and
 // been recorded.
 func (b *Broker) stopRuns() {
+	defer b.cancelRuns() // releases the context once no run needs it
 	b.mu.Lock()
 	b.stopping = true
 	n := b.running
