@@ -42,7 +42,11 @@ func (t currentTime) Run(_ context.Context, args json.RawMessage) (string, error
 		}
 		now = now.In(loc)
 	}
-	return now.Format(time.RFC3339) + " " + now.Weekday().String() + " " + now.Location().String(), nil
+	zone := now.Location().String()
+	if zone == "Local" { // the machine's zone has no IANA name to show: use its abbreviation
+		zone, _ = now.Zone()
+	}
+	return now.Format(time.RFC3339) + " " + now.Weekday().String() + " " + zone, nil
 }
 
 // timezoneArg returns the timezone argument; it skips decoding the common

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,17 @@ func BenchmarkRunCurrentTime(b *testing.B) {
 		if _, err := r.Run(ctx, "current_time", args); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestCurrentTimeNamesTheLocalZone(t *testing.T) {
+	local := func() time.Time { return time.Date(2025, 3, 4, 10, 30, 0, 0, time.Local) }
+	out, err := NewCurrentTime(local).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone, _ := local().Zone()
+	if strings.Contains(out, "Local") || !strings.HasSuffix(out, " "+zone) {
+		t.Fatalf("output %q, want it to end with the zone abbreviation %q", out, zone)
 	}
 }
