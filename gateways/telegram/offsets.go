@@ -26,17 +26,19 @@ type offsets struct {
 	mu       sync.Mutex
 	base     int          // every update below is done; the next poll's offset
 	held     map[int]bool // update id at or above base → done
-	top      int          // highest update id handed over or loaded
+	top      int          // highest update id handed over or passed in a batch
 	progress chan struct{}
 }
 
 // newOffsets starts at base with the updates in done already done.
 func newOffsets(base int, done []int) *offsets {
 	o := &offsets{base: base, held: make(map[int]bool), top: base - 1, progress: make(chan struct{})}
+	// top is not raised to the loaded done ids: the updates between base
+	// and them have not been handed over again yet, and must not be
+	// skipped. advanceLocked steps over done ids once base reaches them.
 	for _, id := range done {
 		if id >= base {
 			o.held[id] = true
-			o.top = max(o.top, id)
 		}
 	}
 	return o
@@ -68,6 +70,18 @@ func (o *offsets) start(id int) (released []int) {
 	return o.advanceLocked()
 }
 
+// pass records that a batch went past update id, done before a restart:
+// every update before it in the batch was handed over already, so base may
+// move beyond it (also over gaps in Telegram's numbering).
+func (o *offsets) pass(id int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if id > o.top {
+		o.top = id
+		o.advanceLocked()
+	}
+}
+
 // finish records that update id is done.
 func (o *offsets) finish(id int) {
 	o.mu.Lock()
@@ -90,6 +104,9 @@ func (o *offsets) advanceLocked() (released []int) {
 			if !done && id < o.base {
 				o.base = id
 			}
+		}
+		for o.held[o.base] { // done before a restart, now reached
+			o.base++
 		}
 		for id := range o.held {
 			if id < o.base {

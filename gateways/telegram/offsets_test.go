@@ -80,3 +80,38 @@ func TestParseOffsetsRejectsJunk(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetsAfterRestart: updates re-delivered after a restart are handed
+// over again in order; finishing the first must not skip the second just
+// because a later one was done before the restart.
+func TestOffsetsAfterRestart(t *testing.T) {
+	o := newOffsets(1000, []int{1002}) // 1000 and 1001 were in progress, 1002 done
+	o.start(1000)
+	o.finish(1000) // done before 1001 is handed over again
+	if o.seen(1001) {
+		t.Fatal("update 1001, in progress at the stop, would be skipped and confirmed: lost")
+	}
+	if base, _ := o.next(); base != 1001 {
+		t.Fatalf("offset = %d, want 1001", base)
+	}
+	o.start(1001)
+	o.finish(1001)
+	if !o.seen(1002) {
+		t.Fatal("update 1002, done before the stop, would be replayed")
+	}
+	if base, _ := o.next(); base != 1003 {
+		t.Fatalf("offset = %d, want 1003 (past the done 1002)", base)
+	}
+}
+
+// TestOffsetsPassOverGap: a done update met in a batch moves the offset on,
+// over a gap in Telegram's numbering, rather than polling the same batch.
+func TestOffsetsPassOverGap(t *testing.T) {
+	o := newOffsets(1000, []int{1005}) // 1000 in progress at the stop; no 1001-1004
+	o.start(1000)
+	o.finish(1000)
+	o.pass(1005) // the batch went on to the done 1005
+	if base, _ := o.next(); base != 1006 {
+		t.Fatalf("offset = %d, want 1006", base)
+	}
+}

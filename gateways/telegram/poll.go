@@ -121,6 +121,7 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 			continue
 		}
 		if o.seen(id) {
+			o.pass(id)
 			continue
 		}
 		fresh++
