@@ -178,21 +178,36 @@ func (e *Engine) drain(key string) {
 		if !ok {
 			break
 		}
-		if e.work.Err() != nil {
-			dropped++
-		} else {
-			e.sem <- struct{}{}
-			e.handle(e.work, s)
-			<-e.sem
+		if e.process(s) {
 			if s.Done != nil {
 				s.Done()
 			}
+		} else {
+			dropped++
 		}
 		e.queues.finish()
 	}
 	if dropped > 0 {
 		e.log.Warn().Str("conv", key).Int("signals", dropped).Msg("shutdown: queued signals dropped unprocessed")
 	}
+}
+
+// process runs one signal in a concurrency slot. It reports false, without
+// running anything, when shutdown has cut the work before the signal got its
+// turn (checked again once a slot is free, which may take the whole grace).
+// A turn cut mid-way by the cancellation counts as processed: its tools may
+// have run, and running it again after a restart could repeat them.
+func (e *Engine) process(s Signal) bool {
+	if e.work.Err() != nil {
+		return false
+	}
+	e.sem <- struct{}{}
+	defer func() { <-e.sem }()
+	if e.work.Err() != nil {
+		return false
+	}
+	e.handle(e.work, s)
+	return true
 }
 
 // Act dispatches a by actuator name without gates: replies to the gateway of

@@ -261,3 +261,53 @@ func TestAuthAllowsThreadsOfAnAllowedChat(t *testing.T) {
 }
 
 func regexpMust(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
+
+// TestSignalWaitingForSlotIsDroppedAtShutdown: with one slot busy past the
+// grace period, a signal still waiting for it never reaches the model and
+// is not marked Done (so its gateway gets it again after a restart).
+func TestSignalWaitingForSlotIsDroppedAtShutdown(t *testing.T) {
+	var calls []string
+	var mu sync.Mutex
+	entered := make(chan struct{}, 2)
+	prov := providerFunc(func(ctx context.Context, r llm.Request) (llm.Response, error) {
+		mu.Lock()
+		calls = append(calls, r.Messages[len(r.Messages)-1].Content)
+		mu.Unlock()
+		entered <- struct{}{}
+		<-ctx.Done() // hold the only slot until the grace is over
+		return llm.Response{}, ctx.Err()
+	})
+	eng, err := core.NewEngine(core.Config{Provider: prov, Tools: tools.NewRegistry(tools.Options{}),
+		Auth: core.NewAuth(map[string][]string{"s": {"*"}}, nil), Concurrency: 1, Grace: time.Millisecond, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Register("s", core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) {
+		return core.Result{}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { eng.Run(ctx); close(ran) }() //nolint:errcheck // returns nil
+	var bDone atomic.Bool
+	submit := func(chat string, done func()) {
+		s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "s", Chat: chat}, From: "s:1", Text: chat, Done: done}
+		if err := eng.Submit(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	submit("A", nil)
+	<-entered // A holds the slot
+	submit("B", func() { bDone.Store(true) })
+	cancel()
+	<-ran
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || calls[0] != "A" {
+		t.Fatalf("model saw %q, want only A", calls)
+	}
+	if bDone.Load() {
+		t.Fatal("B was marked done without being processed")
+	}
+}

@@ -152,7 +152,14 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	for _, gw := range a.gateways {
 		g.Go(func() error {
-			if err := gw.Run(gctx, a.engine); err != nil {
+			err := gw.Run(gctx, a.engine)
+			if err != nil && gw == gateways.Gateway(a.console) && len(a.gateways) > 1 {
+				// A broken stdin (nohup, a closed terminal) ends the console,
+				// not the gateways that serve other people.
+				a.log.Warn().Err(err).Msg("console input failed; the console is closed, the other gateways run on")
+				return nil
+			}
+			if err != nil {
 				return fmt.Errorf("gateway %s: %w", gw.Name(), err)
 			}
 			return nil
