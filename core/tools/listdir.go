@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -30,31 +31,24 @@ func (listDir) Spec() Spec {
 
 // Run lists the directory, sorted by name.
 func (t listDir) Run(_ context.Context, args json.RawMessage) (string, error) {
-	var a pathArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return "", err
-	}
-	root, path, err := t.ws.open(a.Path)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), path)
-	if err != nil {
-		return "", pathErr(a.Path, err)
-	}
-	if len(entries) == 0 {
-		return "(empty)", nil
-	}
-	var b strings.Builder
-	for i, e := range entries {
-		if i == maxListEntries {
-			fmt.Fprintf(&b, "…[%d more]\n", len(entries)-i)
-			break
+	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+		entries, err := fs.ReadDir(root.FS(), path)
+		if err != nil {
+			return "", pathErr(a.Path, err)
 		}
-		writeEntry(&b, e)
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+		if len(entries) == 0 {
+			return "(empty)", nil
+		}
+		var b strings.Builder
+		for i, e := range entries {
+			if i == maxListEntries {
+				fmt.Fprintf(&b, "…[%d more]\n", len(entries)-i)
+				break
+			}
+			writeEntry(&b, e)
+		}
+		return strings.TrimSuffix(b.String(), "\n"), nil
+	})
 }
 
 // writeEntry writes one line: "dir/", "link@" or "file 123".

@@ -33,34 +33,27 @@ func (readFile) Spec() Spec {
 
 // Run reads the file.
 func (t readFile) Run(_ context.Context, args json.RawMessage) (string, error) {
-	var a pathArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return "", err
-	}
-	root, path, err := t.ws.open(a.Path)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	// O_NONBLOCK: opening a FIFO must not wait for a writer.
-	f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", pathErr(a.Path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", pathErr(a.Path, err)
-	}
-	if !info.Mode().IsRegular() {
-		// A FIFO or device would block or never end.
-		return "", fmt.Errorf("%q is not a regular file (%s)", a.Path, info.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes))
-	if err != nil {
-		return "", pathErr(a.Path, err)
-	}
-	return asText(data, info.Size()), nil
+	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+		// O_NONBLOCK: opening a FIFO must not wait for a writer.
+		f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return "", pathErr(a.Path, err)
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return "", pathErr(a.Path, err)
+		}
+		if !info.Mode().IsRegular() {
+			// A FIFO or device would block or never end.
+			return "", fmt.Errorf("%q is not a regular file (%s)", a.Path, info.Mode().Type())
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxReadBytes))
+		if err != nil {
+			return "", pathErr(a.Path, err)
+		}
+		return asText(data, info.Size()), nil
+	})
 }
 
 // asText returns data as text, with a note when the file is longer than

@@ -97,3 +97,18 @@ func decodeArgs(args json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// run decodes a file tool's arguments, opens the workspace root for the
+// requested path and calls f with it; the root is closed afterwards.
+func (w *Workspace) run(args json.RawMessage, f func(root *os.Root, path string, a pathArgs) (string, error)) (string, error) {
+	var a pathArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	root, path, err := w.open(a.Path)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return f(root, path, a)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -26,22 +27,15 @@ func (writeFile) Spec() Spec {
 
 // Run writes the file.
 func (t writeFile) Run(_ context.Context, args json.RawMessage) (string, error) {
-	var a pathArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return "", err
-	}
-	root, path, err := t.ws.open(a.Path)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	if dir := filepath.Dir(path); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
+	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+		if dir := filepath.Dir(path); dir != "." {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				return "", pathErr(a.Path, err)
+			}
+		}
+		if err := root.WriteFile(path, []byte(a.Content), 0o644); err != nil {
 			return "", pathErr(a.Path, err)
 		}
-	}
-	if err := root.WriteFile(path, []byte(a.Content), 0o644); err != nil {
-		return "", pathErr(a.Path, err)
-	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(a.Content), path), nil
+		return fmt.Sprintf("wrote %d bytes to %s", len(a.Content), path), nil
+	})
 }
