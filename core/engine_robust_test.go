@@ -129,7 +129,7 @@ func (p *panicky) Act(_ context.Context, a core.Action) (core.Result, error) {
 func TestPanickingGatewayDoesNotKillTheProcess(t *testing.T) {
 	gw := &panicky{ok: make(chan string, 10)}
 	logs := &syncLog{}
-	eng := runEngine(t, instantText("fine"), logs, func(e *core.Engine) error { return e.Register("pg", gw) })
+	eng := runEngine(t, core.Config{Provider: instantText("fine"), Log: zerolog.New(logs)}, "pg", gw)
 	for range 2 {
 		s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "pg", Chat: "1"}, From: "pg:1", Text: "hi"}
 		if err := eng.Submit(context.Background(), s); err != nil {
@@ -177,17 +177,7 @@ func TestNoTurnAfterRunReturns(t *testing.T) {
 		}
 		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "ok"}}, nil
 	})
-	reg := tools.NewRegistry(tools.Options{})
-	eng, err := core.NewEngine(core.Config{Provider: prov, Tools: reg,
-		Auth: core.NewAuth(map[string][]string{"s": {"*"}}, nil), Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Register("s", core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) {
-		return core.Result{}, nil
-	})); err != nil {
-		t.Fatal(err)
-	}
+	eng := buildEngine(t, core.Config{Provider: prov, Log: zerolog.Nop()}, "s", nowhere())
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { eng.Run(ctx); stopped.Store(true); close(ran) }() //nolint:errcheck // returns nil
@@ -228,24 +218,41 @@ func instantText(text string) llm.Provider {
 
 type syncLog = testutil.SyncBuffer
 
-// runEngine starts an engine with the given provider, logging to logs;
-// register adds actuators.
-func runEngine(t *testing.T, p llm.Provider, logs *syncLog, register func(*core.Engine) error) *core.Engine {
+// buildEngine builds an engine on cfg with, unless cfg sets them, an empty
+// tool registry, a gateway open to everyone, and no logging; a is the
+// gateway's actuator.
+func buildEngine(t *testing.T, cfg core.Config, gateway string, a core.Actuator) *core.Engine {
 	t.Helper()
-	reg := tools.NewRegistry(tools.Options{})
-	eng, err := core.NewEngine(core.Config{Provider: p, Tools: reg,
-		Auth: core.NewAuth(map[string][]string{"pg": {"*"}}, nil), Log: zerolog.New(logs)})
+	if cfg.Tools == nil {
+		cfg.Tools = tools.NewRegistry(tools.Options{})
+	}
+	if cfg.Auth == nil {
+		cfg.Auth = core.NewAuth(map[string][]string{gateway: {"*"}}, nil)
+	}
+	eng, err := core.NewEngine(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := register(eng); err != nil {
+	if err := eng.Register(gateway, a); err != nil {
 		t.Fatal(err)
 	}
+	return eng
+}
+
+// runEngine builds an engine (buildEngine) and runs it for the test.
+func runEngine(t *testing.T, cfg core.Config, gateway string, a core.Actuator) *core.Engine {
+	t.Helper()
+	eng := buildEngine(t, cfg, gateway, a)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { eng.Run(ctx); close(done) }() //nolint:errcheck // returns nil
 	t.Cleanup(func() { cancel(); <-done })
 	return eng
+}
+
+// nowhere returns a gateway that accepts every reply.
+func nowhere() core.Actuator {
+	return core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) { return core.Result{}, nil })
 }
 
 func TestAuthAllowsThreadsOfAnAllowedChat(t *testing.T) {
@@ -277,16 +284,7 @@ func TestSignalWaitingForSlotIsDroppedAtShutdown(t *testing.T) {
 		<-ctx.Done() // hold the only slot until the grace is over
 		return llm.Response{}, ctx.Err()
 	})
-	eng, err := core.NewEngine(core.Config{Provider: prov, Tools: tools.NewRegistry(tools.Options{}),
-		Auth: core.NewAuth(map[string][]string{"s": {"*"}}, nil), Concurrency: 1, Grace: time.Millisecond, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Register("s", core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) {
-		return core.Result{}, nil
-	})); err != nil {
-		t.Fatal(err)
-	}
+	eng := buildEngine(t, core.Config{Provider: prov, Concurrency: 1, Grace: time.Millisecond, Log: zerolog.Nop()}, "s", nowhere())
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { eng.Run(ctx); close(ran) }() //nolint:errcheck // returns nil
