@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // maxRejections bounds how often the gates may turn down the LLM's proposals
@@ -260,5 +261,5 @@ func firstLine(s string) string {
 			break
 		}
 	}
-	return Shorten(s, 300)
+	return textutil.Shorten(s, 300)
 }

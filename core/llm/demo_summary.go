@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // gatehouseNote starts the notes the core writes for the LLM about
@@ -123,7 +125,7 @@ func orDefault(s, def string) string {
 // fence wraps text in a code fence longer than any backtick run inside it,
 // shortened to maxShown bytes.
 func fence(text string) string {
-	text = shorten(text, maxShown)
+	text = textutil.Shorten(text, maxShown)
 	ticks := "```"
 	for strings.Contains(text, ticks) {
 		ticks += "`"

@@ -8,9 +8,10 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // wrapError turns a go-openai failure into a provider error without secrets.
@@ -54,7 +55,7 @@ func (p *OpenAI) statusError(tap *httpTap, err error) *StatusError {
 	default:
 		return nil
 	}
-	se.Message = shorten(p.secrets.Redact(se.Message), 300)
+	se.Message = textutil.Shorten(p.secrets.Redact(se.Message), 300)
 	return se
 }
 
@@ -75,15 +76,4 @@ func isBadResponse(err error) bool {
 	var typeErr *json.UnmarshalTypeError
 	return errors.As(err, &syntaxErr) || errors.As(err, &typeErr) ||
 		errors.Is(err, errNoChoices) || errors.Is(err, errCallIndex)
-}
-
-// shorten cuts s to at most n bytes on a rune boundary.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
