@@ -136,3 +136,33 @@ func TestDoctorHidesURLCredentials(t *testing.T) {
 		t.Errorf("the provider with credentials in its base_url was skipped:\n%s", r.stdout)
 	}
 }
+
+// TestDoctorSaysDiscordIsNotThereYet: a Discord token in the environment
+// enables the gateway in the config, but this version has no adapter: doctor
+// says it is ignored rather than pretending it runs, and a Discord-only
+// setup cannot run.
+func TestDoctorSaysDiscordIsNotThereYet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", defaultConfig(t))
+	r := runOnce(t, dir, baseEnv(dir, "DISCORD_BOT_TOKEN=discord-token-123456"), "", "doctor")
+	if r.code != exitOK || !strings.Contains(r.stdout, "no discord adapter yet: ignored") {
+		t.Fatalf("bot doctor: exit %d\n%s", r.code, r.stdout)
+	}
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token}\nhttp: {listen: \"\"}\n")
+	if r := runOnce(t, dir, baseEnv(dir), "", "doctor"); r.code != exitFail {
+		t.Fatalf("bot doctor with only Discord: exit %d; want %d\n%s", r.code, exitFail, r.stdout)
+	}
+}
+
+// TestRunWithoutGatewayFails: a bot nobody could talk to stops at once
+// with a clear error instead of running idle for ever.
+func TestRunWithoutGatewayFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\nhttp: {listen: \"\"}\n")
+	r := runOnce(t, dir, baseEnv(dir), "", "run")
+	if r.code != exitFail || !strings.Contains(r.stderr, "gateways: none is enabled") {
+		t.Fatalf("bot run: exit %d; want %d with a clear error\nstderr:\n%s", r.code, exitFail, r.stderr)
+	}
+}

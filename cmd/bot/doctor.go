@@ -98,16 +98,25 @@ func doctorGateways(r *report, cfg *config.Config) {
 		r.line("gateways", "console: disabled")
 	}
 	platform := []struct {
-		name    string
-		enabled bool
-		missing string
-		allow   []string
+		name      string
+		enabled   bool
+		missing   string
+		allow     []string
+		supported bool
 	}{
-		{"telegram", g.Telegram.Enabled(), "set gateways.telegram.token (TELEGRAM_BOT_TOKEN)", g.Telegram.Allow},
-		{"discord", g.Discord.Enabled(), "set gateways.discord.token (DISCORD_BOT_TOKEN)", g.Discord.Allow},
-		{"slack", g.Slack.Enabled(), "set gateways.slack.bot_token and app_token (SLACK_BOT_TOKEN, SLACK_APP_TOKEN)", g.Slack.Allow},
+		{"telegram", g.Telegram.Enabled(), "set gateways.telegram.token (TELEGRAM_BOT_TOKEN)", g.Telegram.Allow, true},
+		{"discord", g.Discord.Enabled(), "set gateways.discord.token (DISCORD_BOT_TOKEN)", g.Discord.Allow, false},
+		{"slack", g.Slack.Enabled(), "set gateways.slack.bot_token and app_token (SLACK_BOT_TOKEN, SLACK_APP_TOKEN)", g.Slack.Allow, false},
 	}
 	for _, p := range platform {
+		if p.enabled && !p.supported {
+			r.line("gateways", "%s: configured, but this version has no %s adapter yet: ignored", p.name, p.name)
+			continue
+		}
+		if !p.supported {
+			r.line("gateways", "%s: not available in this version", p.name)
+			continue
+		}
 		if !p.enabled {
 			r.line("gateways", "%s: disabled (%s to enable)", p.name, p.missing)
 			continue

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -25,6 +26,15 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 			return err
 		}
 		gws = append(gws, gw)
+	}
+	if a.cfg.Gateways.Discord.Enabled() {
+		a.log.Warn().Msg("gateways.discord is configured, but this version has no Discord adapter yet: ignored")
+	}
+	if a.cfg.Gateways.Slack.Enabled() {
+		a.log.Warn().Msg("gateways.slack is configured, but this version has no Slack adapter yet: ignored")
+	}
+	if len(gws) == 0 {
+		return errors.New("gateways: none is enabled, so nobody could talk to the bot (enable gateways.console or set a platform token)")
 	}
 	for _, gw := range gws {
 		if err := a.engine.Register(gw.Name(), gw); err != nil {
