@@ -16,7 +16,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -62,7 +61,7 @@ func startE2E(t *testing.T) *e2e {
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
 		TuneTelegram: func(c *telegram.Config) {
-			fast := gatewayConfig(e.tg)
+			fast := telegram.FastConfig(e.tg)
 			fast.Token, fast.APIURL, fast.Mode, fast.Group = c.Token, c.APIURL, c.Mode, c.Group
 			*c = fast
 		}})
@@ -114,22 +113,6 @@ http: {listen: ""}
 		t.Fatalf("config: %v", err)
 	}
 	return cfg
-}
-
-// gatewayConfig is the gateway's configuration with test-speed settings.
-func gatewayConfig(tg *faketg.Server) telegram.Config {
-	return telegram.Config{
-		Token: tg.Token(), APIURL: tg.URL(),
-		PollTimeout: time.Second, StallMargin: 300 * time.Millisecond,
-		Pace: gateways.PacerConfig{
-			PerChat: gateways.Rate{Every: time.Millisecond, Burst: 5},
-			Global:  gateways.Rate{Every: 100 * time.Microsecond, Burst: 50},
-		},
-		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
-		RetryAfterUnit: 10 * time.Millisecond,
-		RetryFor:       10 * time.Second,
-		TypingEvery:    50 * time.Millisecond,
-	}
 }
 
 // waitSent waits for a message in chat whose visible text contains want.

@@ -45,7 +45,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	return newHarnessOn(t, newFake(), opts...)
 }
 
-// newFake starts a fake whose retry_after unit matches testConfig's.
+// newFake starts a fake whose retry_after unit matches FastConfig's.
 func newFake() *faketg.Server {
 	return faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond, RetryAfterUnit: 10 * time.Millisecond})
 }
@@ -53,7 +53,7 @@ func newFake() *faketg.Server {
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
-	cfg := testConfig(fake)
+	cfg := FastConfig(fake)
 	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
 	for _, o := range opts {
 		o(&cfg, &deps)
@@ -71,7 +71,9 @@ func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	return h
 }
 
-func testConfig(fake *faketg.Server) Config {
+// FastConfig is the gateway's configuration against the fake with
+// test-speed settings; the external end-to-end tests use it too.
+func FastConfig(fake *faketg.Server) Config {
 	return Config{
 		Token: fake.Token(), APIURL: fake.URL(),
 		PollTimeout: time.Second, StallMargin: 300 * time.Millisecond,

@@ -123,12 +123,6 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	return nil
 }
 
-// Engine returns the App's engine (for tests).
-func (a *App) Engine() *core.Engine { return a.engine }
-
-// Broker returns the App's approval broker (for bot doctor and tests).
-func (a *App) Broker() *hitl.Broker { return a.broker }
-
 // Run runs the engine, the broker, every gateway, the health server and a
 // daily prune of history past store.retention until ctx ends. When the
 // console is the only gateway, the end of its input ends Run too, after
