@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func TestNewBrokerRefusesBadOptions(t *testing.T) {
@@ -497,7 +498,7 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 		})
 	}
 	// The run is blocked; the other attempts finish on their own.
-	waitFor(t, func() bool { return h.d.runs.Load() >= 1 })
+	testutil.WaitFor(t, "the approved action to run", func() bool { return h.d.runs.Load() >= 1 })
 	close(release)
 	wg.Wait()
 	h.idle(t)

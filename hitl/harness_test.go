@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 
 	"github.com/rs/zerolog"
 
@@ -306,18 +307,5 @@ func mustContain(t *testing.T, what, s string, parts ...string) {
 		if !strings.Contains(s, p) {
 			t.Errorf("%s does not contain %q:\n%s", what, p, s)
 		}
-	}
-}
-
-// waitFor polls cond until it holds (failing after 5s); it waits for
-// another goroutine's progress, it does not measure time.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

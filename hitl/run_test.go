@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // blockRuns makes every run wait until the returned func is called (or its
@@ -73,7 +74,7 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	// Once Run has begun to stop, new approvals are refused and stay
 	// pending (they survive the restart).
 	tok2 := h.hold(t, lsCall)
-	waitFor(t, func() bool { return strings.Contains(h.logs.String(), "waiting for approved actions") })
+	testutil.WaitFor(t, "the waiting notice", func() bool { return strings.Contains(h.logs.String(), "waiting for approved actions") })
 	if got := h.b.Press(context.Background(), admin, convA, tok2, gateways.DecisionApprove); got != "not run — shutting down" {
 		t.Errorf("press while stopping = %q", got)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // These tests run the real `bot` binary as a child process: built once in
@@ -321,17 +322,13 @@ func expectToken(t *testing.T, p *botProc) string {
 // and returns the content.
 func waitFile(t *testing.T, path string, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	for {
+	var last string
+	testutil.WaitFor(t, path+" to reach the expected content", func() bool {
 		b, _ := os.ReadFile(path)
-		if ok(string(b)) {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never reached the expected content within the hang guard; last content %q", path, b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		last = string(b)
+		return ok(last)
+	})
+	return last
 }
 
 // readFile returns path's content, or "" when it does not exist.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestSignalWhileIdle: SIGTERM or SIGINT to an idle bot, whose input is
@@ -50,30 +50,18 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	writeFile(t, dir, "config.yaml", fakeConfig(srv.URL(), "sk-test", shellApprove, "info"))
 	p := startBot(t, dir, baseEnv(dir))
 	p.send(trigger)
-	waitFor(t, "the model request", func() bool { return len(srv.Requests()) > 0 })
+	testutil.WaitFor(t, "the model request", func() bool { return len(srv.Requests()) > 0 })
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatalf("first SIGINT: %v", err)
 	}
 	// The bot says it is stopping once the first signal is handled; the
 	// turn in flight holds it in the grace period.
-	waitFor(t, "the stopping notice", func() bool { return strings.Contains(p.stderr.String(), "a second Ctrl-C") })
+	testutil.WaitFor(t, "the stopping notice", func() bool { return strings.Contains(p.stderr.String(), "a second Ctrl-C") })
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatalf("second SIGINT: %v", err)
 	}
 	p.wait()
 	if ws, ok := p.state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Fatalf("bot ended with %v; want killed by the second SIGINT", p.state)
-	}
-}
-
-// waitFor polls cond until it holds, within the hang guard.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within the hang guard (%s)", what, hangGuard)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

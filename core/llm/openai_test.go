@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 const testKey = "sk-test-SUPERSECRET-0123456789abcdefghij"
@@ -235,9 +236,7 @@ func TestOpenAICallerCancelled(t *testing.T) {
 	p := newOpenAI(t, srv.URL(), false)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for len(srv.Requests()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		testutil.WaitFor(t, "the request", func() bool { return len(srv.Requests()) > 0 })
 		cancel()
 	}()
 	_, err := p.Complete(ctx, userReq("hi"))

@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func approvalRequest(conv core.Conversation, token string, always bool) core.Action {
@@ -73,7 +74,7 @@ func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 		{"A:K7Q2", gateways.DecisionApproveAlways},
 	} {
 		h.fake.InjectCallback(faketg.Callback{From: bob, ChatID: group.ID, MessageID: req.MessageID, Data: tc.data})
-		waitFor(t, "the press", func() bool { return len(h.appr.calls()) > 0 })
+		testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) > 0 })
 		got := h.appr.calls()[len(h.appr.calls())-1]
 		want := pressCall{from: "telegram:1002", conv: convOf(group.ID), token: "K7Q2", d: tc.d}
 		if got != want {
@@ -83,7 +84,7 @@ func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 		h.appr.presses = nil
 		h.appr.mu.Unlock()
 	}
-	waitFor(t, "three answers", func() bool { return len(h.fake.Answers()) == 3 })
+	testutil.WaitFor(t, "three answers", func() bool { return len(h.fake.Answers()) == 3 })
 	for _, a := range h.fake.Answers() {
 		if a.Text != "Approved." {
 			t.Fatalf("answer %+v", a)
@@ -97,7 +98,7 @@ func TestUnknownButtonAnsweredWithoutPress(t *testing.T) {
 	h.appr.reply = long
 	h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "zz"})
 	h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "d:T1"})
-	waitFor(t, "two answers", func() bool { return len(h.fake.Answers()) == 2 })
+	testutil.WaitFor(t, "two answers", func() bool { return len(h.fake.Answers()) == 2 })
 	calls := h.appr.calls()
 	if len(calls) != 1 || calls[0].token != "T1" || calls[0].from != "telegram:1001" {
 		t.Fatalf("presses %+v", calls)
@@ -165,7 +166,7 @@ func TestResolutionEditsTheRequestMessage(t *testing.T) {
 func TestTypingUntilStopped(t *testing.T) {
 	h := newHarness(t)
 	stop := h.gw.StartTyping(context.Background(), convOf(alice.ID))
-	waitFor(t, "two typing actions", func() bool { return len(h.fake.Actions()) >= 2 })
+	testutil.WaitFor(t, "two typing actions", func() bool { return len(h.fake.Actions()) >= 2 })
 	stop()
 	stop()
 	n := len(h.fake.Actions())

@@ -7,12 +7,13 @@ package telegram_test
 import (
 	"context"
 	"fmt"
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 
 	"github.com/rs/zerolog"
 
@@ -119,7 +120,7 @@ http: {listen: ""}
 func (e *e2e) waitSent(t *testing.T, chat int64, want string) faketg.Sent {
 	t.Helper()
 	var found faketg.Sent
-	waitUntil(t, fmt.Sprintf("%q in chat %d", want, chat), func() bool {
+	testutil.WaitFor(t, fmt.Sprintf("%q in chat %d", want, chat), func() bool {
 		for _, s := range e.tg.Sent() {
 			if s.ChatID == chat && strings.Contains(s.Plain, want) {
 				found = s
@@ -136,7 +137,7 @@ func (e *e2e) waitSent(t *testing.T, chat int64, want string) faketg.Sent {
 func (e *e2e) waitRequest(t *testing.T, chat int64) (faketg.Sent, string) {
 	t.Helper()
 	var req faketg.Sent
-	waitUntil(t, "an approval request", func() bool {
+	testutil.WaitFor(t, "an approval request", func() bool {
 		for _, s := range e.tg.Sent() {
 			if s.ChatID == chat && s.Markup != nil {
 				req = s
@@ -155,7 +156,7 @@ func (e *e2e) waitRequest(t *testing.T, chat int64) (faketg.Sent, string) {
 // waitAnswers waits for n callback answers and returns them.
 func (e *e2e) waitAnswers(t *testing.T, n int) []faketg.Answer {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("%d callback answers", n), func() bool { return len(e.tg.Answers()) >= n })
+	testutil.WaitFor(t, fmt.Sprintf("%d callback answers", n), func() bool { return len(e.tg.Answers()) >= n })
 	return e.tg.Answers()
 }
 
@@ -250,7 +251,7 @@ func TestE2EApprovalButtons(t *testing.T) {
 	if n := e.runs(t); n != 1 {
 		t.Fatalf("ran %d times, want exactly once", n)
 	}
-	waitUntil(t, "the request edited", func() bool {
+	testutil.WaitFor(t, "the request edited", func() bool {
 		m, _ := e.tg.Message(team.ID, req.MessageID)
 		return m.Markup == nil && strings.Contains(m.Plain, "by telegram:1001")
 	})
@@ -297,7 +298,7 @@ func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 	if n := e.runs(t); n != 1 {
 		t.Fatalf("ran %d times", n)
 	}
-	waitUntil(t, "a reply in the owner's DM", func() bool {
+	testutil.WaitFor(t, "a reply in the owner's DM", func() bool {
 		for _, s := range e.tg.Sent() {
 			if s.ChatID == owner.ID {
 				return true
@@ -305,7 +306,7 @@ func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 		}
 		return false
 	})
-	waitUntil(t, "the group's request edited", func() bool {
+	testutil.WaitFor(t, "the group's request edited", func() bool {
 		m, _ := e.tg.Message(team.ID, req.MessageID)
 		return m.Markup == nil
 	})
@@ -315,16 +316,5 @@ func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 				t.Fatalf("the approval token reached the model: %q", m.Content)
 			}
 		}
-	}
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -2,12 +2,13 @@ package telegram
 
 import (
 	"context"
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 
 	"github.com/rs/zerolog"
 
@@ -216,17 +217,6 @@ func (m *memStore) SetCursor(_ context.Context, key, value string) error {
 	}
 	m.m[key] = value
 	return nil
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // user and group helpers for injected messages.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func TestPrivateMessageBecomesSignal(t *testing.T) {
@@ -107,7 +108,7 @@ func TestUnsupportedContentGetsAReply(t *testing.T) {
 	m := dm(alice, "")
 	m.Extra = map[string]json.RawMessage{"sticker": json.RawMessage(`{"file_id":"s","file_unique_id":"u","width":1,"height":1,"is_animated":false}`)}
 	h.fake.InjectMessage(m)
-	waitFor(t, "the not-supported reply", func() bool { return len(h.fake.Sent()) == 1 })
+	testutil.WaitFor(t, "the not-supported reply", func() bool { return len(h.fake.Sent()) == 1 })
 	sent := h.fake.Sent()[0]
 	if sent.ChatID != alice.ID || !strings.Contains(sent.Plain, "not supported yet") || sent.ReplyTo == 0 {
 		t.Fatalf("reply %+v", sent)
@@ -124,7 +125,7 @@ func TestGroupStickerNotAnsweredUnlessAddressed(t *testing.T) {
 	private := dm(bob, "")
 	private.Extra = sticker
 	h.fake.InjectMessage(private) // answered: marks that the group one was handled first
-	waitFor(t, "the private reply", func() bool { return len(h.fake.Sent()) > 0 })
+	testutil.WaitFor(t, "the private reply", func() bool { return len(h.fake.Sent()) > 0 })
 	for _, s := range h.fake.Sent() {
 		if s.ChatID == group.ID {
 			t.Fatalf("answered a group sticker: %+v", s)
@@ -141,7 +142,7 @@ func TestMalformedUpdatesSkipped(t *testing.T) {
 	if s := h.inbox.next(t); s.Text != "after the junk" {
 		t.Fatalf("signal %+v", s)
 	}
-	waitFor(t, "a poll confirming every update", func() bool {
+	testutil.WaitFor(t, "a poll confirming every update", func() bool {
 		polls := h.fake.Polls()
 		return polls[len(polls)-1].Offset == good+1
 	})
@@ -158,7 +159,7 @@ func TestStalledPollRecoveredByWatchdog(t *testing.T) {
 	h := newHarness(t)
 	h.fake.FailNext("getUpdates", 1, faketg.FaultHang)
 	h.start()
-	waitFor(t, "the hung poll", func() bool { return h.fake.Calls("getUpdates") >= 1 })
+	testutil.WaitFor(t, "the hung poll", func() bool { return h.fake.Calls("getUpdates") >= 1 })
 	h.fake.InjectMessage(dm(alice, "are you there?"))
 	if s := h.inbox.next(t); s.Text != "are you there?" {
 		t.Fatalf("signal %+v", s)
@@ -227,7 +228,7 @@ func TestRestartNeitherReplaysNorLoses(t *testing.T) {
 
 func TestRunStopsAtOnceOnCancel(t *testing.T) {
 	h := newHarness(t, withConfig(func(c *Config) { c.PollTimeout = time.Minute })).start()
-	waitFor(t, "a poll in flight", func() bool { return h.fake.Calls("getUpdates") >= 1 })
+	testutil.WaitFor(t, "a poll in flight", func() bool { return h.fake.Calls("getUpdates") >= 1 })
 	h.stop() // fails the test if Run does not return
 }
 
@@ -278,14 +279,14 @@ func TestRestartRedeliversWhatWasInProgress(t *testing.T) {
 			inProgress = s
 		}
 	}
-	waitFor(t, "the cursor to record the done update", func() bool {
+	testutil.WaitFor(t, "the cursor to record the done update", func() bool {
 		store.mu.Lock()
 		defer store.mu.Unlock()
 		return strings.Contains(store.m["telegram:777000111:offset"], ";")
 	})
 	// A few polls while "slow" is in progress: none may confirm it.
 	n := len(fake.Polls())
-	waitFor(t, "more polls", func() bool { return len(fake.Polls()) >= n+3 })
+	testutil.WaitFor(t, "more polls", func() bool { return len(fake.Polls()) >= n+3 })
 	first.stop() // a kill: "slow" is never done
 	for _, p := range fake.Polls() {
 		if p.Offset > slow {
@@ -302,7 +303,7 @@ func TestRestartRedeliversWhatWasInProgress(t *testing.T) {
 	if s := second.inbox.next(t); s.Text != "new" {
 		t.Fatalf("after restart: %q (a replay of the done update?), want the new message", s.Text)
 	}
-	waitFor(t, "everything confirmed", func() bool { return fake.Pending() == 0 })
+	testutil.WaitFor(t, "everything confirmed", func() bool { return fake.Pending() == 0 })
 	second.inbox.empty(t)
 }
 
@@ -314,11 +315,11 @@ func TestUpdatesWithoutSignalAreDoneAtOnce(t *testing.T) {
 	h.fake.InjectMessage(inGroup(alice, "chatter the bot ignores"))
 	last := h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "junk"})
 	h.start()
-	waitFor(t, "the offset past every update", func() bool {
+	testutil.WaitFor(t, "the offset past every update", func() bool {
 		store.mu.Lock()
 		defer store.mu.Unlock()
 		return store.m["telegram:777000111:offset"] == strconv.Itoa(last+1)
 	})
-	waitFor(t, "everything confirmed", func() bool { return h.fake.Pending() == 0 })
+	testutil.WaitFor(t, "everything confirmed", func() bool { return h.fake.Pending() == 0 })
 	h.inbox.empty(t)
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func TestWebhookChecksTheSecret(t *testing.T) {
@@ -11,7 +13,7 @@ func TestWebhookChecksTheSecret(t *testing.T) {
 		c.Mode = ModeWebhook
 		c.Webhook = Webhook{Listen: "127.0.0.1:0", PublicURL: "https://bot.example.test/tg/hook", SecretToken: "s3cret-hook"}
 	})).start()
-	waitFor(t, "setWebhook", func() bool { u, _ := h.fake.Webhook(); return u != "" })
+	testutil.WaitFor(t, "setWebhook", func() bool { u, _ := h.fake.Webhook(); return u != "" })
 	if u, secret := h.fake.Webhook(); u != "https://bot.example.test/tg/hook" || secret != "s3cret-hook" {
 		t.Fatalf("setWebhook got %q %q", u, secret)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func post(t *testing.T, s *fakeopenai.Server, body string) *http.Response {
@@ -192,12 +193,17 @@ func TestHangEndsOnClose(t *testing.T) {
 		}
 		done <- err
 	}()
-	for s.Pending() > 0 {
-		time.Sleep(time.Millisecond)
+	testutil.WaitFor(t, "the request to take the hanging answer", func() bool { return s.Pending() == 0 })
+	s.Close()
+	select {
+	case <-done: // the held request ended (with or without an error) instead of hanging
+	case <-time.After(testutil.HangGuard):
+		t.Fatal("the request held by Hang did not end when the server closed")
 	}
-	s.Close()
-	<-done // returns (with or without an error) instead of hanging
-	s.Close()
+	if got := len(s.Requests()); got != 1 {
+		t.Fatalf("the server recorded %d requests; want the one it held", got)
+	}
+	s.Close() // a second Close is harmless
 }
 
 func TestConcurrentConversationsWithMatchers(t *testing.T) {

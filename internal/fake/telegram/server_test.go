@@ -11,6 +11,8 @@ import (
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func newFake(t *testing.T) (*Server, *tgbotapi.BotAPI) {
@@ -46,7 +48,7 @@ func TestGetUpdatesLongPollsAndConfirmsByOffset(t *testing.T) {
 		}
 		got <- u
 	}()
-	waitFor(t, func() bool { return len(s.Polls()) == 1 })
+	testutil.WaitFor(t, "the first poll", func() bool { return len(s.Polls()) == 1 })
 	id := s.InjectMessage(Message{From: &User{ID: 5, FirstName: "Ann"}, Chat: Chat{ID: 5}, Text: "hello"})
 	u := <-got
 	if len(u) != 1 || u[0].UpdateID != id || u[0].Message.Text != "hello" || !u[0].Message.Chat.IsPrivate() {
@@ -222,7 +224,7 @@ func TestHangReleasedAndClosed(t *testing.T) {
 	for range 2 {
 		go func() { _, err := bot.Send(tgbotapi.NewMessage(1, "x")); done <- err }()
 	}
-	waitFor(t, func() bool { return s.Calls("sendMessage") == 2 })
+	testutil.WaitFor(t, "two sendMessage calls", func() bool { return s.Calls("sendMessage") == 2 })
 	s.Release()
 	for range 2 {
 		if err := <-done; err != nil {
@@ -231,7 +233,7 @@ func TestHangReleasedAndClosed(t *testing.T) {
 	}
 	s.FailNext("getMe", 1, FaultHang)
 	go func() { _, err := bot.GetMe(); done <- err }()
-	waitFor(t, func() bool { return s.Calls("getMe") == 2 })
+	testutil.WaitFor(t, "two getMe calls", func() bool { return s.Calls("getMe") == 2 })
 	s.Close()
 	if err := <-done; err == nil {
 		t.Fatal("a hung request cut by Close must fail")
@@ -275,17 +277,6 @@ func TestDetectEntities(t *testing.T) {
 				t.Fatalf("%q: %+v, want %+v", tc.text, got, tc.want)
 			}
 		}
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }
 
