@@ -121,19 +121,21 @@ type Log struct {
 	Format string `yaml:"format"`
 }
 
-// Default returns the configuration used for every absent key.
-func Default() *Config {
+// Default returns the configuration used for every absent key, with the
+// gateway sections of table (internal/gatewaytable.Specs) at their
+// defaults and its default approvers.
+func Default(table []GatewaySpec) *Config {
+	var approvers []string
+	for _, s := range table {
+		approvers = append(approvers, s.DefaultApprovers...)
+	}
 	return &Config{
-		LLM:    LLM{MaxSteps: 10, Timeout: Duration(60 * time.Second), History: 40},
-		Engine: Engine{Concurrency: 8, Queue: 64},
-		Gateways: Gateways{
-			Telegram: Telegram{APIURL: "https://api.telegram.org", Mode: ModePolling, Group: GroupMention},
-			Discord:  Discord{APIURL: "https://discord.com"},
-			Slack:    Slack{APIURL: "https://slack.com/api/"},
-		},
+		LLM:      LLM{MaxSteps: 10, Timeout: Duration(60 * time.Second), History: 40},
+		Engine:   Engine{Concurrency: 8, Queue: 64},
+		Gateways: newGateways(table),
 		HITL: HITL{
 			TTL:               Duration(15 * time.Minute),
-			Approvers:         []string{"console:local"},
+			Approvers:         approvers,
 			AllowSelfApproval: true,
 		},
 		Tools: Tools{

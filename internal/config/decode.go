@@ -18,7 +18,10 @@ type decoder struct {
 	lines  map[string]int
 }
 
-var durationType = reflect.TypeFor[Duration]()
+var (
+	durationType = reflect.TypeFor[Duration]()
+	gatewaysType = reflect.TypeFor[Gateways]()
+)
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) error {
 	return &Error{Key: path, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
@@ -35,6 +38,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 	switch {
 	case v.Type() == durationType:
 		return d.duration(n, v, path)
+	case v.Type() == gatewaysType:
+		return d.gateways(n, v.Addr().Interface().(*Gateways), path)
 	case v.Kind() == reflect.Pointer:
 		return d.pointer(n, v, path)
 	case v.Kind() == reflect.Struct:
@@ -70,6 +75,22 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 			return d.fail(val, keyPath, "unknown key")
 		}
 		return d.decode(val, f, keyPath)
+	})
+}
+
+// gateways decodes each gateways.<name> into the section the gateway
+// table gave for that name; a name not in the table is an unknown key.
+func (d *decoder) gateways(n *yaml.Node, g *Gateways, path string) error {
+	return d.pairs(n, path, func(key string, val *yaml.Node, keyPath string) error {
+		s := g.Section(key)
+		if s == nil {
+			return d.fail(val, keyPath, "unknown key")
+		}
+		v := reflect.ValueOf(s)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			return d.fail(val, keyPath, "section type %T is not a pointer to a struct", s) // a bug in the gateway's package
+		}
+		return d.decode(val, v.Elem(), keyPath)
 	})
 }
 

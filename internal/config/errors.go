@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"gopkg.in/yaml.v3"
+
+	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 )
 
 // Error is a configuration error. Its message names the key and, where
@@ -56,15 +56,7 @@ const maxQuoted = 40
 
 // quote returns a bad value for an error message: shortened, and masked
 // when it looks like an API key.
-func quote(s string) string {
-	if secrets.LooksLikeKey(s) {
-		return strconv.Quote(secrets.Mask)
-	}
-	if r := []rune(s); len(r) > maxQuoted {
-		s = string(r[:maxQuoted]) + "…"
-	}
-	return strconv.Quote(s)
-}
+func quote(s string) string { return confkit.Quote(s) }
 
 // kindName names what a node holds, for "want X, got Y" messages. It never
 // repeats a scalar's value: it could be a misplaced secret.

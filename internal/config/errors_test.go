@@ -96,7 +96,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse([]byte(tt.src), env(tt.env))
+			c, err := Parse([]byte(tt.src), env(tt.env), specs())
 			e, ok := errors.AsType[*Error](err)
 			if !ok {
 				t.Fatalf("Parse = %+v, %v; want *Error", c, err)
@@ -147,7 +147,7 @@ func TestErrorsNeverRepeatSecrets(t *testing.T) {
 		"llm: {providers: [{base_url: 'https://user:${OPENAI_API_KEY}@h:x/v1'}]}\n",
 		"llm: {providers: [{base_url: 'ftp://user:${OPENAI_API_KEY}@h/v1'}]}\n",
 	} {
-		_, err := Parse([]byte(src), env(map[string]string{"OPENAI_API_KEY": key}))
+		_, err := Parse([]byte(src), env(map[string]string{"OPENAI_API_KEY": key}), specs())
 		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), key[:20]) {
 			t.Errorf("Parse(%q) = %v", src, err)
 		}

@@ -57,8 +57,8 @@ store: {dsn: '$${literal}'}
 	if p.BaseURL != "https://api.openai.com/v1" || p.APIKey.Value() != "k-123456" || p.Name != "openai" {
 		t.Errorf("provider = %+v", p)
 	}
-	tg := c.Gateways.Telegram
-	if tg.Token.Value() != "1:tok" || strings.Join(tg.Allow, ",") != "42,43,7" {
+	tg := telegramOf(c)
+	if tg.Token.Value() != "1:tok" || strings.Join(tg.Allow(), ",") != "42,43,7" {
 		t.Errorf("telegram = %+v", tg)
 	}
 	if strings.Join(c.HITL.Approvers, ",") != "console:local,telegram:42" || c.HITL.Notify[0] != "telegram:-100" {
@@ -70,7 +70,7 @@ store: {dsn: '$${literal}'}
 }
 
 func TestKeysAreNotExpanded(t *testing.T) {
-	_, err := Parse([]byte("log:\n  ${K}: info\n"), env(map[string]string{"K": "level"}))
+	_, err := Parse([]byte("log:\n  ${K}: info\n"), env(map[string]string{"K": "level"}), specs())
 	if err == nil || err.Error() != "config: log.${K}: unknown key (line 2)" {
 		t.Errorf("err = %v", err)
 	}
@@ -89,13 +89,13 @@ llm: {max_steps: "${STEPS}", timeout: "${T}"}
 gateways: {console: {enabled: "${CONSOLE}"}}
 tools: {http: {allow_private: "${PRIV}"}}
 `, noEnv)
-	if c.LLM.MaxSteps != 10 || c.LLM.Timeout.D().String() != "1m0s" || c.Gateways.Console.Enable != nil || c.Tools.HTTP.AllowPrivate {
-		t.Errorf("unset variables should keep defaults: %+v %+v", c.LLM, c.Gateways.Console)
+	if c.LLM.MaxSteps != 10 || c.LLM.Timeout.D().String() != "1m0s" || consoleOf(c).Enable != nil || c.Tools.HTTP.AllowPrivate {
+		t.Errorf("unset variables should keep defaults: %+v %+v", c.LLM, consoleOf(c))
 	}
 	c = mustParse(t, "llm: {max_steps: '${STEPS}'}\ngateways: {console: {enabled: '${CONSOLE}'}}\n",
 		env(map[string]string{"STEPS": "7", "CONSOLE": "false"}))
-	if c.LLM.MaxSteps != 7 || c.Gateways.Console.Enabled() {
-		t.Errorf("set variables: max_steps %d console %v", c.LLM.MaxSteps, c.Gateways.Console.Enabled())
+	if c.LLM.MaxSteps != 7 || c.Gateways.Enabled("console") {
+		t.Errorf("set variables: max_steps %d console %v", c.LLM.MaxSteps, c.Gateways.Enabled("console"))
 	}
 }
 
@@ -114,7 +114,7 @@ hitl:
 gateways:
   telegram: {allow: *admins}
 `, noEnv)
-	if strings.Join(c.Gateways.Telegram.Allow, ",") != "telegram:1,slack:U2" {
-		t.Errorf("allow = %q", c.Gateways.Telegram.Allow)
+	if strings.Join(telegramOf(c).AllowList, ",") != "telegram:1,slack:U2" {
+		t.Errorf("allow = %q", telegramOf(c).AllowList)
 	}
 }

@@ -19,7 +19,7 @@ func FuzzParse(f *testing.F) {
 	}
 	lookup := env(map[string]string{"X": "http://h", "A": "info"})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse(data, lookup)
+		c, err := Parse(data, lookup, specs())
 		if err != nil {
 			if _, ok := errors.AsType[*Error](err); !ok {
 				t.Fatalf("error is %T, not *Error: %v", err, err)

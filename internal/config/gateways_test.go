@@ -1,6 +1,27 @@
 package config
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/gateways/console"
+	"github.com/gatehouse-bot/gatehouse/gateways/slack"
+	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+)
+
+// specs is the real gateway table: the configuration tests decode the
+// sections the gateway packages define.
+func specs() []GatewaySpec { return gatewaytable.Specs() }
+
+func consoleOf(c *Config) *console.Section {
+	return c.Gateways.Section(console.Name).(*console.Section)
+}
+
+func telegramOf(c *Config) *telegram.Section {
+	return c.Gateways.Section(telegram.Name).(*telegram.Section)
+}
+
+func slackOf(c *Config) *slack.Section { return c.Gateways.Section(slack.Name).(*slack.Section) }
 
 func TestGatewayEnabling(t *testing.T) {
 	tests := []struct {
@@ -26,7 +47,7 @@ func TestGatewayEnabling(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := mustParse(t, tt.src, noEnv).Gateways
-			got := [4]bool{g.Console.Enabled(), g.Telegram.Enabled(), g.Discord.Enabled(), g.Slack.Enabled()}
+			got := [4]bool{g.Enabled("console"), g.Enabled("telegram"), g.Enabled("discord"), g.Enabled("slack")}
 			if want := [4]bool{tt.console, tt.telegram, tt.discord, tt.slack}; got != want {
 				t.Errorf("console, telegram, discord, slack enabled = %v, want %v", got, want)
 			}
@@ -42,8 +63,8 @@ gateways:
     mode: webhook
     webhook: {public_url: "https://bot.example.com/tg", secret_token: "s3cr3t_Token-1"}
 `, noEnv)
-	w := c.Gateways.Telegram.Webhook
-	if c.Gateways.Telegram.Mode != ModeWebhook || w.Listen != "" || w.SecretToken.Value() != "s3cr3t_Token-1" {
-		t.Errorf("telegram = %+v", c.Gateways.Telegram)
+	w := telegramOf(c).Webhook
+	if telegramOf(c).Mode != telegram.ModeWebhook || w.Listen != "" || w.SecretToken.Value() != "s3cr3t_Token-1" {
+		t.Errorf("telegram = %+v", telegramOf(c))
 	}
 }

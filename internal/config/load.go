@@ -13,12 +13,12 @@ import (
 
 // Load reads and parses the configuration file at path; see Parse. Every
 // error is an *Error naming the file.
-func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+func Load(path string, lookupEnv func(string) (string, bool), table []GatewaySpec) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: "cannot read: " + readReason(err), err: err}
 	}
-	c, err := Parse(data, lookupEnv)
+	c, err := Parse(data, lookupEnv, table)
 	if e, ok := errors.AsType[*Error](err); ok {
 		e.File = path
 	}
@@ -36,8 +36,10 @@ func readReason(err error) string {
 // Parse decodes a YAML configuration. ${VAR} and ${VAR:-default} in values
 // expand from lookupEnv (os.LookupEnv when nil); $$ is a literal $. Absent
 // keys keep their defaults (Default). Every error is an *Error naming the
-// key path and line. An empty document yields the defaults.
-func Parse(data []byte, lookupEnv func(string) (string, bool)) (*Config, error) {
+// key path and line. An empty document yields the defaults. table is the
+// gateway table (internal/gatewaytable.Specs): gateways.<name> decodes into
+// its entry's section, and any other name under gateways is an unknown key.
+func Parse(data []byte, lookupEnv func(string) (string, bool), table []GatewaySpec) (*Config, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
@@ -47,7 +49,7 @@ func Parse(data []byte, lookupEnv func(string) (string, bool)) (*Config, error) 
 		return nil, syntaxError(err)
 	}
 	restoreRefs(&doc, refs)
-	c := Default()
+	c := Default(table)
 	d := &decoder{lookup: lookupEnv, lines: map[string]int{}}
 	if len(doc.Content) > 0 {
 		if err := d.decode(doc.Content[0], reflect.ValueOf(c).Elem(), ""); err != nil {

@@ -25,7 +25,7 @@ var noEnv = env(nil)
 
 func mustParse(t *testing.T, src string, lookup func(string) (string, bool)) *Config {
 	t.Helper()
-	c, err := Parse([]byte(src), lookup)
+	c, err := Parse([]byte(src), lookup, specs())
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -33,7 +33,7 @@ func mustParse(t *testing.T, src string, lookup func(string) (string, bool)) *Co
 }
 
 func TestDefaultFileLoadsOffline(t *testing.T) {
-	c, err := Load("testdata/default.yaml", noEnv)
+	c, err := Load("testdata/default.yaml", noEnv, specs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestDefaultFileLoadsOffline(t *testing.T) {
 		t.Errorf("provider = %+v", got)
 	}
 	g := c.Gateways
-	if !g.Console.Enabled() || g.Telegram.Enabled() || g.Discord.Enabled() || g.Slack.Enabled() {
+	if !g.Enabled("console") || g.Enabled("telegram") || g.Enabled("discord") || g.Enabled("slack") {
 		t.Errorf("without tokens only the console runs: %+v", g)
 	}
 	if c.Tools.Timeouts["shell"].D() != 300*time.Second || len(c.Policy.Rules) != 2 || c.Store.Retention.D() != 2160*time.Hour {
@@ -53,17 +53,17 @@ func TestDefaultFileLoadsOffline(t *testing.T) {
 }
 
 func TestDefaultFileMatchesDefault(t *testing.T) {
-	c, err := Load("testdata/default.yaml", noEnv)
+	c, err := Load("testdata/default.yaml", noEnv, specs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The file spells out the defaults, plus a provider, timeouts and rules.
 	c.LLM.Providers, c.Tools.Timeouts, c.Policy.Rules = nil, nil, nil
-	c.Gateways.Console.Enable = nil
+	consoleOf(c).Enable = nil
 	got, _ := yaml.Marshal(c)
-	want, _ := yaml.Marshal(Default())
+	want, _ := yaml.Marshal(Default(specs()))
 	if string(got) != string(want) {
-		t.Errorf("default.yaml drifted from Default():\n got %s\nwant %s", got, want)
+		t.Errorf("default.yaml drifted from Default(specs()):\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -71,29 +71,29 @@ func TestDefaultFileWithEnv(t *testing.T) {
 	c, err := Load("testdata/default.yaml", env(map[string]string{
 		"OPENAI_API_KEY": "sk-test-0123456789", "OPENAI_MODEL": "llama3",
 		"TELEGRAM_BOT_TOKEN": "123:tg-token", "SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1",
-	}))
+	}), specs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := c.LLM.Providers[0]; p.APIKey.Value() != "sk-test-0123456789" || p.Model != "llama3" {
 		t.Errorf("provider = %q %q", p.APIKey.Value(), p.Model)
 	}
-	if !c.Gateways.Telegram.Enabled() || !c.Gateways.Slack.Enabled() || c.Gateways.Discord.Enabled() {
-		t.Errorf("enabled: telegram %v slack %v discord %v", c.Gateways.Telegram.Enabled(),
-			c.Gateways.Slack.Enabled(), c.Gateways.Discord.Enabled())
+	if !c.Gateways.Enabled("telegram") || !c.Gateways.Enabled("slack") || c.Gateways.Enabled("discord") {
+		t.Errorf("enabled: telegram %v slack %v discord %v", c.Gateways.Enabled("telegram"),
+			c.Gateways.Enabled("slack"), c.Gateways.Enabled("discord"))
 	}
 }
 
 func TestEmptyDocumentIsDefault(t *testing.T) {
 	for _, src := range []string{"", "# only a comment\n", "---\n"} {
-		if c := mustParse(t, src, noEnv); !reflect.DeepEqual(c, Default()) {
+		if c := mustParse(t, src, noEnv); !reflect.DeepEqual(c, Default(specs())) {
 			t.Errorf("Parse(%q) = %+v, want defaults", src, c)
 		}
 	}
 }
 
 func TestDefaultRoundTripsThroughYAML(t *testing.T) {
-	out, err := yaml.Marshal(Default())
+	out, err := yaml.Marshal(Default(specs()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +134,14 @@ llm:
 
 func TestSlackAPIURLGetsTrailingSlash(t *testing.T) {
 	c := mustParse(t, "gateways: {slack: {api_url: http://127.0.0.1:1/api}}\n", noEnv)
-	if c.Gateways.Slack.APIURL != "http://127.0.0.1:1/api/" {
-		t.Errorf("api_url = %q", c.Gateways.Slack.APIURL)
+	if slackOf(c).APIURL != "http://127.0.0.1:1/api/" {
+		t.Errorf("api_url = %q", slackOf(c).APIURL)
 	}
 }
 
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.yaml")
-	_, err := Load(path, noEnv)
+	_, err := Load(path, noEnv, specs())
 	e, ok := errors.AsType[*Error](err)
 	if !ok || e.File != path || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load = %v, want *Error wrapping fs.ErrNotExist", err)
@@ -156,7 +156,7 @@ func TestLoadErrorNamesFileAndLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte("llm:\n  timeout: 5x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(path, noEnv)
+	_, err := Load(path, noEnv, specs())
 	want := `config: llm.timeout: bad duration "5x" (` + path + `:2)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)

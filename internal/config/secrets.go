@@ -6,17 +6,18 @@ import (
 )
 
 // Secrets lists every secret value in the configuration, for a
-// secrets.Set: API keys, gateway tokens, the webhook secret, a password
-// inside the store DSN, and credentials inside a base_url or api_url
-// (https://user:password@proxy/v1).
+// secrets.Set: API keys, every gateway section's secret fields, a password
+// inside the store DSN, and credentials inside a base_url or any gateway
+// URL (https://user:password@proxy/v1).
 func (c *Config) Secrets() []string {
 	vals := make([]Secret, 0, len(c.LLM.Providers)+6)
 	for _, p := range c.LLM.Providers {
 		vals = append(vals, p.APIKey)
 	}
 	g := c.Gateways
-	vals = append(vals, g.Telegram.Token, g.Telegram.Webhook.SecretToken,
-		g.Discord.Token, g.Slack.BotToken, g.Slack.AppToken)
+	for _, s := range g.sections {
+		vals = append(vals, s.Secrets()...)
+	}
 	out := make([]string, 0, len(vals)+1)
 	for _, v := range vals {
 		if v != "" {
@@ -26,7 +27,10 @@ func (c *Config) Secrets() []string {
 	if pw := dsnPassword(c.Store.DSN.Value()); pw != "" {
 		out = append(out, pw)
 	}
-	urls := []string{g.Telegram.APIURL, g.Telegram.Webhook.PublicURL, g.Discord.APIURL, g.Discord.GatewayURL, g.Slack.APIURL}
+	var urls []string
+	for _, s := range g.sections {
+		urls = append(urls, s.URLs()...)
+	}
 	for _, p := range c.LLM.Providers {
 		urls = append(urls, p.BaseURL)
 	}

@@ -1,43 +1,21 @@
 package config
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 )
 
 // Secret is a value (token, API key, password) that never prints itself:
 // every string, text, JSON and YAML form is "<secret>", or "" when empty.
-// Value returns the real thing.
-type Secret string
+// It is confkit.Secret, which gateway packages use for their own sections.
+type Secret = confkit.Secret
 
 const secretMask = "<secret>"
-
-// Value returns the secret itself, for handing to a client library.
-func (s Secret) Value() string { return string(s) }
-
-// String returns "<secret>", or "" when the secret is empty.
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return secretMask
-}
-
-// GoString hides the secret from %#v.
-func (s Secret) GoString() string { return fmt.Sprintf("config.Secret(%q)", s.String()) }
-
-// MarshalText hides the secret.
-func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// MarshalJSON hides the secret.
-func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
-
-// MarshalYAML hides the secret.
-func (s Secret) MarshalYAML() (any, error) { return s.String(), nil }
 
 // Duration is a time.Duration written as "15m", "60s", "2160h".
 type Duration time.Duration

@@ -7,7 +7,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 // fillDerived sets defaults that depend on other values.
@@ -26,15 +25,12 @@ func (c *Config) fillDerived() {
 			p.Timeout = c.LLM.Timeout
 		}
 	}
-	if s := &c.Gateways.Slack; s.APIURL != "" && !strings.HasSuffix(s.APIURL, "/") {
-		s.APIURL += "/" // slack-go appends method names to it
-	}
 }
 
 // validate checks every value and compiles the policy's regexps. It returns
 // the first *Error found, without its line.
 func (c *Config) validate() error {
-	ch := &checker{}
+	ch := &checker{gateways: c.Gateways.Names()}
 	c.LLM.check(ch)
 	c.Engine.check(ch)
 	c.Gateways.check(ch, c.HTTP.Listen)
@@ -44,8 +40,8 @@ func (c *Config) validate() error {
 	c.Store.check(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
-	if ch.err != nil {
-		return ch.err
+	if err := ch.err(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -78,7 +74,7 @@ func (h *HITL) check(ch *checker) {
 	if len(h.Approvers) == 0 {
 		// Deny by default: with nobody to approve, every held action would
 		// be a dead end, so refuse the configuration now, not in the broker.
-		ch.fail("hitl.approvers", "at least one approver identity is required (e.g. console:local or telegram:123456789)")
+		ch.fail("hitl.approvers", "at least one approver identity gateway:id is required (gateway %s)", orList(ch.gateways))
 	}
 	for i, a := range h.Approvers {
 		ch.identity(fmt.Sprintf("hitl.approvers[%d]", i), a)

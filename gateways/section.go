@@ -1,0 +1,82 @@
+package gateways
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+)
+
+// Section is a gateway's configuration section together with what the
+// rest of the bot asks of the gateway: doctor's lines, start-up warnings
+// and its constructor. Each gateway package defines one; the gateway table
+// (internal/gatewaytable) lists them.
+type Section interface {
+	confkit.Section
+	// Doctor says, offline, what the gateway will do as configured.
+	Doctor() Status
+	// Warnings are lines logged at start-up, such as a configured gateway
+	// this version cannot run.
+	Warnings() []string
+	// Build constructs the gateway from the section. It returns nil and no
+	// error when the gateway does not run (disabled, no adapter in this
+	// version, no terminal). Errors name the configuration key at fault.
+	Build(ctx context.Context, d Deps) (Gateway, error)
+}
+
+// Status is what `bot doctor` says about one gateway.
+type Status struct {
+	// Lines are doctor's lines for the gateway, each starting with its name.
+	Lines []string
+	// Runs is true when the gateway will run as configured.
+	Runs bool
+}
+
+// Deps are what a gateway's constructor may use besides its section.
+type Deps struct {
+	Log zerolog.Logger
+	// Cursors persists positions (update offsets); nil keeps them in memory.
+	Cursors Cursors
+	// Approvals resolves button presses.
+	Approvals Approvals
+	// HTTPClient, when set, makes the platform API requests (tests).
+	HTTPClient *http.Client
+	// Stdin and Stdout are the bot's own terminal or pipes; Interactive is
+	// true when they are a terminal.
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Interactive bool
+	// HTTPListen is http.listen; Mount adds a handler to that server (a
+	// webhook). Mount is nil when there is no such server.
+	HTTPListen string
+	Mount      func(pattern string, h http.Handler)
+	// Tune, when set, is called with a pointer to a gateway's runtime
+	// settings before it is built, to adjust what has no configuration key
+	// (pacing, poll timeouts); tests use it.
+	Tune func(settings any)
+}
+
+// TerminalUser is a Section whose gateway talks on the bot's own stdin and
+// stdout (the console); the bot then keeps its log quiet on a terminal.
+type TerminalUser interface {
+	UsesTerminal() bool
+}
+
+// InputEnder is a Gateway whose input can end for good (the end of piped
+// input, Ctrl-D). When it is the only gateway, the bot stops once its input
+// has ended and been answered.
+type InputEnder interface {
+	EndOfInput() <-chan struct{}
+}
+
+// WhoMayTalk describes an allow list for doctor.
+func WhoMayTalk(allow []string) string {
+	if len(allow) == 0 {
+		return "only the approvers (allow is empty)"
+	}
+	return strings.Join(allow, ", ")
+}

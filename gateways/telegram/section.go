@@ -1,0 +1,148 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+)
+
+// Spec is the Telegram gateway's entry in the gateway table.
+func Spec() confkit.Spec {
+	return confkit.Spec{
+		Name:        Name,
+		New:         func() confkit.Section { return NewSection() },
+		EnvPrefixes: []string{"TELEGRAM_"},
+	}
+}
+
+// Section is the gateways.telegram configuration section. Its yaml keys are
+// part of the product's contract.
+type Section struct {
+	// Enable is the "enabled" key as written; nil when absent. Use Enabled.
+	Enable *bool          `yaml:"enabled"`
+	Token  confkit.Secret `yaml:"token"`
+	// APIURL is the Bot API server (self-hosted servers, fakes).
+	APIURL string `yaml:"api_url"`
+	// AllowList lists who may talk to the bot (user or chat ids).
+	AllowList []string `yaml:"allow"`
+	// Mode is ModePolling or ModeWebhook.
+	Mode    string         `yaml:"mode"`
+	Webhook WebhookSection `yaml:"webhook"`
+	// Group is GroupMention or GroupAll.
+	Group string `yaml:"group"`
+}
+
+// WebhookSection is gateways.telegram.webhook.
+type WebhookSection struct {
+	// Listen is the webhook server's host:port; empty serves it on http.listen.
+	Listen string `yaml:"listen"`
+	// PublicURL is the URL Telegram posts updates to; required in webhook mode.
+	PublicURL string `yaml:"public_url"`
+	// SecretToken is checked on every update (X-Telegram-Bot-Api-Secret-Token);
+	// required in webhook mode: 1-256 characters A-Z a-z 0-9 _ -.
+	SecretToken confkit.Secret `yaml:"secret_token"`
+}
+
+var _ gateways.Section = (*Section)(nil)
+
+// NewSection returns the section's defaults.
+func NewSection() *Section {
+	return &Section{APIURL: DefaultAPIURL, Mode: ModePolling, Group: GroupMention}
+}
+
+// Enabled reports whether the gateway runs: credentials set and not disabled.
+func (s *Section) Enabled() bool { return confkit.Enabled(s.Enable, s.Token != "") }
+
+// secretShape is the shape Telegram accepts for a webhook secret token.
+var secretShape = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+
+// Check validates the section.
+func (s *Section) Check(c *confkit.Checker, g confkit.Globals) {
+	c.Credentials(s.Enable, confkit.Credential{Key: "token", Set: s.Token != ""})
+	if c.Required("api_url", s.APIURL) {
+		c.URL("api_url", s.APIURL, "http", "https")
+	}
+	c.IDs("allow", s.AllowList)
+	c.OneOf("mode", s.Mode, ModePolling, ModeWebhook)
+	c.OneOf("group", s.Group, GroupMention, GroupAll)
+	w := s.Webhook
+	if w.Listen != "" {
+		c.Listen("webhook.listen", w.Listen)
+	}
+	if w.PublicURL != "" {
+		c.URL("webhook.public_url", w.PublicURL, "http", "https")
+	}
+	if w.SecretToken != "" && !secretShape.MatchString(w.SecretToken.Value()) {
+		c.Fail("webhook.secret_token", "want 1-256 characters A-Z a-z 0-9 _ -")
+	}
+	if s.Mode != ModeWebhook {
+		return
+	}
+	c.Required("webhook.public_url", w.PublicURL)
+	if w.SecretToken == "" {
+		c.Fail("webhook.secret_token", "required in webhook mode: it proves updates come from Telegram")
+	}
+	if w.Listen == "" && g.HTTPListen == "" {
+		c.Fail("webhook.listen", "required when http.listen is empty")
+	}
+}
+
+// Secrets returns the bot token and the webhook secret.
+func (s *Section) Secrets() []confkit.Secret {
+	return []confkit.Secret{s.Token, s.Webhook.SecretToken}
+}
+
+// URLs returns the API and webhook URLs.
+func (s *Section) URLs() []string { return []string{s.APIURL, s.Webhook.PublicURL} }
+
+// Allow returns gateways.telegram.allow.
+func (s *Section) Allow() []string { return s.AllowList }
+
+// Doctor says whether the gateway runs and who may talk to it.
+func (s *Section) Doctor() gateways.Status {
+	if !s.Enabled() {
+		return gateways.Status{Lines: []string{Name + ": disabled (set gateways.telegram.token (TELEGRAM_BOT_TOKEN) to enable)"}}
+	}
+	return gateways.Status{Runs: true, Lines: []string{Name + ": enabled; who may talk: " + gateways.WhoMayTalk(s.AllowList)}}
+}
+
+// Warnings returns none: every valid section runs.
+func (s *Section) Warnings() []string { return nil }
+
+// Build constructs the gateway; it checks the token with getMe. In webhook
+// mode without its own listen address, the webhook is mounted on
+// http.listen.
+func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway, error) {
+	if !s.Enabled() {
+		return nil, nil
+	}
+	tc := Config{
+		Token:      s.Token.Value(),
+		APIURL:     s.APIURL,
+		Mode:       s.Mode,
+		Group:      s.Group,
+		HTTPClient: d.HTTPClient,
+		Webhook: Webhook{
+			Listen:      s.Webhook.Listen,
+			PublicURL:   s.Webhook.PublicURL,
+			SecretToken: s.Webhook.SecretToken.Value(),
+		},
+	}
+	if d.Tune != nil {
+		d.Tune(&tc)
+	}
+	if tc.Mode == ModeWebhook && tc.Webhook.Listen == "" && (d.HTTPListen == "" || d.Mount == nil) {
+		return nil, fmt.Errorf("gateways.telegram.webhook.listen: empty, and http.listen is empty too: nothing would serve the webhook")
+	}
+	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals})
+	if err != nil {
+		return nil, fmt.Errorf("gateways.telegram: %w", err)
+	}
+	if tc.Mode == ModeWebhook && tc.Webhook.Listen == "" {
+		d.Mount("POST "+gw.WebhookPath(), gw.WebhookHandler())
+	}
+	return gw, nil
+}
