@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -88,45 +89,23 @@ func doctorLLM(r *report, cfg *config.Config) {
 	r.line("llm", "max_steps %d, timeout %s, history %d messages", cfg.LLM.MaxSteps, cfg.LLM.Timeout, cfg.LLM.History)
 }
 
+// doctorGateways prints what each gateway of the gateway table says about
+// itself, offline.
 func doctorGateways(r *report, cfg *config.Config) {
-	g := cfg.Gateways
+	sections, err := gatewaytable.Sections(cfg.Gateways)
+	if err != nil {
+		r.problem("gateways", "%v", err)
+		return
+	}
 	n := 0
-	if g.Console.Enabled() {
-		n++
-		r.line("gateways", "console: enabled (console:local)")
-	} else {
-		r.line("gateways", "console: disabled")
-	}
-	platform := []struct {
-		name      string
-		enabled   bool
-		missing   string
-		allow     []string
-		supported bool
-	}{
-		{"telegram", g.Telegram.Enabled(), "set gateways.telegram.token (TELEGRAM_BOT_TOKEN)", g.Telegram.Allow, true},
-		{"discord", g.Discord.Enabled(), "set gateways.discord.token (DISCORD_BOT_TOKEN)", g.Discord.Allow, false},
-		{"slack", g.Slack.Enabled(), "set gateways.slack.bot_token and app_token (SLACK_BOT_TOKEN, SLACK_APP_TOKEN)", g.Slack.Allow, false},
-	}
-	for _, p := range platform {
-		if p.enabled && !p.supported {
-			r.line("gateways", "%s: configured, but this version has no %s adapter yet: ignored", p.name, p.name)
-			continue
+	for _, s := range sections {
+		st := s.Section.Doctor()
+		if st.Runs {
+			n++
 		}
-		if !p.supported {
-			r.line("gateways", "%s: not available in this version", p.name)
-			continue
+		for _, l := range st.Lines {
+			r.line("gateways", "%s", l)
 		}
-		if !p.enabled {
-			r.line("gateways", "%s: disabled (%s to enable)", p.name, p.missing)
-			continue
-		}
-		n++
-		allow := "only the approvers (allow is empty)"
-		if len(p.allow) > 0 {
-			allow = strings.Join(p.allow, ", ")
-		}
-		r.line("gateways", "%s: enabled; who may talk: %s", p.name, allow)
 	}
 	if n == 0 {
 		r.problem("gateways", "no gateway is enabled")

@@ -11,12 +11,13 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // runBot loads the configuration and runs the bot until ctx ends (SIGINT,
-// SIGTERM) or, with the console as the only gateway, its input ends.
+// SIGTERM) or, when the only gateway reads the terminal, its input ends.
 func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, path := newFlags("run", stderr)
 	verbose := fs.Bool("v", false, "show info logs on a terminal too")
@@ -27,7 +28,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if cfg == nil {
 		return code
 	}
-	interactive := isTerminal(stdin) && cfg.Gateways.Console.Enabled()
+	interactive := isTerminal(stdin) && gatewaytable.UsesTerminal(cfg.Gateways)
 	log := newLogger(cfg, sec, stderr, interactive && !*verbose)
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
@@ -53,7 +54,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // environment hold. On a configuration error it prints one line naming the
 // key and returns exitConfig with a nil config.
 func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
-	cfg, err := config.Load(path, os.LookupEnv)
+	cfg, err := config.Load(path, os.LookupEnv, gatewaytable.Specs())
 	if err != nil {
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig
@@ -63,7 +64,7 @@ func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, in
 }
 
 // newLogger builds the process logger on stderr. quiet raises the level to
-// warn so logs don't interleave with an interactive console chat.
+// warn so logs don't interleave with an interactive chat on the terminal.
 func newLogger(cfg *config.Config, sec *secrets.Set, stderr io.Writer, quiet bool) zerolog.Logger {
 	return logging.New(stderr, logging.Options{
 		Level:    cfg.Log.Level,

@@ -13,6 +13,9 @@ type BuiltinOptions struct {
 	Workspace string
 	// Secrets are kept out of the shell's environment and output.
 	Secrets *secrets.Set
+	// EnvPrefixes name the gateways' configuration variables (from the
+	// gateway table), which the shell keeps from commands.
+	EnvPrefixes []string
 	// HTTP configures http_get.
 	HTTP HTTPOptions
 	// Now is current_time's clock; nil means time.Now.
@@ -27,7 +30,7 @@ func RegisterBuiltins(r *Registry, o BuiltinOptions) error {
 		return err
 	}
 	for _, t := range []Tool{
-		NewShell(ws.Dir(), o.Secrets),
+		NewShell(ws.Dir(), o.Secrets, o.EnvPrefixes...),
 		NewReadFile(ws),
 		NewWriteFile(ws),
 		NewListDir(ws),

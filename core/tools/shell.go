@@ -29,18 +29,21 @@ const (
 
 // shell is the shell tool.
 type shell struct {
-	dir     string
-	secrets *secrets.Set
+	dir         string
+	secrets     *secrets.Set
+	envPrefixes []string
 }
 
 // NewShell returns the shell tool: it runs `sh -c command` in the workspace
 // directory with an environment scrubbed of secrets, in its own process
 // group, which is killed when the command ends, times out or is cancelled.
-func NewShell(workspace string, secrets *secrets.Set) Tool {
+// Variables whose names start with one of envPrefixes (the gateways'
+// TELEGRAM_, from the gateway table) are kept from commands too.
+func NewShell(workspace string, secrets *secrets.Set, envPrefixes ...string) Tool {
 	if abs, err := filepath.Abs(workspace); err == nil {
 		workspace = abs
 	}
-	return shell{dir: workspace, secrets: secrets}
+	return shell{dir: workspace, secrets: secrets, envPrefixes: envPrefixes}
 }
 
 // Spec describes shell.
@@ -84,7 +87,7 @@ func (t shell) Run(ctx context.Context, args json.RawMessage) (string, error) {
 func (t shell) command(ctx context.Context, command string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = t.dir
-	cmd.Env = scrubEnv(t.secrets)
+	cmd.Env = scrubEnv(t.secrets, t.envPrefixes)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {

@@ -109,7 +109,7 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("slack_channel", "general")
 	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New(planted)), "env")
+	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New(planted), "SLACK_"), "env")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -61,7 +62,11 @@ func startE2E(t *testing.T) *e2e {
 	log := zerolog.New(e.logs)
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
-		TuneTelegram: func(c *telegram.Config) {
+		Tune: func(settings any) {
+			c, ok := settings.(*telegram.Config)
+			if !ok {
+				t.Fatalf("Tune got %T, want *telegram.Config", settings)
+			}
 			fast := telegram.FastConfig(e.tg)
 			fast.Token, fast.APIURL, fast.Mode, fast.Group = c.Token, c.APIURL, c.Mode, c.Group
 			*c = fast
@@ -109,7 +114,7 @@ tools: {workspace: %q}
 store: {driver: sqlite, dsn: %q}
 http: {listen: ""}
 `, e.ai.URL(), e2eAPIKey, e2eToken, e.tg.URL(), e.workspace, filepath.Join(dir, "gatehouse.db"))
-	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -17,8 +17,6 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/gateways/console"
-	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -28,11 +26,12 @@ import (
 // Options are what the App needs besides the configuration.
 type Options struct {
 	Config *config.Config
-	// Stdin and Stdout carry the console conversation.
+	// Stdin and Stdout are the bot's own terminal or pipes, for a gateway
+	// that talks there.
 	Stdin  io.Reader
 	Stdout io.Writer
-	// Interactive is true when the console is a terminal: it then shows a
-	// prompt.
+	// Interactive is true when Stdin is a terminal: a gateway on it then
+	// shows a prompt.
 	Interactive bool
 	Log         zerolog.Logger
 	// Secrets are every secret the bot holds (config and environment).
@@ -41,9 +40,10 @@ type Options struct {
 	Gateways []gateways.Gateway
 	// HTTPClient, when set, is used by the platform gateways (tests).
 	HTTPClient *http.Client
-	// TuneTelegram, when set, adjusts the Telegram gateway's settings that
-	// have no configuration key (pacing, poll timeout) — tests use it.
-	TuneTelegram func(*telegram.Config)
+	// Tune, when set, is handed a pointer to each platform gateway's
+	// runtime settings before it is built, to adjust what has no
+	// configuration key (pacing, poll timeout); tests use it.
+	Tune func(settings any)
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -55,7 +55,7 @@ type App struct {
 	broker   *hitl.Broker
 	tools    *tools.Registry
 	gateways []gateways.Gateway
-	console  *console.Console
+	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
 	routes   []route // extra handlers on http.listen
 }
@@ -147,10 +147,10 @@ func (a *App) Run(ctx context.Context) error {
 	for _, gw := range a.gateways {
 		g.Go(func() error {
 			err := gw.Run(gctx, a.engine)
-			if err != nil && gw == gateways.Gateway(a.console) && len(a.gateways) > 1 {
-				// A broken stdin (nohup, a closed terminal) ends the console,
-				// not the gateways that serve other people.
-				a.log.Warn().Err(err).Msg("console input failed; the console is closed, the other gateways run on")
+			if err != nil && gw == a.ender && len(a.gateways) > 1 {
+				// A broken stdin (nohup, a closed terminal) ends the gateway
+				// on it, not the gateways that serve other people.
+				a.log.Warn().Err(err).Msgf("%s input failed; it is closed, the other gateways run on", gw.Name())
 				return nil
 			}
 			if err != nil {
@@ -159,7 +159,7 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	if a.console != nil && len(a.gateways) == 1 {
+	if a.ender != nil && len(a.gateways) == 1 {
 		g.Go(func() error { return a.exitAfterConsole(gctx, cancel) })
 	}
 	a.health.setReady()
@@ -177,12 +177,12 @@ func (a *App) exitAfterConsole(ctx context.Context, stop context.CancelFunc) err
 	select {
 	case <-ctx.Done():
 		return nil
-	case <-a.console.EndOfInput():
+	case <-a.ender.(gateways.InputEnder).EndOfInput():
 	}
 	if err := a.settle(ctx); err != nil {
 		return nil
 	}
-	a.log.Info().Msg("console input ended; shutting down")
+	a.log.Info().Msgf("%s input ended; shutting down", a.ender.Name())
 	stop()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
@@ -52,7 +53,7 @@ tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: ""}
 `, ai.URL(), filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"))
-	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -24,7 +25,7 @@ func TestBrokenStdinClosesOnlyTheConsole(t *testing.T) {
 	dir := t.TempDir()
 	yaml := fmt.Sprintf("tools: {workspace: %q}\nstore: {dsn: %q}\nhttp: {listen: \"\"}\n",
 		filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"))
-	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false })
+	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -41,7 +42,7 @@ func TestPruneLoop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logs := &testutil.SyncBuffer{}
-			cfg := config.Default()
+			cfg := config.Default(gatewaytable.Specs())
 			a := &App{cfg: cfg, store: tc.st, log: zerolog.New(logs)}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)

@@ -14,9 +14,9 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
-	"github.com/gatehouse-bot/gatehouse/gateways/console"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
@@ -51,8 +51,9 @@ func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tool
 		Log:       log,
 	})
 	err := tools.RegisterBuiltins(reg, tools.BuiltinOptions{
-		Workspace: cfg.Tools.Workspace,
-		Secrets:   sec,
+		Workspace:   cfg.Tools.Workspace,
+		Secrets:     sec,
+		EnvPrefixes: gatewaytable.EnvPrefixes(),
 		HTTP:      tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
 	})
 	if err != nil {
@@ -110,15 +111,14 @@ func policyRules(cfg *config.Config) ([]core.Rule, error) {
 	return rules, nil
 }
 
-// allowLists returns each gateway's allow list. The console's one person is
-// the machine's user, so the console is always open.
+// allowLists returns each gateway's allow list, as its section says (the
+// console's one person is the machine's user, so it is always open).
 func allowLists(cfg *config.Config) map[string][]string {
-	return map[string][]string{
-		config.GatewayConsole:  {string(console.Identity)},
-		config.GatewayTelegram: cfg.Gateways.Telegram.Allow,
-		config.GatewayDiscord:  cfg.Gateways.Discord.Allow,
-		config.GatewaySlack:    cfg.Gateways.Slack.Allow,
+	out := make(map[string][]string)
+	for _, name := range cfg.Gateways.Names() {
+		out[name] = cfg.Gateways.Section(name).Allow()
 	}
+	return out
 }
 
 func identities(ids []string) []core.Identity {
