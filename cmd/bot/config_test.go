@@ -166,3 +166,59 @@ func TestRunWithoutGatewayFails(t *testing.T) {
 		t.Fatalf("bot run: exit %d; want %d with a clear error\nstderr:\n%s", r.code, exitFail, r.stderr)
 	}
 }
+
+// TestDoctorGatewayLines pins doctor's gateway block, line for line, for a
+// setup with no platform credentials and for one with Telegram and Slack
+// tokens: each gateway of the gateway table reports itself, in order.
+func TestDoctorGatewayLines(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"no credentials", nil, []string{
+			"gateways  console: enabled (console:local)",
+			"          telegram: disabled (set gateways.telegram.token (TELEGRAM_BOT_TOKEN) to enable)",
+			"          discord: not available in this version",
+			"          slack: not available in this version",
+		}},
+		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=123:tg-doctor-token", "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
+			"gateways  console: enabled (console:local)",
+			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
+			"          discord: not available in this version",
+			"          slack: configured, but this version has no slack adapter yet: ignored",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, dir, "config.yaml", defaultConfig(t))
+			r := runOnce(t, dir, baseEnv(dir, tc.env...), "", "doctor")
+			if r.code != exitOK {
+				t.Fatalf("bot doctor: exit %d; want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if got := doctorBlock(r.stdout, "gateways"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("gateway lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// doctorBlock returns a component's lines of doctor's output: its labelled
+// line and the unlabelled lines that follow.
+func doctorBlock(out, component string) []string {
+	var block []string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, component+" "):
+			block = append(block, l)
+		case len(block) > 0 && strings.HasPrefix(l, " "):
+			block = append(block, l)
+		case len(block) > 0:
+			return block
+		}
+	}
+	return block
+}

@@ -129,3 +129,28 @@ func TestShellRedactsOutput(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 }
+
+// TestShellEnvPrefixes: the gateways' prefixes handed to NewShell (from the
+// gateway table) keep their variables from commands, in any case; other
+// variables pass.
+func TestShellEnvPrefixes(t *testing.T) {
+	t.Setenv("PIGEON_ROOST", "loft-7")
+	t.Setenv("pigeon_lower", "coop-8")
+	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
+	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil, "PIGEON_"), "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"PIGEON_ROOST", "loft-7", "pigeon_lower", "coop-8"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("env shows %q", gone)
+		}
+	}
+	if !strings.Contains(out, "GATEHOUSE_VISIBLE=visible-value") {
+		t.Error("an ordinary variable was removed")
+	}
+	out, err = runShell(t, context.Background(), NewShell(t.TempDir(), nil), "env")
+	if err != nil || !strings.Contains(out, "PIGEON_ROOST=loft-7") {
+		t.Errorf("without the prefix the variable is removed too (err %v)", err)
+	}
+}

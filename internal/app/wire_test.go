@@ -1,10 +1,12 @@
 package app
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 )
 
 func TestProviderSkipped(t *testing.T) {
@@ -30,5 +32,29 @@ func TestProviderSkipped(t *testing.T) {
 				t.Errorf("reason %q repeats the credentials", why)
 			}
 		})
+	}
+}
+
+// TestAllowListsFromTheTable: each gateway's allow list is what its section
+// says; the console's is its one local person.
+func TestAllowListsFromTheTable(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+gateways:
+  telegram: {allow: ['42', 'telegram:-100']}
+  discord: {allow: ['80351110224678912']}
+  slack: {allow: [U0123ABCD]}
+`), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := allowLists(cfg)
+	want := map[string][]string{
+		"console":  {"console:local"},
+		"telegram": {"42", "telegram:-100"},
+		"discord":  {"80351110224678912"},
+		"slack":    {"U0123ABCD"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("allowLists = %v, want %v", got, want)
 	}
 }
