@@ -61,7 +61,7 @@ type Deps struct {
 }
 
 // TerminalUser is a Section whose gateway talks on the bot's own stdin and
-// stdout (the console); the bot then keeps its log quiet on a terminal.
+// stdout; the bot then keeps its log quiet on a terminal.
 type TerminalUser interface {
 	UsesTerminal() bool
 }

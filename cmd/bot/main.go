@@ -1,5 +1,5 @@
-// Command bot runs gatehouse: an LLM agent in Telegram, Discord, Slack and
-// the terminal, whose risky actions wait for a human's approval.
+// Command bot runs gatehouse: an LLM agent in chat platforms and the
+// terminal, whose risky actions wait for a human's approval.
 //
 //	bot [run] [-config config.yaml] [-v]   run the bot
 //	bot doctor [-config config.yaml]       check the configuration
@@ -82,7 +82,7 @@ func isFlag(s string) bool { return len(s) > 0 && s[0] == '-' }
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  bot [run] [-config config.yaml] [-v]   run the bot (console + configured gateways)
+  bot [run] [-config config.yaml] [-v]   run the bot (every enabled gateway)
   bot doctor [-config config.yaml]       check the configuration, say what would run
   bot audit [-config …] [-since 24h] [-conv K] [-tool T] [-status S] [-limit N] [-json]
   bot version                            print the version

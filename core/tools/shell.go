@@ -38,7 +38,7 @@ type shell struct {
 // directory with an environment scrubbed of secrets, in its own process
 // group, which is killed when the command ends, times out or is cancelled.
 // Variables whose names start with one of envPrefixes (the gateways'
-// TELEGRAM_, from the gateway table) are kept from commands too.
+// own, from the gateway table) are kept from commands too.
 func NewShell(workspace string, secrets *secrets.Set, envPrefixes ...string) Tool {
 	if abs, err := filepath.Abs(workspace); err == nil {
 		workspace = abs

@@ -61,7 +61,7 @@ type App struct {
 }
 
 // New builds the App. It opens the store and constructs every component;
-// platform gateways may contact their API here (Telegram checks its token).
+// platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
 	a := &App{cfg: o.Config, log: o.Log}
@@ -125,8 +125,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 
 // Run runs the engine, the broker, every gateway, the health server and a
 // daily prune of history past store.retention until ctx ends. When the
-// console is the only gateway, the end of its input ends Run too, after
-// the replies in flight are delivered.
+// only gateway is one whose input can end (the bot's own stdin), the end
+// of its input ends Run too, after the replies in flight are delivered.
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -160,7 +160,7 @@ func (a *App) Run(ctx context.Context) error {
 		})
 	}
 	if a.ender != nil && len(a.gateways) == 1 {
-		g.Go(func() error { return a.exitAfterConsole(gctx, cancel) })
+		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
 	}
 	a.health.setReady()
 	a.log.Info().Int("gateways", len(a.gateways)).Msg("gatehouse running")
@@ -171,9 +171,9 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// exitAfterConsole ends the App once the console's input has ended and
+// exitAfterInput ends the App once the input of a.ender has ended and
 // everything it caused is answered (see settle).
-func (a *App) exitAfterConsole(ctx context.Context, stop context.CancelFunc) error {
+func (a *App) exitAfterInput(ctx context.Context, stop context.CancelFunc) error {
 	select {
 	case <-ctx.Done():
 		return nil

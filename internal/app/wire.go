@@ -111,8 +111,8 @@ func policyRules(cfg *config.Config) ([]core.Rule, error) {
 	return rules, nil
 }
 
-// allowLists returns each gateway's allow list, as its section says (the
-// console's one person is the machine's user, so it is always open).
+// allowLists returns each gateway's allow list, as its section says (a
+// gateway on the machine's own terminal lets its one local person talk).
 func allowLists(cfg *config.Config) map[string][]string {
 	out := make(map[string][]string)
 	for _, name := range cfg.Gateways.Names() {

@@ -37,7 +37,7 @@ func (c *Checker) record() *record {
 }
 
 // Under returns a checker whose keys are relative to sub (a key relative to
-// c, such as "gateways.telegram") and which records into c's first Problem.
+// c, such as "gateways.<name>") and which records into c's first Problem.
 func (c *Checker) Under(sub string) *Checker {
 	return &Checker{prefix: c.Key(sub), rec: c.record()}
 }

@@ -7,7 +7,7 @@ package confkit
 // key), then calls Check.
 type Section interface {
 	// Enabled reports whether the gateway runs: credentials set and not
-	// disabled (the console: not disabled).
+	// disabled (a gateway without credentials: not disabled).
 	Enabled() bool
 	// Check validates the section and fills values derived from others;
 	// c's keys are relative to gateways.<name>.
@@ -37,10 +37,10 @@ type Spec struct {
 	// New returns a fresh section holding its defaults.
 	New func() Section
 	// DefaultApprovers are identities that approve when hitl.approvers is
-	// absent (the console's local user).
+	// absent (a terminal gateway's local user).
 	DefaultApprovers []string
 	// EnvPrefixes are the prefixes of the environment variables the
-	// gateway's settings come from (TELEGRAM_); the shell tool keeps them
+	// gateway's settings come from ("<NAME>_"); the shell tool keeps them
 	// from commands.
 	EnvPrefixes []string
 }
