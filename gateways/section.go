@@ -28,6 +28,14 @@ type Section interface {
 	Build(ctx context.Context, d Deps) (Gateway, error)
 }
 
+// OnlineDoctor is the hook for a later online check: a Section that can
+// also ask its platform whether the configured credentials work. `bot
+// doctor` is offline in this version and no gateway implements it yet; a
+// doctor flag that goes online would call it for each enabled section.
+type OnlineDoctor interface {
+	DoctorOnline(ctx context.Context, d Deps) Status
+}
+
 // Status is what `bot doctor` says about one gateway.
 type Status struct {
 	// Lines are doctor's lines for the gateway, each starting with its name.

@@ -20,9 +20,9 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 

@@ -54,7 +54,7 @@ func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tool
 		Workspace:   cfg.Tools.Workspace,
 		Secrets:     sec,
 		EnvPrefixes: gatewaytable.EnvPrefixes(),
-		HTTP:      tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+		HTTP:        tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
