@@ -73,7 +73,7 @@ type Engine struct {
 	running   bool
 	started   chan struct{}
 	startedAt time.Time
-	work    context.Context // turns run under it; cancelled after the grace period
+	work      context.Context // turns run under it; cancelled after the grace period
 }
 
 var _ Dispatcher = (*Engine)(nil)
