@@ -161,7 +161,11 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 		log.Error().Err(err).Msg("history load for /status")
 		lines = append(lines, "History: could not be read (the bot's log has the details)")
 	} else {
-		lines = append(lines, fmt.Sprintf("History: %d messages in this conversation", len(hist)))
+		unit := "messages"
+		if len(hist) == 1 {
+			unit = "message"
+		}
+		lines = append(lines, fmt.Sprintf("History: %d %s in this conversation", len(hist), unit))
 	}
 	if e.turns.busy(conv.Key()) {
 		lines = append(lines, "Turn: one is in progress (/cancel stops it)")
