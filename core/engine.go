@@ -23,9 +23,11 @@ type Config struct {
 	// History defaults to an in-memory history of 40 messages a conversation.
 	History History
 	Usage   UsageRecorder // optional
-	// Holder takes actions that need approval; without one they are refused.
+	// Holder takes actions that need approval; without one they are
+	// refused. A RunCanceller Holder has its running actions stopped by /cancel.
 	Holder Holder
-	// Commands sees authorised messages before the LLM (the hitl broker).
+	// Commands sees authorised messages before the queue and the LLM (the
+	// hitl broker); it may also be a CommandLister and a StatusReporter.
 	Commands CommandHandler
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit

@@ -23,9 +23,12 @@ type Holder interface {
 	Hold(ctx context.Context, h Held) (string, error)
 }
 
-// CommandHandler sees every authorised message in Perceive before the LLM
-// does. It returns true when the message was a command it handled (it then
-// never reaches the LLM); it replies through the Dispatcher itself.
+// CommandHandler sees every authorised message in Submit, before the
+// conversation's queue and the LLM, unless it is one of the Engine's own
+// commands (/help, /status, …) or over Config.MaxMessage. It returns true
+// when the message was a command it handled (it then never reaches the
+// LLM); it replies through the Dispatcher itself. It runs on the
+// submitting gateway's goroutine: it must not wait on a turn or a run.
 type CommandHandler interface {
 	HandleCommand(ctx context.Context, s Signal) bool
 }
