@@ -58,11 +58,7 @@ func (e *Engine) fastPath(s Signal) (handled bool, err error) {
 			len(s.Text), e.cfg.MaxMessage))
 		return true, nil
 	}
-	word, _, _ := strings.Cut(strings.TrimSpace(s.Text), " ")
-	name := ""
-	if m := commandWord.FindStringSubmatch(strings.TrimSpace(strings.SplitN(word, "\n", 2)[0])); m != nil {
-		name = strings.ToLower(m[1])
-	}
+	name := commandName(s.Text)
 	if e.coreCommand(ctx, log, s, name) {
 		return true, nil
 	}
@@ -78,6 +74,17 @@ func (e *Engine) fastPath(s Signal) (handled bool, err error) {
 	log.Info().Str("command", name).Msg("unknown command")
 	e.tell(ctx, log, s, e.unknownCommand(name))
 	return true, nil
+}
+
+// commandName returns the command a message's first word names, in lower
+// case, or "" when the first word is not a slash and letters.
+func commandName(text string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	word, _, _ = strings.Cut(word, "\n")
+	if m := commandWord.FindStringSubmatch(strings.TrimSpace(word)); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return ""
 }
 
 // coreCommand answers one of the core's own commands.
