@@ -379,3 +379,27 @@ func TestContextTooLongDropsOldestTurns(t *testing.T) {
 		t.Errorf("%d requests after the second refusal; want 2 (one retry)", n)
 	}
 }
+
+// TestStrangersCommandsRefusedAsBefore: the allow list is checked before
+// any command: a stranger's /help or /cancel gets the refusal naming their
+// identity, and nothing else.
+func TestStrangersCommandsRefusedAsBefore(t *testing.T) {
+	h, b := brokerHarness(t, harnessOpts{allow: []string{}})
+	h.sayAs(t, "test:stranger", "c9", "/help")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "test:stranger") || strings.Contains(got, "/cancel") {
+		t.Fatalf("a stranger's /help was answered %q", got)
+	}
+	h.sayAs(t, "test:stranger", "c9", "/cancel")
+	h.sayAs(t, "test:boss", "c9", "/status")
+	if got := h.gw.next(t).Text; !strings.HasPrefix(got, "Model: ") {
+		t.Fatalf("next reply = %q; want the approver's /status (a stranger is told once)", got)
+	}
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.cancelled) != 0 {
+		t.Fatal("a stranger's /cancel cancelled runs")
+	}
+}
