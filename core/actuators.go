@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -35,4 +37,11 @@ func (r *Actuators) Get(name string) (Actuator, bool) {
 	defer r.mu.RUnlock()
 	a, ok := r.m[name]
 	return a, ok
+}
+
+// Names returns the registered names, sorted.
+func (r *Actuators) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Sorted(maps.Keys(r.m))
 }

@@ -20,7 +20,15 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 	msgs = make([]llm.Message, 0, len(calls))
 	allFailed = true
 	rejected := 0
-	for _, call := range calls {
+	for i, call := range calls {
+		if i >= t.cfg.MaxToolCalls {
+			// Neither run nor held, but answered: the API needs a result
+			// for every call id.
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: fmt.Sprintf(
+				"not run: your response proposed %d tool calls and at most %d are run from one response (llm.max_tool_calls); "+
+					"propose the rest again, fewer at a time, if they are still needed", len(calls), t.cfg.MaxToolCalls)})
+			continue
+		}
 		out, failed, denied := t.runCall(ctx, call)
 		if !failed || denied { // refusals are counted as rejections, not failures
 			allFailed = false
@@ -30,7 +38,10 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: t.cfg.Redact(out)})
 	}
-	if rejected == len(calls) {
+	if len(calls) > t.cfg.MaxToolCalls {
+		t.log.Warn().Int("calls", len(calls)).Int("max_tool_calls", t.cfg.MaxToolCalls).Msg("tool calls over the limit not run")
+	}
+	if rejected == min(len(calls), t.cfg.MaxToolCalls) {
 		t.rejections++
 	} else {
 		t.rejections = 0
@@ -40,6 +51,12 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 
 // runCall decides one call through the gates and acts on the decision.
 func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string, failed, denied bool) {
+	if err := t.cfg.Tools.CheckArgs(call.Name, call.Args); err != nil {
+		// The gates never see a call whose arguments do not fit the
+		// tool's schema: a rule could be dodged by a key's spelling.
+		t.log.Info().Str("tool", call.Name).Err(err).Msg("tool call arguments refused")
+		return "error: " + err.Error(), true, false
+	}
 	a := Action{Kind: ActionTool, Conv: t.sig.Conv, From: t.sig.From, Call: call}
 	d := CheckGates(ctx, t.cfg.Gates, a)
 	log := t.log.With().Str("tool", call.Name).Str("rule", d.Rule).Stringer("decision", d.Verdict).Logger()

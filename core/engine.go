@@ -23,9 +23,11 @@ type Config struct {
 	// History defaults to an in-memory history of 40 messages a conversation.
 	History History
 	Usage   UsageRecorder // optional
-	// Holder takes actions that need approval; without one they are refused.
+	// Holder takes actions that need approval; without one they are
+	// refused. A RunCanceller Holder has its running actions stopped by /cancel.
 	Holder Holder
-	// Commands sees authorised messages before the LLM (the hitl broker).
+	// Commands sees authorised messages before the queue and the LLM (the
+	// hitl broker); it may also be a CommandLister and a StatusReporter.
 	Commands CommandHandler
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
@@ -34,13 +36,23 @@ type Config struct {
 	Redact func(string) string
 
 	SystemPrompt string
+	// Model names the model for /status; empty uses Provider.Name().
+	Model        string
 	MaxSteps     int           // tool steps in one turn; default 10
+	MaxToolCalls int           // tool calls run or held from one LLM response; default 16
+	MaxMessage   int           // longest chat message accepted, in bytes; default 16 KiB
 	Concurrency  int           // conversations processed at once; default 8
 	QueueSize    int           // signals waiting per conversation; default 64
 	Grace        time.Duration // how long Run lets in-flight turns finish at stop; default 10s
 	Log          zerolog.Logger
 	Now          func() time.Time
 }
+
+// Defaults of Config.MaxToolCalls and Config.MaxMessage.
+const (
+	DefaultMaxToolCalls = 16
+	DefaultMaxMessage   = 16 << 10
+)
 
 // DefaultSystemPrompt is the built-in system prompt. It is kept short on
 // purpose: every byte is sent with every request.
@@ -57,11 +69,13 @@ type Engine struct {
 	sem       chan struct{}
 	log       zerolog.Logger
 	counters  counters
+	turns     runningTurns
 
-	runMu   sync.Mutex
-	running bool
-	started chan struct{}
-	work    context.Context // turns run under it; cancelled after the grace period
+	runMu     sync.Mutex
+	running   bool
+	started   chan struct{}
+	startedAt time.Time
+	work      context.Context // turns run under it; cancelled after the grace period
 }
 
 var _ Dispatcher = (*Engine)(nil)
@@ -78,6 +92,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		cfg.SystemPrompt = DefaultSystemPrompt
 	}
 	setDefault(&cfg.MaxSteps, 10)
+	setDefault(&cfg.MaxToolCalls, DefaultMaxToolCalls)
+	setDefault(&cfg.MaxMessage, DefaultMaxMessage)
 	setDefault(&cfg.Concurrency, 8)
 	setDefault(&cfg.QueueSize, 64)
 	if cfg.Grace <= 0 {
@@ -123,7 +139,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	e.running, e.work = true, work
+	e.running, e.work, e.startedAt = true, work, e.cfg.Now()
 	close(e.started)
 	e.runMu.Unlock()
 
@@ -142,6 +158,11 @@ func (e *Engine) Run(ctx context.Context) error {
 // Submit queues s into its conversation. It waits while that conversation's
 // queue is full (input is delayed, never dropped) and fails only when ctx
 // ends or the engine has stopped.
+//
+// A message from an authorised sender that is a chat command, or is over
+// Config.MaxMessage, is answered at once, before the queue and without a
+// concurrency slot, so /approve, /pending or /cancel never wait behind a
+// slow turn; its Done is called before Submit returns.
 func (e *Engine) Submit(ctx context.Context, s Signal) error {
 	select {
 	case <-e.started:
@@ -152,6 +173,15 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		s.At = e.cfg.Now()
 	}
 	key := s.Conv.Key()
+	if s.Kind == KindMessage && e.cfg.Auth.Allowed(s) {
+		handled, err := e.fastPath(s)
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		if handled {
+			return nil
+		}
+	}
 	start, err := e.queues.push(ctx, key, s)
 	if err != nil {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
@@ -206,7 +236,9 @@ func (e *Engine) process(s Signal) bool {
 	if e.work.Err() != nil {
 		return false
 	}
-	e.handle(e.work, s)
+	ctx, end := e.turns.start(e.work, s.Conv.Key())
+	defer end()
+	e.handle(ctx, s)
 	return true
 }
 

@@ -97,16 +97,18 @@ type harness struct {
 }
 
 type harnessOpts struct {
-	fakes       int // OpenAI fakes in the cascade; default 1
-	timeout     time.Duration
-	maxSteps    int
-	rules       []core.Rule
-	extraTools  []tools.Tool
-	holder      core.Holder
-	commands    core.CommandHandler
-	secrets     *secrets.Set
-	allow       []string
-	concurrency int
+	fakes        int // OpenAI fakes in the cascade; default 1
+	timeout      time.Duration
+	maxSteps     int
+	rules        []core.Rule
+	extraTools   []tools.Tool
+	holder       core.Holder
+	commands     core.CommandHandler
+	secrets      *secrets.Set
+	allow        []string
+	concurrency  int
+	maxToolCalls int
+	maxMessage   int
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -138,16 +140,19 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		allow = []string{"*"}
 	}
 	eng, err := core.NewEngine(core.Config{
-		Provider:    llm.NewCascade(log, providers...),
-		Tools:       reg,
-		Gates:       []core.Gate{core.SecretGate{Secrets: o.secrets}, &core.PolicyGate{Rules: o.rules, Catalog: reg}},
-		Auth:        core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"}),
-		Holder:      o.holder,
-		Commands:    o.commands,
-		Redact:      o.secrets.Redact,
-		MaxSteps:    o.maxSteps,
-		Concurrency: o.concurrency,
-		Log:         log,
+		Provider:     llm.NewCascade(log, providers...),
+		Tools:        reg,
+		Gates:        []core.Gate{core.SecretGate{Secrets: o.secrets}, &core.PolicyGate{Rules: o.rules, Catalog: reg}},
+		Auth:         core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"}),
+		Holder:       o.holder,
+		Commands:     o.commands,
+		Redact:       o.secrets.Redact,
+		MaxSteps:     o.maxSteps,
+		MaxToolCalls: o.maxToolCalls,
+		MaxMessage:   o.maxMessage,
+		Concurrency:  o.concurrency,
+		Model:        "test-model",
+		Log:          log,
 	})
 	if err != nil {
 		t.Fatal(err)

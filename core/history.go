@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -13,6 +14,12 @@ import (
 type History interface {
 	Load(ctx context.Context, conv string) ([]llm.Message, error)
 	Append(ctx context.Context, conv string, msgs ...llm.Message) error
+	// Reset forgets the conversation's messages (the /reset command).
+	Reset(ctx context.Context, conv string) error
+	// Replace makes msgs the conversation's whole history, atomically (the
+	// Engine shortens a history the model found too long). msgs should
+	// start at a user message; Load trims it as it trims appended ones.
+	Replace(ctx context.Context, conv string, msgs []llm.Message) error
 }
 
 // UsageRecorder counts token usage per conversation.
@@ -50,5 +57,21 @@ func (h *MemoryHistory) Append(_ context.Context, conv string, msgs ...llm.Messa
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.convs[conv] = llm.Trim(append(h.convs[conv], msgs...), h.Max)
+	return nil
+}
+
+// Reset forgets the conversation's messages.
+func (h *MemoryHistory) Reset(_ context.Context, conv string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.convs, conv)
+	return nil
+}
+
+// Replace makes a copy of msgs the conversation's history, trimmed to Max.
+func (h *MemoryHistory) Replace(_ context.Context, conv string, msgs []llm.Message) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.convs[conv] = llm.Trim(slices.Clone(msgs), h.Max)
 	return nil
 }

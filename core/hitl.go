@@ -23,9 +23,12 @@ type Holder interface {
 	Hold(ctx context.Context, h Held) (string, error)
 }
 
-// CommandHandler sees every authorised message in Perceive before the LLM
-// does. It returns true when the message was a command it handled (it then
-// never reaches the LLM); it replies through the Dispatcher itself.
+// CommandHandler sees every authorised message in Submit, before the
+// conversation's queue and the LLM, unless it is one of the Engine's own
+// commands (/help, /status, …) or over Config.MaxMessage. It returns true
+// when the message was a command it handled (it then never reaches the
+// LLM); it replies through the Dispatcher itself. It runs on the
+// submitting gateway's goroutine: it must not wait on a turn or a run.
 type CommandHandler interface {
 	HandleCommand(ctx context.Context, s Signal) bool
 }
@@ -39,4 +42,23 @@ type Dispatcher interface {
 	Act(ctx context.Context, a Action) (Result, error)
 	// Submit queues a signal into its conversation.
 	Submit(ctx context.Context, s Signal) error
+}
+
+// CommandHelp describes one chat command for /help and for spotting near misses.
+type CommandHelp struct {
+	Name    string // without the slash: "approve"
+	Args    string // "<token> [always]"; may be empty
+	Summary string // one line
+}
+
+// CommandLister is implemented by a CommandHandler whose commands /help lists.
+type CommandLister interface{ Commands() []CommandHelp }
+
+// RunCanceller is implemented by a Holder that runs approved actions:
+// CancelRuns cancels conv's running approved actions and returns how many.
+type RunCanceller interface{ CancelRuns(conv Conversation) int }
+
+// StatusReporter is implemented by a CommandHandler that adds lines about conv to /status.
+type StatusReporter interface {
+	StatusLines(ctx context.Context, conv Conversation) []string
 }

@@ -88,7 +88,19 @@ func (qs *queues) pop(key string) (Signal, bool) {
 	return s, true
 }
 
-// finish marks one popped signal processed.
+// begin counts a signal handled outside the queues (a command) as in
+// flight until finish, so waitIdle and shutdown wait for it too.
+func (qs *queues) begin() error {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if qs.closed {
+		return ErrStopped
+	}
+	qs.inflight++
+	return nil
+}
+
+// finish marks one popped (or begun) signal processed.
 func (qs *queues) finish() {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()

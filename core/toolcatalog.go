@@ -11,4 +11,9 @@ type ToolCatalog interface {
 	Specs() []llm.ToolSpec
 	// ReadOnly reports whether the tool is read-only, and whether it exists.
 	ReadOnly(name string) (readOnly, known bool)
+	// CheckArgs checks a proposed call's arguments (in canonical form)
+	// strictly against the tool's schema. The Engine calls it before any
+	// gate: an error becomes the call's result for the LLM and nothing is
+	// run or held.
+	CheckArgs(name, args string) error
 }

@@ -43,7 +43,8 @@ func NewCascade(log zerolog.Logger, providers ...Provider) *Cascade {
 func (c *Cascade) Name() string { return "cascade" }
 
 // Complete asks the providers in order and returns the first answer, with
-// Response.Provider naming who answered. When ctx ends it stops and returns
+// Response.Provider naming who answered. An ErrContextTooLong is returned at
+// once, without trying the next provider. When ctx ends it stops and returns
 // ctx's error; when all providers fail the error says so and wraps the last
 // provider's error.
 func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
@@ -68,6 +69,12 @@ func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 			return Response{}, fmt.Errorf("llm: %s: %w", p.Name(), ctx.Err())
 		}
 		c.failed(i, p, err)
+		if errors.Is(err, ErrContextTooLong) {
+			// The conversation, not the provider, is the problem: the
+			// caller shortens it (a fallback with a longer context is
+			// not worth sending every over-long request twice).
+			return Response{}, fmt.Errorf("llm: %s: %w", p.Name(), err)
+		}
 		lastErr, lastName = err, p.Name()
 	}
 	return Response{}, fmt.Errorf("llm: all %d providers failed, last %s: %w", len(c.providers), lastName, lastErr)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,35 @@ type StatusError struct {
 	RetryAfter time.Duration
 	// Message is the server's error message with secrets removed.
 	Message string
+	// ContextTooLong is set when the server said the request is longer
+	// than the model's context (see ErrContextTooLong).
+	ContextTooLong bool
+}
+
+// ErrContextTooLong marks a request the model refused because the
+// conversation is longer than its context window. Asking another provider
+// or asking again the same way will not help: the caller shortens the
+// conversation first. The Cascade returns it at once, without trying the
+// next provider.
+var ErrContextTooLong = errors.New("llm: context too long")
+
+// contextTooLong reports whether an error answer says the context window
+// is exceeded: the code OpenAI sends, or a 400 whose message says so, as
+// OpenAI-compatible servers (vLLM, llama.cpp, proxies) word it.
+func contextTooLong(status int, code any, message string) bool {
+	if c, ok := code.(string); ok && c == "context_length_exceeded" {
+		return true
+	}
+	if status != http.StatusBadRequest {
+		return false
+	}
+	m := strings.ToLower(message)
+	for _, s := range []string{"maximum context length", "context_length_exceeded", "context length exceeded", "exceeds the available context size"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Error describes the status without secrets.
@@ -31,9 +61,16 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// Is reports whether the status makes the error retryable.
+// Is reports whether the status makes the error retryable, and whether it
+// is ErrContextTooLong.
 func (e *StatusError) Is(target error) bool {
-	return target == ErrRetryable && retryableStatus(e.Status)
+	switch target {
+	case ErrRetryable:
+		return retryableStatus(e.Status)
+	case ErrContextTooLong:
+		return e.ContextTooLong
+	}
+	return false
 }
 
 func retryableStatus(code int) bool {
@@ -58,7 +95,7 @@ func (e *providerError) Error() string   { return e.msg }
 func (e *providerError) Unwrap() []error { return e.errs }
 
 // ErrorClass names the kind of a provider error for logs and metrics:
-// "none", "canceled", "timeout", "rate_limited", "server_error",
+// "none", "canceled", "timeout", "rate_limited", "context_too_long", "server_error",
 // "client_error", "transport", "bad_response" or "other".
 func ErrorClass(err error) string {
 	if err == nil {
@@ -67,6 +104,8 @@ func ErrorClass(err error) string {
 	var se *StatusError
 	if errors.As(err, &se) {
 		switch {
+		case se.ContextTooLong:
+			return "context_too_long"
 		case se.Status == http.StatusTooManyRequests:
 			return "rate_limited"
 		case se.Status >= 500:

@@ -74,5 +74,6 @@ type Provider interface {
 // ErrRetryable marks transient provider errors — transport errors,
 // timeouts, 429 and 5xx — that may succeed if tried again later. The
 // Cascade falls through to the next provider on any error, transient or
-// not: another provider may well answer what this one refused.
+// not (except ErrContextTooLong): another provider may well answer what
+// this one refused.
 var ErrRetryable = errors.New("llm: retryable")

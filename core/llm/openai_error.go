@@ -45,9 +45,10 @@ func (p *OpenAI) statusError(tap *httpTap, err error) *StatusError {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	se := &StatusError{Provider: p.name, RetryAfter: tap.retryAfter}
+	var code any
 	switch {
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		se.Status, se.Message = apiErr.HTTPStatusCode, apiErr.Message
+		se.Status, se.Message, code = apiErr.HTTPStatusCode, apiErr.Message, apiErr.Code
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
 		se.Status = reqErr.HTTPStatusCode
 	case tap.status >= 400:
@@ -55,6 +56,7 @@ func (p *OpenAI) statusError(tap *httpTap, err error) *StatusError {
 	default:
 		return nil
 	}
+	se.ContextTooLong = contextTooLong(se.Status, code, se.Message)
 	se.Message = textutil.Shorten(p.secrets.Redact(se.Message), 300)
 	return se
 }

@@ -28,6 +28,9 @@ type LLM struct {
 	Providers []Provider `yaml:"providers"`
 	// MaxSteps bounds one turn's depth (tool call → result → …), 1..100.
 	MaxSteps int `yaml:"max_steps"`
+	// MaxToolCalls is how many tool calls of one model response are run
+	// or held, 1..256; the rest are answered "limit reached".
+	MaxToolCalls int `yaml:"max_tool_calls"`
 	// Timeout bounds one completion request; a provider's own Timeout
 	// overrides it.
 	Timeout Duration `yaml:"timeout"`
@@ -59,6 +62,9 @@ type Engine struct {
 	// Queue is each conversation's queue length; a full queue delays the
 	// gateway, it does not drop messages.
 	Queue int `yaml:"queue"`
+	// MaxMessage is the longest chat message accepted, in bytes; a longer
+	// one is refused with a reply, neither stored nor sent to the model.
+	MaxMessage int `yaml:"max_message"`
 }
 
 // HITL configures approvals.
@@ -130,8 +136,8 @@ func Default(table []GatewaySpec) *Config {
 		approvers = append(approvers, s.DefaultApprovers...)
 	}
 	return &Config{
-		LLM:      LLM{MaxSteps: 10, Timeout: Duration(60 * time.Second), History: 40},
-		Engine:   Engine{Concurrency: 8, Queue: 64},
+		LLM:      LLM{MaxSteps: 10, MaxToolCalls: 16, Timeout: Duration(60 * time.Second), History: 40},
+		Engine:   Engine{Concurrency: 8, Queue: 64, MaxMessage: 16 << 10},
 		Gateways: newGateways(table),
 		HITL: HITL{
 			TTL:               Duration(15 * time.Minute),

@@ -41,6 +41,8 @@ func TestParseErrors(t *testing.T) {
 		// ranges and enums
 		{"max_steps too high", "llm: {max_steps: 101}\n", nil, "llm.max_steps", 1, "101 out of range 1..100"},
 		{"max_steps zero", "llm:\n  max_steps: 0\n", nil, "llm.max_steps", 2, "out of range"},
+		{"max_tool_calls zero", "llm: {max_tool_calls: 0}\n", nil, "llm.max_tool_calls", 1, "0 out of range 1..256"},
+		{"max_message too big", "engine: {max_message: 2000000}\n", nil, "engine.max_message", 1, "out of range 1..1048576"},
 		{"negative timeout", "llm: {timeout: -1s}\n", nil, "llm.timeout", 1, "must be positive"},
 		{"history", "llm: {history: 0}\n", nil, "llm.history", 1, "out of range"},
 		{"concurrency", "engine: {concurrency: 0}\n", nil, "engine.concurrency", 1, "out of range"},

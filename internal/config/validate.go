@@ -48,6 +48,7 @@ func (c *Config) validate() error {
 
 func (l *LLM) check(ch *checker) {
 	ch.intRange("llm.max_steps", l.MaxSteps, 1, 100)
+	ch.intRange("llm.max_tool_calls", l.MaxToolCalls, 1, 256)
 	ch.positive("llm.timeout", l.Timeout)
 	ch.intRange("llm.history", l.History, 1, 10000)
 	names := map[string]int{}
@@ -67,6 +68,7 @@ func (l *LLM) check(ch *checker) {
 func (e *Engine) check(ch *checker) {
 	ch.intRange("engine.concurrency", e.Concurrency, 1, 1024)
 	ch.intRange("engine.queue", e.Queue, 1, 65536)
+	ch.intRange("engine.max_message", e.MaxMessage, 1, 1<<20)
 }
 
 func (h *HITL) check(ch *checker) {

@@ -32,6 +32,31 @@ func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) erro
 	})
 }
 
+// Reset deletes the conversation's messages: /reset forgets them, in the
+// database too, not only from what the model is sent.
+func (db *DB) Reset(ctx context.Context, conv string) error {
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM messages WHERE conv = ?`, conv); err != nil {
+		return fmt.Errorf("sqlite: reset history: %w", err)
+	}
+	return nil
+}
+
+// Replace makes msgs the conversation's whole history in one transaction:
+// the older messages are deleted, msgs inserted in order.
+func (db *DB) Replace(ctx context.Context, conv string, msgs []llm.Message) error {
+	return db.inTx(ctx, "replace history", relaxed, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE conv = ?`, conv); err != nil {
+			return fmt.Errorf("sqlite: replace history: %w", err)
+		}
+		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
+			if err := db.insertMessages(ctx, tx, conv, chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // insertMessages appends msgs with one multi-row INSERT.
 func (db *DB) insertMessages(ctx context.Context, e execer, conv string, msgs []llm.Message) error {
 	if len(msgs) == 0 {

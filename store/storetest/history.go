@@ -27,6 +27,75 @@ func HistoryContract(t *testing.T, newHistory NewHistory) {
 	t.Run("LongTurnKeepsItsUserMessage", func(t *testing.T) { historyLongTurn(t, newHistory(t, 3)) })
 	t.Run("LoadReturnsCopy", func(t *testing.T) { historyCopy(t, newHistory(t, 10)) })
 	t.Run("Concurrent", func(t *testing.T) { historyConcurrent(t, newHistory(t, 100)) })
+	t.Run("Reset", func(t *testing.T) { historyReset(t, newHistory(t, 10)) })
+	t.Run("Replace", func(t *testing.T) { historyReplace(t, newHistory(t, 10)) })
+}
+
+// historyReset: Reset forgets one conversation and no other; appending
+// afterwards starts afresh.
+func historyReset(t *testing.T, h core.History) {
+	ctx := context.Background()
+	mustAppend(t, h, "telegram:1", richTurn()...)
+	mustAppend(t, h, "telegram:2", turn(1)...)
+	if err := h.Reset(ctx, "telegram:1"); err != nil {
+		t.Fatalf("Reset: %v", err)
+	}
+	if err := h.Reset(ctx, "telegram:never"); err != nil {
+		t.Fatalf("Reset of an unknown conversation: %v", err)
+	}
+	got, err := h.Load(ctx, "telegram:1")
+	if err != nil || len(got) != 0 {
+		t.Fatalf("Load after Reset = %v, %v; want no messages", got, err)
+	}
+	other, err := h.Load(ctx, "telegram:2")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, other, turn(1))
+	after := []llm.Message{{Role: llm.RoleUser, Content: "fresh"}}
+	mustAppend(t, h, "telegram:1", after...)
+	got, err = h.Load(ctx, "telegram:1")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, got, after)
+}
+
+// historyReplace: Replace makes exactly the given messages the history,
+// later Appends go after them, other conversations are untouched.
+func historyReplace(t *testing.T, h core.History) {
+	ctx := context.Background()
+	for i := range 3 {
+		mustAppend(t, h, "slack:C1", turn(i)...)
+	}
+	mustAppend(t, h, "slack:C2", turn(2)...)
+	kept := turn(2)
+	if err := h.Replace(ctx, "slack:C1", kept); err != nil {
+		t.Fatalf("Replace: %v", err)
+	}
+	got, err := h.Load(ctx, "slack:C1")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, got, kept)
+	next := []llm.Message{{Role: llm.RoleUser, Content: "next"}, {Role: llm.RoleAssistant, Content: "ok"}}
+	mustAppend(t, h, "slack:C1", next...)
+	got, err = h.Load(ctx, "slack:C1")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, got, append(slices.Clone(kept), next...))
+	other, err := h.Load(ctx, "slack:C2")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	assertMessages(t, other, turn(2))
+	if err := h.Replace(ctx, "slack:C1", nil); err != nil {
+		t.Fatalf("Replace with nothing: %v", err)
+	}
+	if got, err := h.Load(ctx, "slack:C1"); err != nil || len(got) != 0 {
+		t.Fatalf("Load after Replace(nil) = %v, %v; want no messages", got, err)
+	}
 }
 
 func historyEmpty(t *testing.T, h core.History) {

@@ -1,0 +1,246 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// commandWord matches a first word that is a chat command: a slash, letters
+// only, and optionally "@botname" as Telegram sends in groups. "/tmp/x"
+// is not one.
+var commandWord = regexp.MustCompile(`^/([A-Za-z]+)(?:@[A-Za-z0-9_]+)?$`)
+
+// coreCommands are the chat commands the Engine answers itself.
+var coreCommands = []CommandHelp{
+	{Name: "help", Summary: "list the commands"},
+	{Name: "start", Summary: "the same list, as a greeting"},
+	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, uptime"},
+	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
+	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
+}
+
+// maxCommandDistance is how far a mistyped command may be from a known
+// one to be answered with the right spelling.
+const maxCommandDistance = 2
+
+// fastPath handles an authorised message before the conversation's queue
+// and the concurrency slot: an oversized message, a chat command of the
+// core's or of the CommandHandler's, an unknown or mistyped command. It
+// reports whether s was handled (its Done then called); anything else goes
+// to the queue.
+func (e *Engine) fastPath(s Signal) (handled bool, err error) {
+	if err := e.queues.begin(); err != nil {
+		return false, err
+	}
+	defer e.queues.finish()
+	ctx := e.work
+	log := e.log.With().Str("conv", s.Conv.Key()).Logger()
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Msg("command panicked")
+			e.tell(ctx, log, s, "Sorry, something went wrong on my side (internal error). Please try again.")
+			handled = true
+		}
+		if handled && s.Done != nil {
+			s.Done()
+		}
+	}()
+	if len(s.Text) > e.cfg.MaxMessage {
+		e.counters.signals.Add(1)
+		log.Warn().Int("bytes", len(s.Text)).Int("max", e.cfg.MaxMessage).Msg("message over engine.max_message refused")
+		e.tell(ctx, log, s, fmt.Sprintf("Your message is %d bytes; the limit is %d bytes (engine.max_message). It was not stored or sent to the model.",
+			len(s.Text), e.cfg.MaxMessage))
+		return true, nil
+	}
+	name := commandName(s.Text)
+	if e.coreCommand(ctx, log, s, name) {
+		return true, nil
+	}
+	if e.cfg.Commands != nil && e.cfg.Commands.HandleCommand(ctx, s) {
+		e.counters.signals.Add(1)
+		log.Info().Msg("command handled")
+		return true, nil
+	}
+	if name == "" {
+		return false, nil
+	}
+	e.counters.signals.Add(1)
+	log.Info().Str("command", name).Msg("unknown command")
+	e.tell(ctx, log, s, e.unknownCommand(name))
+	return true, nil
+}
+
+// commandName returns the command a message's first word names, in lower
+// case, or "" when the first word is not a slash and letters.
+func commandName(text string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	word, _, _ = strings.Cut(word, "\n")
+	if m := commandWord.FindStringSubmatch(strings.TrimSpace(word)); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return ""
+}
+
+// coreCommand answers one of the core's own commands.
+func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, name string) bool {
+	var reply string
+	switch name {
+	case "help":
+		reply = e.helpText()
+	case "start":
+		reply = "Hello! I am gatehouse: ask me anything, and I use tools when they help; risky actions wait for an approver.\n\n" + e.helpText()
+	case "status":
+		reply = e.statusText(ctx, log, s.Conv)
+	case "reset":
+		reply = e.reset(ctx, log, s.Conv)
+	case "cancel":
+		reply = e.cancel(s.Conv)
+	default:
+		return false
+	}
+	e.counters.signals.Add(1)
+	log.Info().Str("command", name).Msg("command")
+	e.tell(ctx, log, s, reply)
+	return true
+}
+
+// commands lists the core's commands and then the CommandHandler's.
+func (e *Engine) commands() []CommandHelp {
+	out := append([]CommandHelp(nil), coreCommands...)
+	if l, ok := e.cfg.Commands.(CommandLister); ok {
+		out = append(out, l.Commands()...)
+	}
+	return out
+}
+
+// helpText lists every command, one line each.
+func (e *Engine) helpText() string {
+	lines := []string{"Commands:"}
+	for _, c := range e.commands() {
+		usage := "/" + c.Name
+		if c.Args != "" {
+			usage += " " + c.Args
+		}
+		lines = append(lines, usage+" — "+c.Summary)
+	}
+	return strings.Join(append(lines, "Anything else goes to the assistant."), "\n")
+}
+
+// unknownCommand answers a slash word that is no command: with the right
+// spelling when it is a near miss of one.
+func (e *Engine) unknownCommand(name string) string {
+	best, bestDist := "", maxCommandDistance+1
+	for _, c := range e.commands() {
+		if d := editDistance(name, c.Name); d < bestDist {
+			best, bestDist = c.Name, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("unknown command /%s — did you mean /%s? /help lists them", name, best)
+	}
+	return fmt.Sprintf("unknown command /%s — /help lists them", name)
+}
+
+// statusText answers /status.
+func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conversation) string {
+	model := e.cfg.Model
+	if model == "" {
+		model = e.cfg.Provider.Name()
+	}
+	var gateways []string
+	for _, n := range e.actuators.Names() {
+		if n != ToolActuator {
+			gateways = append(gateways, n)
+		}
+	}
+	lines := []string{"Model: " + model, "Gateways: " + strings.Join(gateways, ", ")}
+	if r, ok := e.cfg.Commands.(StatusReporter); ok {
+		lines = append(lines, r.StatusLines(ctx, conv)...)
+	}
+	hist, err := e.cfg.History.Load(ctx, conv.Key())
+	if err != nil {
+		log.Error().Err(err).Msg("history load for /status")
+		lines = append(lines, "History: could not be read (the bot's log has the details)")
+	} else {
+		unit := "messages"
+		if len(hist) == 1 {
+			unit = "message"
+		}
+		lines = append(lines, fmt.Sprintf("History: %d %s in this conversation", len(hist), unit))
+	}
+	if e.turns.busy(conv.Key()) {
+		lines = append(lines, "Turn: one is in progress (/cancel stops it)")
+	}
+	return strings.Join(append(lines, "Uptime: "+e.uptime().String()), "\n")
+}
+
+func (e *Engine) uptime() time.Duration {
+	e.runMu.Lock()
+	start := e.startedAt
+	e.runMu.Unlock()
+	return e.cfg.Now().Sub(start).Round(time.Second)
+}
+
+// reset answers /reset: the conversation's history goes, pending
+// approvals stay.
+func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversation) string {
+	if err := e.cfg.History.Reset(ctx, conv.Key()); err != nil {
+		log.Error().Err(err).Msg("history reset")
+		return "Could not forget this conversation's history (the bot's log has the details)."
+	}
+	return "Done: I forgot this conversation's history. Pending approvals stay (/pending lists them)."
+}
+
+// cancel answers /cancel: it stops conv's turn in progress (the turn tells
+// the model in a history note) and its running approved actions.
+func (e *Engine) cancel(conv Conversation) string {
+	turn := e.turns.cancel(conv.Key())
+	runs := 0
+	if rc, ok := e.cfg.Holder.(RunCanceller); ok {
+		runs = rc.CancelRuns(conv)
+	}
+	var parts []string
+	if turn {
+		parts = append(parts, "the turn in progress and its running tool calls")
+	}
+	if runs > 0 {
+		parts = append(parts, fmt.Sprintf("%d running approved action(s)", runs))
+	}
+	if len(parts) == 0 {
+		return "Nothing to cancel: no turn or approved action is running in this conversation."
+	}
+	return "Cancelled " + strings.Join(parts, " and ") + "."
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours (the
+// commonest typo, "/stauts") cost one each.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
