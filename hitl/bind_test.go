@@ -184,3 +184,22 @@ func TestStandingAllowDoesNotFollowOutOfTheWorkspace(t *testing.T) {
 		t.Error("link.sh became a workspace file and the call still runs")
 	}
 }
+
+// TestRequestHasOneReplyHintLine: gateways drop the line starting "Reply
+// /approve " from a resolved request, so it is exactly one line and the
+// rest of the request does not start that way.
+func TestRequestHasOneReplyHintLine(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.hold(t, shellCall("echo "+strings.Repeat("x", 3000)))
+	text := h.lastReply(t, convA).Text
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "Reply /approve ") {
+			n++
+			mustContain(t, "hint", l, "/approve "+tok, "/deny "+tok)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d reply hint lines in:\n%s", n, text)
+	}
+}

@@ -15,10 +15,10 @@ const heldText = "This action needs human approval; a request was sent to the ap
 	"Do not retry it; tell the user it awaits approval. " +
 	"What becomes of it will arrive later as a [gatehouse] message."
 
-// ReplyHintPrefix starts the line of a request that tells how to answer
-// it. It is the request's last line but for the "(Shortened…)" note;
-// gateways that edit a resolved request in place drop the line.
-const ReplyHintPrefix = "Reply /approve "
+// replyHintPrefix starts the one line of a request that tells how to
+// answer it. Gateways that edit a resolved request in place drop that line
+// (gateways/telegram matches this text; it cannot import hitl).
+const replyHintPrefix = "Reply /approve "
 
 // requestText is the approval request people see, written by the broker;
 // note, when set, is a line saying why the call is held again.
@@ -41,7 +41,7 @@ func requestText(a Approval, now time.Time, note string) string {
 		b.WriteString("⚠ " + note + "\n")
 	}
 	fmt.Fprintf(&b, "Expires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
-	fmt.Fprintf(&b, ReplyHintPrefix+"%[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", a.Token)
+	fmt.Fprintf(&b, replyHintPrefix+"%[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", a.Token)
 	if shortened {
 		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
 	}
