@@ -203,3 +203,21 @@ func TestRequestHasOneReplyHintLine(t *testing.T) {
 		t.Errorf("%d reply hint lines in:\n%s", n, text)
 	}
 }
+
+// TestStandingAllowFromBeforeFileBinding: an allow stored before allows
+// bound files (Files nil) holds its call once, saying why.
+func TestStandingAllowFromBeforeFileBinding(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, "run.sh", "echo 1\n")
+	h := newHarness(t, func(o *hitl.Options) { o.Workspace = ws })
+	call := shellCall("sh run.sh")
+	if _, err := h.standing.AddStandingAllow(context.Background(), hitl.StandingAllow{Tool: call.Name, Args: call.Args, AddedBy: boss}); err != nil {
+		t.Fatal(err)
+	}
+	if h.b.StandingAllowed(call.Name, call.Args) {
+		t.Fatal("an allow that binds no files allows a call naming run.sh")
+	}
+	h.hold(t, call)
+	mustContain(t, "request", h.lastReply(t, convA).Text, "Standing allow #1 was added before gatehouse bound the files")
+	h.allowAlways(t, call)
+}
