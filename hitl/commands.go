@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -155,8 +156,8 @@ func (b *Broker) rulesText(ctx context.Context) string {
 	}
 	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
 	for _, s := range list {
-		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s",
-			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC")))
+		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s%s",
+			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -186,4 +187,30 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// boundText names, for /rules, the files whose content a standing allow is
+// bound to (those that existed when it was added).
+func boundText(s StandingAllow) string {
+	var names []string
+	for p, v := range s.Files {
+		if strings.HasPrefix(v, "sha256:") {
+			names = append(names, p)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	verb := "stay"
+	if len(names) == 1 {
+		verb = "stays"
+	}
+	for i, n := range names {
+		names[i] = codeSpan(n)
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return "; while " + joinAnd(names) + " " + verb + " unchanged"
 }
