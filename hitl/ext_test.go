@@ -85,6 +85,9 @@ func TestCancelRuns(t *testing.T) {
 	if n := h.b.CancelRuns(convA); n != 0 {
 		t.Errorf("CancelRuns after the run ended = %d, want 0", n)
 	}
+	if got := h.b.StatusLines(context.Background(), convA); len(got) != 1 || got[0] != "No pending approvals here." {
+		t.Errorf("status after the run ended = %q", got)
+	}
 	if st := h.status(t, tok); st != hitl.StatusFailed {
 		t.Errorf("status %s, want failed", st)
 	}

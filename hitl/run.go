@@ -63,6 +63,7 @@ func (b *Broker) start(a Approval, extra string, conv core.Conversation, replied
 	b.active[id] = r
 	b.mu.Unlock()
 	go func() {
+		defer b.release() // last: once idle, no run is listed as active
 		defer func() {
 			b.mu.Lock()
 			delete(b.active, id)
@@ -109,7 +110,6 @@ func (b *Broker) runningIn(conv core.Conversation) int {
 // queues the outcome for the LLM. conv is where it was approved; extra is
 // said there only when the acknowledgement did not say it (replied false).
 func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, conv core.Conversation, replied bool) {
-	defer b.release()
 	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
 	b.mu.Lock()
 	cancelled := r.cancelled
