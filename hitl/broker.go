@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	Audit Audit
 	// Standing keeps standing allows; a MemoryStanding when nil.
 	Standing StandingStore
+	// Workspace is the directory the tools work in (tools.workspace). A
+	// standing allow binds the content of every file in it that its
+	// arguments name; empty binds none (exact arguments only).
+	Workspace string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Log receives warnings (refused attempts, failed deliveries).
@@ -85,6 +90,8 @@ type Broker struct {
 	runCtx     context.Context
 	cancelRuns context.CancelFunc
 	runs       sync.WaitGroup
+	active     map[int64]*run // runs going on, by a number of their own; under mu
+	nextRun    int64
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
@@ -116,6 +123,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		wake:      make(chan struct{}, 1),
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
+		active:    make(map[int64]*run),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
@@ -223,16 +231,39 @@ func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
 }
 
 // StandingAllowed reports whether a human approved exactly this tool with
-// exactly these arguments for good. A store error counts as not allowed (the
-// action is then held, never silently allowed) and is logged.
+// exactly these arguments for good, and every workspace file the arguments
+// name is as it was when the allow was added. A store or file error counts
+// as not allowed (the action is then held, never silently allowed) and is
+// logged.
 func (b *Broker) StandingAllowed(tool, args string) bool {
 	// core.StandingAllows carries no context; the lookup is a local read.
-	ok, err := b.o.Standing.StandingAllowed(context.Background(), tool, args)
-	if err != nil {
+	s, changed, err := b.standing(context.Background(), llm.ToolCall{Name: tool, Args: args})
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false
+	case err != nil:
 		b.log.Error().Err(err).Str("tool", tool).Msg("hitl: standing allow lookup failed; holding the action")
 		return false
+	case len(changed) > 0:
+		b.log.Info().Int64("rule", s.ID).Str("tool", tool).Strs("changed", changed).
+			Msg("hitl: files changed since the standing allow was added; holding the action")
+		return false
 	}
-	return ok
+	return true
+}
+
+// standing returns the standing allow for exactly call and the workspace
+// files that changed since it was added; ErrNotFound when there is none.
+func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (StandingAllow, []string, error) {
+	s, err := b.o.Standing.StandingAllowFor(ctx, call.Name, call.Args)
+	if err != nil {
+		return StandingAllow{}, nil, err
+	}
+	cur, err := bindFiles(b.o.Workspace, call)
+	if err != nil {
+		return s, nil, fmt.Errorf("hitl: standing allow #%d: %w", s.ID, err)
+	}
+	return s, changedFiles(s.Files, cur), nil
 }
 
 // ref names an approval in log lines without its token: an HMAC of the token

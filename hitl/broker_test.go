@@ -103,7 +103,9 @@ func TestApproveFromAnotherGateway(t *testing.T) {
 	if !h.say(boss, convB, "/approve "+strings.ToLower(tok[:4]+"-"+tok[4:])) {
 		t.Fatal("/approve not taken as a command")
 	}
-	mustContain(t, "acknowledgement", h.lastReply(t, convB).Text, "Approved: running shell `ls -la /srv`", tok, "outcome follows")
+	// The acknowledgement is the first message in the approver's
+	// conversation; the run may already have ended and followed it.
+	mustContain(t, "acknowledgement", h.beta.in(convB)[0].Text, "Approved: running shell `ls -la /srv`", tok, "outcome follows")
 	h.idle(t)
 	if n := h.d.runs.Load(); n != 1 {
 		t.Fatalf("tool ran %d times, want 1", n)
@@ -416,12 +418,28 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 	}
 	tok := h.hold(t, lsCall)
 	h.say(boss, convB, "/approve "+tok+" always")
-	mustContain(t, "acknowledgement", h.lastReply(t, convB).Text, "Approved: running", "Standing allow #1 added")
 	h.idle(t)
 	if n := h.d.runs.Load(); n != 1 {
 		t.Fatalf("ran %d times", n)
 	}
-	mustContain(t, "notice", h.lastReply(t, convB).Text, "Standing allow #1 added")
+	// The acknowledgement comes first, and says "standing allow added";
+	// the outcome notice in the same conversation does not say it again.
+	inB := h.beta.in(convB)
+	if len(inB) != 2 {
+		t.Fatalf("%d messages in %s, want the acknowledgement and the outcome", len(inB), convB)
+	}
+	mustContain(t, "acknowledgement", inB[0].Text, "Approved: running", "Standing allow #1 added")
+	mustContain(t, "notice", inB[1].Text, "Approved by beta:boss", "ran")
+	// Every conversation hears of the standing allow exactly once.
+	for _, c := range []core.Conversation{convA, convB, convDM} {
+		n := 0
+		for _, r := range h.d.gateways[c.Gateway].in(c) {
+			n += strings.Count(r.Text, "Standing allow #1 added")
+		}
+		if n != 1 {
+			t.Errorf("%s heard \"Standing allow #1 added\" %d times, want once", c, n)
+		}
+	}
 	for _, c := range []struct {
 		tool, args string
 		want       bool
@@ -467,6 +485,17 @@ func TestPressApproveAlways(t *testing.T) {
 	}
 	if r := h.lastReply(t, convDM).Resolution; r == nil || r.Status != "executed" {
 		t.Errorf("notify target not told: %+v", r)
+	}
+	// A press has no chat acknowledgement: each conversation learns of the
+	// standing allow from the outcome notice, once.
+	for _, c := range []core.Conversation{convA, convDM} {
+		n := 0
+		for _, r := range h.d.gateways[c.Gateway].in(c) {
+			n += strings.Count(r.Text, "Standing allow #1 added")
+		}
+		if n != 1 {
+			t.Errorf("%s heard \"Standing allow #1 added\" %d times, want once", c, n)
+		}
 	}
 	if got := h.b.Press(context.Background(), admin, convA, tok, gateways.DecisionApprove); got != "already approved (it ran) by beta:boss" {
 		t.Errorf("second press = %q", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -27,9 +28,13 @@ func (b *Broker) HandleCommand(ctx context.Context, s core.Signal) bool {
 	if !ok {
 		return false
 	}
-	if text := b.command(ctx, s.From, s.Conv, cmd); text != "" {
-		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: text, ReplyTo: s.MessageID})
+	ans := b.command(ctx, s.From, s.Conv, cmd)
+	if ans.reply != "" {
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: ans.reply, ReplyTo: s.MessageID})
 	}
+	// An approved action starts only now that its acknowledgement was
+	// handed to the gateway.
+	ans.begin(ans.reply != "")
 	return true
 }
 
@@ -52,31 +57,38 @@ func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conver
 	if !b.authorised(ctx, from, conv, cmd) {
 		return "not authorised"
 	}
-	return b.resolve(ctx, from, conv, cmd).toast
+	ans := b.resolve(ctx, from, conv, cmd)
+	// A press is acknowledged by its toast, which the gateway shows once
+	// Press returns; no chat message acknowledges it, so the outcome notice
+	// is the first word in every chat and carries the standing allow line.
+	ans.begin(false)
+	return ans.toast
 }
 
-// command runs cmd for from and returns the reply ("" when the outcome
-// notices already reached conv).
-func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) string {
+// command runs cmd for from and returns the answer; its reply is "" when
+// the outcome notices already reached conv. The caller sends the reply,
+// then begins the answer's run.
+func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) answer {
+	text := func(s string) answer { return answer{reply: s} }
 	if !b.authorised(ctx, from, conv, cmd) {
-		return fmt.Sprintf("Not authorised (your identity is %s). Only the configured approvers can use /%s.", from, cmd.Verb)
+		return text(fmt.Sprintf("Not authorised (your identity is %s). Only the configured approvers can use /%s.", from, cmd.Verb))
 	}
 	if cmd.Problem != "" {
-		return upperFirst(cmd.Problem) + ".\n" + cmd.Verb.Usage()
+		return text(upperFirst(cmd.Problem) + ".\n" + cmd.Verb.Usage())
 	}
 	switch cmd.Verb {
 	case VerbApprove, VerbDeny:
-		return b.resolve(ctx, from, conv, cmd).reply
+		return b.resolve(ctx, from, conv, cmd)
 	case VerbPending:
-		return b.pendingText(ctx, from)
+		return text(b.pendingText(ctx, from))
 	case VerbShow:
-		return b.showCommand(ctx, cmd.Token)
+		return text(b.showCommand(ctx, cmd.Token))
 	case VerbRules:
-		return b.rulesText(ctx)
+		return text(b.rulesText(ctx))
 	case VerbUnallow:
-		return b.unallow(ctx, from, conv, cmd.Rule)
+		return text(b.unallow(ctx, from, conv, cmd.Rule))
 	}
-	return cmd.Verb.Usage()
+	return text(cmd.Verb.Usage())
 }
 
 // authorised reports whether from is an approver; a refused attempt is
@@ -144,8 +156,8 @@ func (b *Broker) rulesText(ctx context.Context) string {
 	}
 	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
 	for _, s := range list {
-		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s",
-			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC")))
+		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s%s",
+			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -175,4 +187,30 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// boundText names, for /rules, the files whose content a standing allow is
+// bound to (those that existed when it was added).
+func boundText(s StandingAllow) string {
+	var names []string
+	for p, v := range s.Files {
+		if strings.HasPrefix(v, "sha256:") {
+			names = append(names, p)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	verb := "stay"
+	if len(names) == 1 {
+		verb = "stays"
+	}
+	for i, n := range names {
+		names[i] = codeSpan(n)
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return "; while " + joinAnd(names) + " " + verb + " unchanged"
 }

@@ -38,6 +38,8 @@ var (
 type gateway struct {
 	name string
 	fail bool
+	// before, when set, is called with each reply before it is recorded.
+	before func(a core.Action)
 
 	mu      sync.Mutex
 	replies []core.Action
@@ -50,6 +52,9 @@ func (g *gateway) Act(_ context.Context, a core.Action) (core.Result, error) {
 	}
 	if g.fail {
 		return core.Result{}, errors.New(g.name + ": delivery failed")
+	}
+	if g.before != nil {
+		g.before(a)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -49,8 +50,39 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 	b.audit(ctx, a, "requested", "")
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
-	b.sendRequest(ctx, a, now)
+	b.sendRequest(ctx, a, now, b.standingNote(ctx, a.Call))
 	return heldText, nil
+}
+
+// standingNote says why a call that has a standing allow was held anyway:
+// which of the files it names changed since the allow was added ("" when
+// it has none, or none changed).
+func (b *Broker) standingNote(ctx context.Context, call llm.ToolCall) string {
+	s, changed, err := b.standing(ctx, call)
+	switch {
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return "The standing allow for this call could not be checked (see the log), so it needs approval again."
+	case err != nil || len(changed) == 0:
+		return ""
+	case s.Files == nil:
+		return fmt.Sprintf("Standing allow #%d was added before gatehouse bound the files a call names, so it needs approval again (approve always to bind them).", s.ID)
+	}
+	names := make([]string, len(changed))
+	for i, p := range changed {
+		names[i] = codeSpan(p)
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return fmt.Sprintf("%s changed since the standing allow #%d was added, so it needs approval again.", joinAnd(names), s.ID)
+}
+
+// joinAnd joins words as "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // create stores a under a fresh token that no stored approval has.
@@ -78,15 +110,16 @@ func (b *Broker) create(ctx context.Context, a *Approval) error {
 	return fmt.Errorf("hitl: hold: no unused token after %d attempts", tokenAttempts)
 }
 
-// sendRequest delivers the request message to every target.
-func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time) {
+// sendRequest delivers the request message to every target; note, when
+// set, says why a standing allow did not apply.
+func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time, note string) {
 	// Approve always is offered on every request: it allows exactly this
 	// tool with exactly these arguments, which no rule needs to permit.
 	prompt := &core.ApprovalPrompt{
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call),
 		AllowAlways: true, Expires: a.Expires,
 	}
-	text := requestText(a, now)
+	text := requestText(a, now, note)
 	for _, conv := range b.targets(a.Conv) {
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, Approval: prompt})
 	}

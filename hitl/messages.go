@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,8 +15,14 @@ const heldText = "This action needs human approval; a request was sent to the ap
 	"Do not retry it; tell the user it awaits approval. " +
 	"What becomes of it will arrive later as a [gatehouse] message."
 
-// requestText is the approval request people see, written by the broker.
-func requestText(a Approval, now time.Time) string {
+// replyHintPrefix starts the one line of a request that tells how to
+// answer it. Gateways that edit a resolved request in place drop that line
+// (gateways/telegram matches this text; it cannot import hitl).
+const replyHintPrefix = "Reply /approve "
+
+// requestText is the approval request people see, written by the broker;
+// note, when set, is a line saying why the call is held again.
+func requestText(a Approval, now time.Time, note string) string {
 	var b strings.Builder
 	rendered, shortened, hidden := renderCall(a.Call)
 	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
@@ -29,8 +36,12 @@ func requestText(a Approval, now time.Time) string {
 	if rule := ruleText(a); rule != "" {
 		b.WriteString("; held by " + rule)
 	}
-	fmt.Fprintf(&b, ".\nExpires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
-	fmt.Fprintf(&b, "Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call from now on.", a.Token)
+	b.WriteString(".\n")
+	if note != "" {
+		b.WriteString("⚠ " + note + "\n")
+	}
+	fmt.Fprintf(&b, "Expires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
+	fmt.Fprintf(&b, replyHintPrefix+"%[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", a.Token)
 	if shortened {
 		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
 	}
@@ -94,6 +105,8 @@ func callRef(a Approval) string {
 func runNotice(a Approval, res core.Result, runErr error) string {
 	head := fmt.Sprintf("Approved by %s: %s (request %s)", a.ResolvedBy, callRef(a), a.Token)
 	switch {
+	case errors.Is(runErr, errRunCancelled):
+		return head + " was cancelled (/cancel) while it ran; it may have done part of its work." + outputBlock(res.Output)
 	case runErr != nil:
 		return head + " could not be run: " + runErr.Error()
 	case res.Failed:
@@ -146,6 +159,8 @@ func llmCall(a Approval) string {
 func llmRan(a Approval, res core.Result, runErr error) string {
 	head := "[gatehouse] " + llmCall(a) + " was approved by " + string(a.ResolvedBy)
 	switch {
+	case errors.Is(runErr, errRunCancelled):
+		return head + " but a person cancelled it (/cancel) while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
 	case runErr != nil:
 		return head + " but could not be run: " + runErr.Error()
 	case res.Failed:

@@ -15,6 +15,19 @@ type answer struct {
 	// reply answers a typed command; empty when the outcome notice already
 	// went to the caller's conversation.
 	reply string
+	// start starts the approved action's run; nil when nothing was
+	// approved. The caller must call it exactly once, after it delivered
+	// reply (replied true) or handed toast back (replied false): the run's
+	// outcome can then never overtake the acknowledgement, because the run
+	// does not exist before it was sent.
+	start func(replied bool)
+}
+
+// begin calls ans.start, if any, once the acknowledgement is out.
+func (ans answer) begin(replied bool) {
+	if ans.start != nil {
+		ans.start(replied)
+	}
 }
 
 // resolve approves or denies the approval named by cmd for from, who acted
@@ -24,7 +37,7 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 	a, err := b.o.Store.Approval(ctx, cmd.Token)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return answer{"unknown request", fmt.Sprintf("There is no request %s. /pending lists the open ones.", cmd.Token)}
+		return answer{toast: "unknown request", reply: fmt.Sprintf("There is no request %s. /pending lists the open ones.", cmd.Token)}
 	case err != nil:
 		return b.storeFailed(err, cmd.Token)
 	}
@@ -33,8 +46,8 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 	}
 	if !b.o.AllowSelfApproval && a.RequestedBy == from {
 		b.refuse(ctx, a, from, VerbApprove, "self-approval is off")
-		return answer{"you cannot approve your own request",
-			"You asked for this action, so another approver must approve it (self-approval is off). You may /deny it."}
+		return answer{toast: "you cannot approve your own request",
+			reply: "You asked for this action, so another approver must approve it (self-approval is off). You may /deny it."}
 	}
 	return b.approve(ctx, from, conv, a, cmd.Always)
 }
@@ -45,8 +58,8 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 // run ends.
 func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, always bool) answer {
 	if !b.admit() {
-		return answer{"not run — shutting down",
-			fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
+		return answer{toast: "not run — shutting down",
+			reply: fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
 	}
 	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
 	if err != nil {
@@ -63,29 +76,45 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 	}
 	extra := b.addStanding(ctx, a, always)
 	b.audit(ctx, a, "approved", extra)
-	// No lock is held while it runs: the claim above makes the run unique.
-	go b.execute(a, extra, conv)
 	return answer{
 		toast: "approved — running…",
 		reply: joinLines(fmt.Sprintf("Approved: running %s (request %s); the outcome follows.", callRef(a), a.Token), extra),
+		// No lock is held while it runs: the claim above makes the run
+		// unique. A typed command's reply said extra in conv already.
+		start: func(replied bool) { b.start(a, extra, conv, replied) },
 	}
 }
 
-// addStanding adds the standing allow of an "always" approval and returns a
-// line saying so ("" when always is false).
+// addStanding adds the standing allow of an "always" approval, bound to the
+// workspace files the call names as they are now, and returns a line saying
+// so ("" when always is false).
 func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) string {
 	if !always {
 		return ""
 	}
-	s, err := b.o.Standing.AddStandingAllow(ctx, StandingAllow{
-		Tool: a.Call.Name, Args: a.Call.Args, AddedBy: a.ResolvedBy, Added: b.o.Now(), Conv: a.Conv.Key(),
-	})
+	s, err := b.bindStanding(ctx, a)
 	if err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not add standing allow")
 		return "The standing allow could not be saved; this call will need approval again."
 	}
 	b.log.Info().Int64("rule", s.ID).Str("tool", s.Tool).Str("by", string(s.AddedBy)).Msg("hitl: standing allow added")
-	return fmt.Sprintf("Standing allow #%d added: exactly this call runs without approval from now on (/rules, /unallow %d).", s.ID, s.ID)
+	return fmt.Sprintf("Standing allow #%d added: exactly this call runs without approval from now on, while the workspace files it names stay as they are (/rules, /unallow %d).", s.ID, s.ID)
+}
+
+// bindStanding stores the standing allow for a's call, bound to the
+// workspace files it names as they are now.
+func (b *Broker) bindStanding(ctx context.Context, a Approval) (StandingAllow, error) {
+	files, err := bindFiles(b.o.Workspace, a.Call)
+	if err != nil {
+		return StandingAllow{}, err
+	}
+	s, err := b.o.Standing.AddStandingAllow(ctx, StandingAllow{
+		Tool: a.Call.Name, Args: a.Call.Args, AddedBy: a.ResolvedBy, Added: b.o.Now(), Conv: a.Conv.Key(), Files: files,
+	})
+	if err != nil {
+		return StandingAllow{}, fmt.Errorf("hitl: add standing allow: %w", err)
+	}
+	return s, nil
 }
 
 // mismatch refuses to run a claimed approval whose call no longer matches
@@ -122,7 +151,7 @@ func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Convers
 func (b *Broker) notPending(ctx context.Context, a Approval) answer {
 	if a.Status == StatusPending || a.Status == StatusExpired {
 		b.expire(ctx, a)
-		return answer{"expired", fmt.Sprintf("Request %s expired at %s; it will not run.", a.Token, clockTime(a.Expires))}
+		return answer{toast: "expired", reply: fmt.Sprintf("Request %s expired at %s; it will not run.", a.Token, clockTime(a.Expires))}
 	}
 	what := "approved"
 	switch a.Status {
@@ -146,7 +175,7 @@ func (b *Broker) notPending(ctx context.Context, a Approval) answer {
 // storeFailed logs a store error and tells the person.
 func (b *Broker) storeFailed(err error, token string) answer {
 	b.log.Error().Err(err).Str("approval", b.ref(token)).Msg("hitl: approval store failed")
-	return answer{"error — try again", "Could not read or update the request (storage error); nothing ran. Try again."}
+	return answer{toast: "error — try again", reply: "Could not read or update the request (storage error); nothing ran. Try again."}
 }
 
 // announce tells every conversation that saw the request, and conv where it

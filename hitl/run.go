@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -40,13 +41,83 @@ func (b *Broker) release() {
 	b.runs.Done()
 }
 
-// execute runs a claimed approval under the broker's run context (not the
+// errRunCancelled marks the end of a run that CancelRuns cut short.
+var errRunCancelled = errors.New("cancelled while running (/cancel)")
+
+// run is one approved action going on.
+type run struct {
+	conv      string // the approval's conversation key
+	cancel    context.CancelFunc
+	cancelled bool // by CancelRuns
+}
+
+// start begins the run of a claimed approval in a broker goroutine, under a
+// context of its own that CancelRuns can end. extra is the standing allow
+// line; replied says it already reached conv in the acknowledgement.
+func (b *Broker) start(a Approval, extra string, conv core.Conversation, replied bool) {
+	ctx, cancel := context.WithCancel(b.runCtx)
+	r := &run{conv: a.Conv.Key(), cancel: cancel}
+	b.mu.Lock()
+	b.nextRun++
+	id := b.nextRun
+	b.active[id] = r
+	b.mu.Unlock()
+	go func() {
+		defer b.release() // last: once idle, no run is listed as active
+		defer func() {
+			b.mu.Lock()
+			delete(b.active, id)
+			b.mu.Unlock()
+			cancel()
+		}()
+		b.execute(ctx, r, a, extra, conv, replied)
+	}()
+}
+
+// CancelRuns cancels the running approved actions of conv (the
+// conversation that asked for them) and returns how many it cancelled.
+// Each then ends through the usual path: recorded, audited, announced and
+// reported to the LLM as cancelled.
+func (b *Broker) CancelRuns(conv core.Conversation) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, r := range b.active {
+		if r.conv == conv.Key() && !r.cancelled {
+			r.cancelled = true
+			r.cancel()
+			n++
+		}
+	}
+	return n
+}
+
+// runningIn counts the approved actions of conv still running.
+func (b *Broker) runningIn(conv core.Conversation) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, r := range b.active {
+		if r.conv == conv.Key() {
+			n++
+		}
+	}
+	return n
+}
+
+// execute runs a claimed approval under ctx (the broker's, not the
 // approver's), then records, audits and announces what became of it and
-// queues the outcome for the LLM. conv is where it was approved.
-func (b *Broker) execute(a Approval, extra string, conv core.Conversation) {
-	defer b.release()
-	res, runErr := b.d.Act(b.runCtx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
+// queues the outcome for the LLM. conv is where it was approved; extra is
+// said there only when the acknowledgement did not say it (replied false).
+func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, conv core.Conversation, replied bool) {
+	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
+	b.mu.Lock()
+	cancelled := r.cancelled
+	b.mu.Unlock()
+	if cancelled && (runErr != nil || res.Failed) {
+		runErr = errRunCancelled
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
 	defer cancel()
 	a.Status, a.Note = StatusExecuted, clip(res.Output, maxOutputRunes)
 	if runErr != nil || res.Failed {
@@ -55,11 +126,19 @@ func (b *Broker) execute(a Approval, extra string, conv core.Conversation) {
 	if runErr != nil {
 		a.Note = runErr.Error()
 	}
-	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
+	if err := b.o.Store.FinishApproval(rctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
 	}
-	b.audit(ctx, a, string(a.Status), a.Note)
-	b.announce(ctx, a, joinLines(runNotice(a, res, runErr), extra), conv)
+	b.audit(rctx, a, string(a.Status), a.Note)
+	notice := runNotice(a, res, runErr)
+	res2 := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+	for _, c := range b.targets(a.Conv, conv) {
+		text := joinLines(notice, extra)
+		if replied && c.Key() == conv.Key() {
+			text = notice // the acknowledgement said extra here
+		}
+		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res2})
+	}
 	b.queue(a, llmRan(a, res, runErr))
 }
 

@@ -42,6 +42,11 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 		t.Fatalf("toast = %q", toast)
 	}
 	runCtx := <-started
+	// Checked while it runs: once it has ended, the broker releases the
+	// run's own context.
+	if runCtx.Err() != nil {
+		t.Errorf("the run's context ended with the approver's: %v", runCtx.Err())
+	}
 	if st := h.status(t, tok); st != hitl.StatusExecuting {
 		t.Fatalf("status %s while running, want executing", st)
 	}
@@ -49,9 +54,6 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 	mustContain(t, "second approve", h.lastReply(t, convB).Text, "already approved (running now) by beta:boss")
 	release()
 	h.idle(t)
-	if runCtx.Err() != nil {
-		t.Errorf("the run's context ended with the approver's: %v", runCtx.Err())
-	}
 	if st := h.status(t, tok); st != hitl.StatusExecuted {
 		t.Errorf("status %s, want executed", st)
 	}

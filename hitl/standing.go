@@ -3,6 +3,7 @@ package hitl
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 )
 
 // StandingAllow lets exactly one tool with exactly one arguments JSON text run
-// without approval from now on ("/approve TOKEN always"). Args is compared by
-// string equality: never a prefix, a pattern or a bare program name.
+// without approval from now on ("/approve TOKEN always"), as long as every
+// workspace file its arguments name is as it was when the allow was added.
+// Args is compared by string equality: never a prefix, a pattern or a bare
+// program name.
 type StandingAllow struct {
 	// ID numbers the allow for /rules and /unallow; the store assigns it.
 	ID      int64
@@ -21,21 +24,29 @@ type StandingAllow struct {
 	Added   time.Time
 	// Conv is the conversation whose request was approved with "always".
 	Conv string
+	// Files binds the allow to the workspace files its arguments name:
+	// workspace-relative path → "sha256:<hex>" of the content, "absent",
+	// "dir" or "other". When any of them is no longer so, the call is held
+	// again. Nil for an allow stored before files were bound: it binds
+	// nothing, so every file its arguments name counts as changed.
+	Files map[string]string
 }
 
 // StandingStore keeps standing allows. The contract every implementation must
 // meet is the test hitltest.StandingContract.
 type StandingStore interface {
 	// AddStandingAllow stores s (its ID is ignored) and returns it with its
-	// ID. Adding a tool and args already allowed returns the existing allow.
+	// ID. Adding a tool and args already allowed keeps that allow's ID and
+	// replaces its AddedBy, Added, Conv and Files with s's.
 	AddStandingAllow(ctx context.Context, s StandingAllow) (StandingAllow, error)
 	// StandingAllows lists all standing allows, in ID order.
 	StandingAllows(ctx context.Context) ([]StandingAllow, error)
 	// RemoveStandingAllow deletes the allow with the ID and returns it, or
 	// ErrNotFound.
 	RemoveStandingAllow(ctx context.Context, id int64) (StandingAllow, error)
-	// StandingAllowed reports whether tool with exactly args is allowed.
-	StandingAllowed(ctx context.Context, tool, args string) (bool, error)
+	// StandingAllowFor returns the allow for tool with exactly args, or
+	// ErrNotFound.
+	StandingAllowFor(ctx context.Context, tool, args string) (StandingAllow, error)
 }
 
 // MemoryStanding is an in-process StandingStore, safe for concurrent use.
@@ -50,22 +61,25 @@ var _ StandingStore = (*MemoryStanding)(nil)
 // NewMemoryStanding returns an empty MemoryStanding.
 func NewMemoryStanding() *MemoryStanding { return &MemoryStanding{} }
 
-// AddStandingAllow stores s unless the same tool and args are already allowed.
+// AddStandingAllow stores s, or updates the allow of the same tool and args.
 func (m *MemoryStanding) AddStandingAllow(_ context.Context, s StandingAllow) (StandingAllow, error) {
 	if s.Tool == "" {
 		return StandingAllow{}, fmt.Errorf("hitl: add standing allow: empty tool name")
 	}
+	s.Files = maps.Clone(s.Files)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, a := range m.allows {
+	for i, a := range m.allows {
 		if a.Tool == s.Tool && a.Args == s.Args {
-			return a, nil
+			s.ID = a.ID
+			m.allows[i] = s
+			return cloneAllow(s), nil
 		}
 	}
 	m.next++
 	s.ID = m.next
 	m.allows = append(m.allows, s)
-	return s, nil
+	return cloneAllow(s), nil
 }
 
 // StandingAllows lists the allows in ID order.
@@ -73,7 +87,9 @@ func (m *MemoryStanding) StandingAllows(_ context.Context) ([]StandingAllow, err
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]StandingAllow, len(m.allows))
-	copy(out, m.allows)
+	for i, a := range m.allows {
+		out[i] = cloneAllow(a)
+	}
 	return out, nil
 }
 
@@ -90,14 +106,20 @@ func (m *MemoryStanding) RemoveStandingAllow(_ context.Context, id int64) (Stand
 	return StandingAllow{}, ErrNotFound
 }
 
-// StandingAllowed reports whether tool with exactly args is allowed.
-func (m *MemoryStanding) StandingAllowed(_ context.Context, tool, args string) (bool, error) {
+// StandingAllowFor returns the allow for tool with exactly args.
+func (m *MemoryStanding) StandingAllowFor(_ context.Context, tool, args string) (StandingAllow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, a := range m.allows {
 		if a.Tool == tool && a.Args == args {
-			return true, nil
+			return cloneAllow(a), nil
 		}
 	}
-	return false, nil
+	return StandingAllow{}, ErrNotFound
+}
+
+// cloneAllow copies a, so callers cannot change the stored Files.
+func cloneAllow(a StandingAllow) StandingAllow {
+	a.Files = maps.Clone(a.Files)
+	return a
 }

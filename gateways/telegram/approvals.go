@@ -3,6 +3,8 @@ package telegram
 import (
 	"context"
 	"html"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,7 +116,7 @@ func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r *core.Appro
 	if ref.mode == tgbotapi.ModeHTML {
 		line = html.EscapeString(line)
 	}
-	text := ref.text + "\n\n" + line
+	text := dropReplyHint(ref.text) + "\n\n" + line
 	var c tgbotapi.Chattable
 	if gateways.UTF16Len(text) <= chunkLimit {
 		edit := tgbotapi.NewEditMessageText(ref.chat, ref.msgID, text)
@@ -128,6 +130,16 @@ func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r *core.Appro
 		return nil
 	}
 	return err
+}
+
+// replyHint starts the line of a hitl request that tells how to answer it
+// ("Reply /approve K7Q2MX9P or /deny …"): a resolved request drops it.
+const replyHint = "Reply /approve "
+
+// dropReplyHint removes the lines of text that start with replyHint.
+func dropReplyHint(text string) string {
+	lines := strings.Split(text, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, replyHint) }), "\n")
 }
 
 // outcomeLine is the line added to a resolved request:

@@ -180,3 +180,35 @@ func TestTypingUntilStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvedRequestDropsTheReplyHint: once resolved, the edited request
+// no longer tells people to reply /approve; the rest of it stays.
+func TestResolvedRequestDropsTheReplyHint(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	req := reply(convOf(group.ID), "Approval needed: shell\n`sh run.sh`\nAsked in telegram:1 by telegram:1.\nExpires in 15m (14:18 UTC).\n"+
+		"Reply /approve K7Q2MX9P or /deny K7Q2MX9P [reason]; /approve K7Q2MX9P always also allows exactly this call.\n"+
+		"(Shortened: /show K7Q2MX9P prints the full action.)")
+	req.Approval = &core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Summary: "sh run.sh", Expires: time.Now().Add(15 * time.Minute)}
+	if _, err := h.gw.Act(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.fake.Sent()[0]
+	if !strings.Contains(sent.Plain, "Reply /approve K7Q2MX9P") {
+		t.Fatalf("request %q lacks the reply hint", sent.Plain)
+	}
+	res := reply(convOf(group.ID), "")
+	res.Resolution = &core.ApprovalResolution{Token: "K7Q2MX9P", Status: "executed", By: "telegram:1001", At: time.Now()}
+	if _, err := h.gw.Act(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	edited, _ := h.fake.Message(group.ID, sent.MessageID)
+	if strings.Contains(edited.Plain, "Reply /approve") || strings.Contains(edited.Plain, "/deny") {
+		t.Errorf("resolved request still says how to reply:\n%s", edited.Plain)
+	}
+	for _, want := range []string{"sh run.sh", "Expires in 15m", "(Shortened: /show K7Q2MX9P", "Approved and run by telegram:1001"} {
+		if !strings.Contains(edited.Plain, want) {
+			t.Errorf("resolved request lacks %q:\n%s", want, edited.Plain)
+		}
+	}
+}

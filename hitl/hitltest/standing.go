@@ -3,9 +3,12 @@ package hitltest
 import (
 	"context"
 	"errors"
+	"maps"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 )
 
@@ -41,9 +44,12 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 		{"shell", `{"command":"ls; rm -rf /"}`, false},
 		{"write_file", `{"command":"ls"}`, false},
 	} {
-		got, err := s.StandingAllowed(ctx, c.tool, c.args)
-		if err != nil || got != c.want {
-			t.Errorf("StandingAllowed(%s, %s) = %v, %v; want %v", c.tool, c.args, got, err, c.want)
+		got, err := s.StandingAllowFor(ctx, c.tool, c.args)
+		switch {
+		case c.want && (err != nil || got.Tool != c.tool || got.Args != c.args):
+			t.Errorf("StandingAllowFor(%s, %s) = %+v, %v; want the allow", c.tool, c.args, got, err)
+		case !c.want && !errors.Is(err, hitl.ErrNotFound):
+			t.Errorf("StandingAllowFor(%s, %s) = %+v, %v; want ErrNotFound", c.tool, c.args, got, err)
 		}
 	}
 	list, err := s.StandingAllows(ctx)
@@ -58,11 +64,56 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 	if err != nil || removed.Args != `{"command":"ls"}` {
 		t.Errorf("RemoveStandingAllow = %+v, %v", removed, err)
 	}
-	if ok, _ := s.StandingAllowed(ctx, "shell", `{"command":"ls"}`); ok {
-		t.Error("a removed allow still allows")
+	if _, err := s.StandingAllowFor(ctx, "shell", `{"command":"ls"}`); !errors.Is(err, hitl.ErrNotFound) {
+		t.Errorf("a removed allow is still found: %v", err)
 	}
 	if _, err := s.RemoveStandingAllow(ctx, first.ID); !errors.Is(err, hitl.ErrNotFound) {
 		t.Errorf("removing it again = %v, want ErrNotFound", err)
+	}
+	standingFilesContract(t, newStore(t))
+}
+
+// standingFilesContract checks that an allow keeps the files it binds, and
+// that adding the same call again rebinds them under the same ID.
+func standingFilesContract(t *testing.T, s hitl.StandingStore) {
+	ctx := context.Background()
+	bound := map[string]string{"run.sh": "sha256:" + strings.Repeat("ab", 32), "sh": "absent", "sub dir/x.py": "dir"}
+	add := func(files map[string]string, by string) hitl.StandingAllow {
+		t.Helper()
+		a, err := s.AddStandingAllow(ctx, hitl.StandingAllow{Tool: "shell", Args: `{"command":"sh run.sh"}`,
+			AddedBy: core.Identity(by), Added: base, Conv: "telegram:1", Files: files})
+		if err != nil {
+			t.Fatalf("AddStandingAllow: %v", err)
+		}
+		return a
+	}
+	first := add(bound, "telegram:1")
+	bound["run.sh"] = "changed after adding" // the store must have copied the map
+	got, err := s.StandingAllowFor(ctx, "shell", `{"command":"sh run.sh"}`)
+	want := map[string]string{"run.sh": "sha256:" + strings.Repeat("ab", 32), "sh": "absent", "sub dir/x.py": "dir"}
+	if err != nil || got.ID != first.ID || !maps.Equal(got.Files, want) {
+		t.Fatalf("StandingAllowFor = %+v, %v; want ID %d with files %v", got, err, first.ID, want)
+	}
+	rebound := map[string]string{"run.sh": "sha256:" + strings.Repeat("cd", 32), "sh": "absent"}
+	again := add(rebound, "slack:U2")
+	if again.ID != first.ID || !maps.Equal(again.Files, rebound) || again.AddedBy != "slack:U2" {
+		t.Errorf("adding the call again = %+v; want ID %d rebound to %v by slack:U2", again, first.ID, rebound)
+	}
+	list, err := s.StandingAllows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list {
+		if a.ID == first.ID && !maps.Equal(a.Files, rebound) {
+			t.Errorf("StandingAllows lists files %v, want %v", a.Files, rebound)
+		}
+	}
+	none := hitl.StandingAllow{Tool: "current_time", Args: `{}`, AddedBy: "telegram:1", Added: base, Files: map[string]string{}}
+	if _, err := s.AddStandingAllow(ctx, none); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.StandingAllowFor(ctx, "current_time", `{}`); err != nil || got.Files == nil || len(got.Files) != 0 {
+		t.Errorf("an allow binding no files = %+v, %v; want empty, non-nil Files", got, err)
 	}
 }
 

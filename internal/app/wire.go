@@ -147,6 +147,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zero
 		Store:             st,
 		Audit:             st,
 		Standing:          st,
+		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,8 @@ func TestReopenKeepsState(t *testing.T) {
 	mustNoErr(t, first.Append(ctx, "slack:C1", msgs...))
 	mustNoErr(t, first.SetCursor(ctx, "telegram.offset", "4711"))
 	mustNoErr(t, first.AddUsage(ctx, "slack:C1", llm.Usage{PromptTokens: 9}))
-	_, err = first.AddStandingAllow(ctx, hitl.StandingAllow{Tool: "shell", Args: `{"command":"ls"}`, AddedBy: "telegram:42"})
+	files := map[string]string{"run.sh": "sha256:00ff", "ls": "absent"}
+	_, err = first.AddStandingAllow(ctx, hitl.StandingAllow{Tool: "shell", Args: `{"command":"ls"}`, AddedBy: "telegram:42", Files: files})
 	mustNoErr(t, err)
 	mustNoErr(t, first.Close())
 
@@ -56,8 +58,8 @@ func TestReopenKeepsState(t *testing.T) {
 	if u, err := db.Usage(ctx, "slack:C1", t0); err != nil || u.PromptTokens != 9 {
 		t.Fatalf("usage after reopen = %+v, %v", u, err)
 	}
-	if ok, err := db.StandingAllowed(ctx, "shell", `{"command":"ls"}`); err != nil || !ok {
-		t.Fatalf("standing allow after reopen = %v, %v", ok, err)
+	if s, err := db.StandingAllowFor(ctx, "shell", `{"command":"ls"}`); err != nil || !maps.Equal(s.Files, files) {
+		t.Fatalf("standing allow after reopen = %+v, %v; want files %v", s, err, files)
 	}
 	if _, err := db.ClaimApproval(ctx, "KEEP", hitl.StatusExecuting, "telegram:42", "", clock.Now()); err != nil {
 		t.Fatalf("claim after reopen: %v", err)

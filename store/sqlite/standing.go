@@ -3,25 +3,32 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/gatehouse-bot/gatehouse/hitl"
 )
 
-const standingColumns = `id, tool, args, added_by, added, conv`
+const standingColumns = `id, tool, args, added_by, added, conv, files`
 
 // AddStandingAllow stores s (its ID is ignored) and returns it with its ID;
-// a tool and args already allowed return the existing allow.
+// a tool and args already allowed keep their ID and get s's AddedBy, Added,
+// Conv and Files.
 func (db *DB) AddStandingAllow(ctx context.Context, s hitl.StandingAllow) (hitl.StandingAllow, error) {
 	if s.Tool == "" {
 		return hitl.StandingAllow{}, fmt.Errorf("sqlite: add standing allow: empty tool name")
 	}
+	files, err := encodeFiles(s.Files)
+	if err != nil {
+		return hitl.StandingAllow{}, fmt.Errorf("sqlite: add standing allow: %w", err)
+	}
 	var out hitl.StandingAllow
-	err := db.inTx(ctx, "add standing allow", durable, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO standing_allows (tool, args, added_by, added, conv)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING`,
-			s.Tool, s.Args, s.AddedBy, nanos(s.Added), s.Conv)
+	err = db.inTx(ctx, "add standing allow", durable, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO standing_allows (tool, args, added_by, added, conv, files)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO UPDATE SET
+			added_by = excluded.added_by, added = excluded.added, conv = excluded.conv, files = excluded.files`,
+			s.Tool, s.Args, s.AddedBy, nanos(s.Added), s.Conv, files)
 		if err != nil {
 			return fmt.Errorf("sqlite: add standing allow: %w", err)
 		}
@@ -76,27 +83,49 @@ func (db *DB) RemoveStandingAllow(ctx context.Context, id int64) (hitl.StandingA
 	return out, err
 }
 
-// StandingAllowed reports whether tool with exactly args (string equality)
-// is allowed.
-func (db *DB) StandingAllowed(ctx context.Context, tool, args string) (bool, error) {
-	var one int
-	err := db.r.QueryRowContext(ctx, `SELECT 1 FROM standing_allows WHERE tool = ? AND args = ?`,
-		tool, args).Scan(&one)
+// StandingAllowFor returns the allow for tool with exactly args (string
+// equality), or hitl.ErrNotFound.
+func (db *DB) StandingAllowFor(ctx context.Context, tool, args string) (hitl.StandingAllow, error) {
+	row := db.r.QueryRowContext(ctx, `SELECT `+standingColumns+` FROM standing_allows WHERE tool = ? AND args = ?`,
+		tool, args)
+	s, err := scanStanding(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return hitl.StandingAllow{}, hitl.ErrNotFound
 	}
 	if err != nil {
-		return false, fmt.Errorf("sqlite: standing allowed: %w", err)
+		return hitl.StandingAllow{}, fmt.Errorf("sqlite: standing allow for %s: %w", tool, err)
 	}
-	return true, nil
+	return s, nil
 }
 
 func scanStanding(row interface{ Scan(...any) error }) (hitl.StandingAllow, error) {
 	var s hitl.StandingAllow
 	var added int64
-	if err := row.Scan(&s.ID, &s.Tool, &s.Args, &s.AddedBy, &added, &s.Conv); err != nil {
+	var files sql.NullString
+	if err := row.Scan(&s.ID, &s.Tool, &s.Args, &s.AddedBy, &added, &s.Conv, &files); err != nil {
 		return hitl.StandingAllow{}, err
 	}
 	s.Added = fromNanos(added)
+	if files.Valid {
+		if err := json.Unmarshal([]byte(files.String), &s.Files); err != nil {
+			return hitl.StandingAllow{}, fmt.Errorf("standing allow #%d: files: %w", s.ID, err)
+		}
+		if s.Files == nil { // "null" or "{}": binds nothing, unlike NULL
+			s.Files = map[string]string{}
+		}
+	}
 	return s, nil
+}
+
+// encodeFiles is the files column of a standing allow: JSON, or NULL for
+// nil (an allow that predates file binding).
+func encodeFiles(files map[string]string) (any, error) {
+	if files == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(files)
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	return string(b), nil
 }

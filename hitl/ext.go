@@ -1,0 +1,60 @@
+package hitl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+var (
+	_ core.CommandLister  = (*Broker)(nil)
+	_ core.RunCanceller   = (*Broker)(nil)
+	_ core.StatusReporter = (*Broker)(nil)
+)
+
+// Commands lists the approval commands for /help.
+func (b *Broker) Commands() []core.CommandHelp {
+	return []core.CommandHelp{
+		{Name: string(VerbApprove), Args: "<token> [always]", Summary: "run a held action; always also allows exactly that call from now on"},
+		{Name: string(VerbDeny), Args: "<token> [reason]", Summary: "refuse a held action; the reason goes to the model"},
+		{Name: string(VerbPending), Summary: "list the approval requests waiting for a decision"},
+		{Name: string(VerbShow), Args: "<token>", Summary: "print a request's action in full"},
+		{Name: string(VerbRules), Summary: "list the standing allows"},
+		{Name: string(VerbUnallow), Args: "<number>", Summary: "remove a standing allow (numbers from /rules)"},
+	}
+}
+
+// maxStatusTokens bounds the requests named on the /status line.
+const maxStatusTokens = 5
+
+// StatusLines says, for /status, which approvals of conv wait for a
+// decision and how many of its approved actions are running. /status
+// answers people, never the LLM, so tokens may appear.
+func (b *Broker) StatusLines(ctx context.Context, conv core.Conversation) []string {
+	list, err := b.Pending(ctx)
+	if err != nil {
+		b.log.Error().Err(err).Str("conv", conv.Key()).Msg("hitl: status: could not list pending approvals")
+		return []string{"Pending approvals here: unknown (storage error)."}
+	}
+	var here []string
+	for _, a := range list {
+		if a.Conv.Key() == conv.Key() {
+			here = append(here, a.Token+" "+a.Call.Name)
+		}
+	}
+	var lines []string
+	switch n := len(here); {
+	case n == 0:
+		lines = append(lines, "No pending approvals here.")
+	case n > maxStatusTokens:
+		lines = append(lines, fmt.Sprintf("Pending approvals here: %d (%s, …)", n, strings.Join(here[:maxStatusTokens], ", ")))
+	default:
+		lines = append(lines, fmt.Sprintf("Pending approvals here: %d (%s)", n, strings.Join(here, ", ")))
+	}
+	if n := b.runningIn(conv); n > 0 {
+		lines = append(lines, fmt.Sprintf("Approved actions running here: %d (/cancel stops them).", n))
+	}
+	return lines
+}
