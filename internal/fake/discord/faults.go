@@ -1,0 +1,132 @@
+package discord
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Fault is an injected failure of one REST request.
+type Fault int
+
+// The faults FailNext can inject.
+const (
+	// FaultTooMany answers 429 with Discord's JSON body
+	// {"message":"You are being rate limited.","retry_after":…,"global":false}
+	// (Options.RetryAfter, in seconds) and the X-RateLimit-* headers of a
+	// route bucket.
+	FaultTooMany Fault = iota + 1
+	// FaultTooManyGlobal is FaultTooMany for the global limit: "global":true
+	// and X-RateLimit-Global; it pauses every route.
+	FaultTooManyGlobal
+	// FaultServer answers 500 Internal Server Error.
+	FaultServer
+	// FaultBadGateway answers 502 Bad Gateway (discordgo retries it itself
+	// up to MaxRestRetries).
+	FaultBadGateway
+	// FaultUnavailable answers 503 Service Unavailable.
+	FaultUnavailable
+	// FaultMalformed answers 200 with a body that is not valid JSON.
+	FaultMalformed
+	// FaultHang holds the request until Release, Close or the client gives
+	// up.
+	FaultHang
+)
+
+// FailNext makes the next n requests of route (RouteAny: of any route)
+// fail with f. Route faults are used before RouteAny ones.
+func (s *Server) FailNext(route string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[route] = append(s.faults[route], f)
+	}
+}
+
+// injectFault answers the request with the next fault queued for route (or
+// for any route) and reports whether it did.
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route string) bool {
+	s.mu.Lock()
+	key := route
+	if len(s.faults[key]) == 0 {
+		key = RouteAny
+	}
+	queue := s.faults[key]
+	if len(queue) == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	f := queue[0]
+	s.faults[key] = queue[1:]
+	release, closed := s.release, s.closed
+	s.mu.Unlock()
+
+	switch f {
+	case FaultTooMany, FaultTooManyGlobal:
+		s.tooMany(w, route, f == FaultTooManyGlobal)
+	case FaultServer:
+		writeAPIError(w, &apiError{status: http.StatusInternalServerError, code: 0, message: "500: Internal Server Error"})
+	case FaultBadGateway:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
+	case FaultUnavailable:
+		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, code: 0, message: "503: Service Unavailable"})
+	case FaultMalformed:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"12","channel_id":`))
+	case FaultHang:
+		select {
+		case <-release:
+			return false
+		case <-closed:
+		case <-r.Context().Done():
+		}
+		writeAPIError(w, &apiError{status: http.StatusBadGateway, code: 0, message: "502: Bad Gateway"})
+	default:
+		return false
+	}
+	return true
+}
+
+// tooMany answers 429 the way Discord does and starts the pause Early
+// checks against.
+func (s *Server) tooMany(w http.ResponseWriter, route string, global bool) {
+	after := s.opts.RetryAfter
+	secs := after.Seconds()
+	reset := time.Now().Add(after)
+	s.mu.Lock()
+	if global {
+		s.globalUntil = reset
+	} else {
+		s.penalty[route] = reset
+	}
+	s.mu.Unlock()
+	h := w.Header()
+	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+	h.Set("X-RateLimit-Scope", "user")
+	h.Set("X-RateLimit-Reset-After", fmt.Sprintf("%.3f", secs))
+	if global {
+		h.Set("X-RateLimit-Global", "true")
+		h.Set("X-RateLimit-Scope", "global")
+	} else {
+		h.Set("X-RateLimit-Limit", "5")
+		h.Set("X-RateLimit-Remaining", "0")
+		h.Set("X-RateLimit-Reset", fmt.Sprintf("%.3f", float64(reset.UnixMilli())/1000))
+		h.Set("X-RateLimit-Bucket", fmt.Sprintf("%x", hash(route)))
+	}
+	writeJSON(w, http.StatusTooManyRequests, map[string]any{
+		"message": "You are being rate limited.", "retry_after": secs, "global": global,
+	})
+}
+
+// hash is FNV-1a, enough for a stable bucket id.
+func hash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := range len(s) {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
