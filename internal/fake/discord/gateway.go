@@ -377,13 +377,14 @@ func (c *conn) writeLoop() {
 			if f.compress {
 				kind, data = websocket.BinaryMessage, deflate(data)
 			}
+			if f.interaction != "" {
+				// Before the write: the client may answer before it returns.
+				c.s.markDispatched(f.interaction)
+			}
 			_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
 			if err := c.ws.WriteMessage(kind, data); err != nil {
 				c.drop()
 				return
-			}
-			if f.interaction != "" {
-				c.s.markDispatched(f.interaction)
 			}
 		}
 	}
