@@ -47,7 +47,7 @@ func (s *Server) FailNext(route string, n int, f Fault) {
 
 // injectFault answers the request with the next fault queued for route (or
 // for any route) and reports whether it did.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route string) bool {
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route, bucket string) bool {
 	s.mu.Lock()
 	key := route
 	if len(s.faults[key]) == 0 {
@@ -65,7 +65,7 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route strin
 
 	switch f {
 	case FaultTooMany, FaultTooManyGlobal:
-		s.tooMany(w, route, f == FaultTooManyGlobal)
+		s.tooMany(w, bucket, f == FaultTooManyGlobal, s.opts.RetryAfter)
 	case FaultServer:
 		writeAPIError(w, &apiError{status: http.StatusInternalServerError, code: 0, message: "500: Internal Server Error"})
 	case FaultBadGateway:
@@ -91,35 +91,42 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route strin
 	return true
 }
 
-// tooMany answers 429 the way Discord does and starts the pause Early
-// checks against.
-func (s *Server) tooMany(w http.ResponseWriter, route string, global bool) {
-	after := s.opts.RetryAfter
-	secs := after.Seconds()
+// tooMany answers 429 the way Discord does, asking the client to wait
+// after, and starts the pause Early checks against.
+func (s *Server) tooMany(w http.ResponseWriter, bucket string, global bool, after time.Duration) {
+	secs := roundUpSeconds(after)
 	reset := time.Now().Add(after)
 	s.mu.Lock()
 	if global {
 		s.globalUntil = reset
 	} else {
-		s.penalty[route] = reset
+		s.penalty[bucket] = reset
 	}
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
 	h.Set("X-RateLimit-Scope", "user")
-	h.Set("X-RateLimit-Reset-After", fmt.Sprintf("%.3f", secs))
+	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(secs, 'f', 3, 64))
 	if global {
 		h.Set("X-RateLimit-Global", "true")
 		h.Set("X-RateLimit-Scope", "global")
 	} else {
-		h.Set("X-RateLimit-Limit", "5")
 		h.Set("X-RateLimit-Remaining", "0")
-		h.Set("X-RateLimit-Reset", fmt.Sprintf("%.3f", float64(reset.UnixMilli())/1000))
-		h.Set("X-RateLimit-Bucket", fmt.Sprintf("%x", hash(route)))
+		h.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(reset.UnixMilli())/1000, 'f', 3, 64))
+		h.Set("X-RateLimit-Bucket", fmt.Sprintf("%x", hash(bucket)))
+		if h.Get("X-RateLimit-Limit") == "" {
+			h.Set("X-RateLimit-Limit", "5")
+		}
 	}
 	writeJSON(w, http.StatusTooManyRequests, map[string]any{
 		"message": "You are being rate limited.", "retry_after": secs, "global": global,
 	})
+}
+
+// roundUpSeconds is d in seconds, rounded up to the millisecond, so a
+// client that waits exactly that long is never early.
+func roundUpSeconds(d time.Duration) float64 {
+	return float64((d+time.Millisecond-1)/time.Millisecond) / 1000
 }
 
 // hash is FNV-1a, enough for a stable bucket id.

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -325,4 +327,50 @@ func TestUnknownRoute(t *testing.T) {
 	s := Start(t, Options{})
 	_, err := client(t, s, s.Token()).Guild(gld)
 	restError(t, err, http.StatusNotFound, 0)
+}
+
+func TestRateLimitBucketsPaceDiscordgo(t *testing.T) {
+	t.Parallel()
+	s := Start(t, Options{RateLimit: RateLimit{Limit: 3, Window: 50 * time.Millisecond}})
+	dg := client(t, s, s.Token())
+	for i := range 7 {
+		if _, err := dg.ChannelMessageSend(dmCh, strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.Messages(dmCh)); n != 7 {
+		t.Fatalf("%d messages landed; want 7", n)
+	}
+	if n := s.OverLimit(); n != 0 {
+		t.Fatalf("%d requests over the limit: discordgo did not follow the X-RateLimit headers", n)
+	}
+}
+
+func TestRateLimitBucketsRefuseAClientIgnoringThem(t *testing.T) {
+	t.Parallel()
+	s := Start(t, Options{RateLimit: RateLimit{Limit: 2, Window: time.Hour, Global: 3, GlobalWindow: time.Hour}})
+	post := func(channel string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"/api/v9/channels/"+channel+"/typing", nil)
+		req.Header.Set("Authorization", "Bot "+s.Token())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp
+	}
+	if r := post(dmCh); r.StatusCode != http.StatusNoContent || r.Header.Get("X-RateLimit-Remaining") != "1" || r.Header.Get("X-RateLimit-Limit") != "2" {
+		t.Fatalf("first: %d %v", r.StatusCode, r.Header)
+	}
+	post(dmCh)
+	if r := post(dmCh); r.StatusCode != http.StatusTooManyRequests || r.Header.Get("X-RateLimit-Global") != "" {
+		t.Fatalf("third in the bucket: %d %v; want a route 429", r.StatusCode, r.Header)
+	}
+	if r := post(gCh); r.StatusCode != http.StatusTooManyRequests || r.Header.Get("X-RateLimit-Global") != "true" {
+		t.Fatalf("another channel past the global limit: %d %v; want a global 429", r.StatusCode, r.Header)
+	}
+	if n := s.OverLimit(); n != 2 {
+		t.Fatalf("OverLimit %d; want 2", n)
+	}
 }

@@ -74,14 +74,15 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.Handler {
 			writeAPIError(w, &apiError{status: http.StatusUnauthorized, code: 0, message: "401: Unauthorized"})
 			return
 		}
+		key := bucketKey(route, r)
 		s.mu.Lock()
 		s.calls[route]++
 		now := time.Now()
-		if until, ok := s.penalty[route]; ok && now.Before(until) || now.Before(s.globalUntil) {
+		if until, ok := s.penalty[key]; ok && now.Before(until) || now.Before(s.globalUntil) {
 			s.early++
 		}
 		s.mu.Unlock()
-		if s.injectFault(w, r, route) {
+		if s.limit(w, key) || s.injectFault(w, r, route, key) {
 			return
 		}
 		h(w, r)

@@ -45,6 +45,9 @@ type Options struct {
 	// compression as zlib-compressed binary messages, as Discord may.
 	// Default: text frames (discordgo reads both).
 	Compress bool
+	// RateLimit emulates Discord's per-route buckets and global limit;
+	// zero: no limits and no X-RateLimit headers on success.
+	RateLimit RateLimit
 	// NoEcho stops the gateway from dispatching the bot's own messages back
 	// as MESSAGE_CREATE, which Discord does.
 	NoEcho bool
@@ -80,7 +83,10 @@ type Server struct {
 	heartbeats  int
 	faults      map[string][]Fault
 	calls       map[string]int
-	penalty     map[string]time.Time // route → end of its 429 pause
+	penalty     map[string]time.Time // bucket → end of its 429 pause
+	buckets     map[string]*bucket
+	globalWin   bucket
+	overLimit   int
 	globalUntil time.Time
 	early       int
 }
@@ -127,6 +133,7 @@ func New(o Options) *Server {
 		faults:    make(map[string][]Fault),
 		calls:     make(map[string]int),
 		penalty:   make(map[string]time.Time),
+		buckets:   make(map[string]*bucket),
 	}
 	s.users[o.BotID] = s.Bot()
 	s.srv = httptest.NewServer(s.routes())
