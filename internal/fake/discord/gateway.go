@@ -71,12 +71,10 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 // socket ends.
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	select {
-	case <-s.closed:
+	if isClosed(s.closed) {
 		s.mu.Unlock()
 		http.Error(w, "closed", http.StatusServiceUnavailable)
 		return
-	default:
 	}
 	s.wg.Add(2) // this reader and its writer
 	s.mu.Unlock()
@@ -91,8 +89,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.connCount++
+	closing := isClosed(s.closed)
 	s.mu.Unlock()
 	defer s.disconnect(c)
+	if closing { // Close ran during the handshake and did not see c
+		return
+	}
 
 	q := r.URL.Query()
 	if v := q.Get("v"); v != "" && v != "9" && v != "10" {
@@ -509,10 +511,19 @@ func (s *Server) Resumes() []Resume {
 }
 
 // InjectDispatch dispatches event t with d written verbatim as the
-// payload's "d" (it need not be valid JSON: a malformed frame) and returns
-// nothing; it reaches every session whatever its intents.
+// payload's "d" (it need not be valid JSON: a malformed frame); it reaches
+// every session whatever its intents.
 func (s *Server) InjectDispatch(t string, d []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dispatchLocked(event{t: t, raw: slices.Clone(d)})
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -97,6 +97,7 @@ type apiError struct {
 	errors  any
 }
 
+// Error describes the error for logs.
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.code, e.message) }
 
 func writeAPIError(w http.ResponseWriter, e *apiError) {

@@ -185,6 +185,7 @@ type rewrite struct {
 	next         http.RoundTripper
 }
 
+// RoundTrip sends a copy of req to the fake.
 func (t *rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.URL.Scheme, r.URL.Host, r.Host = t.scheme, t.host, t.host
@@ -195,11 +196,9 @@ func (t *rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 // server. It is idempotent.
 func (s *Server) Close() {
 	s.mu.Lock()
-	select {
-	case <-s.closed:
+	if isClosed(s.closed) {
 		s.mu.Unlock()
 		return
-	default:
 	}
 	close(s.closed)
 	conns := s.liveLocked()
