@@ -230,6 +230,50 @@ func (s *Server) me(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.Bot())
 }
 
+// createDM answers POST /users/@me/channels: the DM channel with
+// recipient_id, the same one every time.
+func (s *Server) createDM(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		RecipientID string `json:"recipient_id"`
+	}
+	if e := decode(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if req.RecipientID == "" {
+		writeAPIError(w, formError("BASE_TYPE_REQUIRED", "This field is required", "recipient_id"))
+		return
+	}
+	s.mu.Lock()
+	id := s.dmChannelLocked(req.RecipientID)
+	u, ok := s.users[req.RecipientID]
+	s.mu.Unlock()
+	if !ok {
+		u = User{ID: req.RecipientID, Username: "user" + req.RecipientID, Discriminator: "0"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": 1, "recipients": []User{u}, "last_message_id": nil})
+}
+
+// dmChannelLocked returns the DM channel with user, making one up the
+// first time.
+func (s *Server) dmChannelLocked(user string) string {
+	if id, ok := s.dms[user]; ok {
+		return id
+	}
+	id := s.newIDLocked()
+	s.dms[user] = id
+	s.channels[id] = ""
+	return id
+}
+
+// DMChannel returns the id of the DM channel between the bot and user, the
+// one POST /users/@me/channels answers and InjectMessage may use.
+func (s *Server) DMChannel(user string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dmChannelLocked(user)
+}
+
 func (s *Server) gateway(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"url": s.GatewayURL()})
 }

@@ -45,6 +45,26 @@ func TestUsersMeAndWrongToken(t *testing.T) {
 	}
 }
 
+func TestDMChannelIsStable(t *testing.T) {
+	t.Parallel()
+	s := Start(t, Options{})
+	dg := client(t, s, s.Token())
+	ch, err := dg.UserChannelCreate(ann.ID)
+	if err != nil || ch.ID == "" || ch.Type != discordgo.ChannelTypeDM || len(ch.Recipients) != 1 || ch.Recipients[0].ID != ann.ID {
+		t.Fatalf("DM channel %+v, %v", ch, err)
+	}
+	again, err := dg.UserChannelCreate(ann.ID)
+	if err != nil || again.ID != ch.ID || s.DMChannel(ann.ID) != ch.ID {
+		t.Fatalf("second DM channel %+v, %v; want %s again", again, err, ch.ID)
+	}
+	if _, err := dg.ChannelMessageSend(ch.ID, "approval needed"); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Messages(ch.ID); len(m) != 1 || m[0].GuildID != "" {
+		t.Fatalf("DM messages %+v", m)
+	}
+}
+
 func TestGatewayBot(t *testing.T) {
 	t.Parallel()
 	s := Start(t, Options{})

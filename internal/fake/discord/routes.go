@@ -17,6 +17,7 @@ const (
 	RouteGateway        = "GET /gateway"
 	RouteGatewayBot     = "GET /gateway/bot"
 	RouteMe             = "GET /users/@me"
+	RouteCreateDM       = "POST /users/@me/channels"
 	RouteCreateMessage  = "POST /channels/{channel}/messages"
 	RouteEditMessage    = "PATCH /channels/{channel}/messages/{message}"
 	RouteTyping         = "POST /channels/{channel}/typing"
@@ -40,6 +41,7 @@ func (s *Server) routes() http.Handler {
 		RouteGateway:        s.gateway,
 		RouteGatewayBot:     s.gatewayBot,
 		RouteMe:             s.me,
+		RouteCreateDM:       s.createDM,
 		RouteCreateMessage:  s.createMessage,
 		RouteEditMessage:    s.editMessage,
 		RouteTyping:         s.startTyping,

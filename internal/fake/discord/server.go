@@ -64,6 +64,7 @@ type Server struct {
 	release     chan struct{}
 	nextID      int64
 	channels    map[string]string // channel id → guild id ("" for DMs)
+	dms         map[string]string // user id → DM channel id
 	users       map[string]User
 	messages    map[string]*stored
 	sent        []Sent
@@ -123,6 +124,7 @@ func New(o Options) *Server {
 		release:   make(chan struct{}),
 		nextID:    1200000000000000000,
 		channels:  make(map[string]string),
+		dms:       make(map[string]string),
 		users:     make(map[string]User),
 		messages:  make(map[string]*stored),
 		interacts: make(map[string]*interaction),
