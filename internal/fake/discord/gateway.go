@@ -283,7 +283,8 @@ func (s *Server) endSession(c *conn) {
 }
 
 // dispatchLocked sends e to every session that can still be resumed, or
-// keeps it for the first session to identify when there is none.
+// keeps it (the last maxReplay) for the first session to identify when
+// there is none.
 func (s *Server) dispatchLocked(e event) {
 	sent := false
 	for _, sess := range s.sessions {
@@ -294,6 +295,9 @@ func (s *Server) dispatchLocked(e event) {
 	}
 	if !sent {
 		s.backlog = append(s.backlog, e)
+		if len(s.backlog) > maxReplay {
+			s.backlog = slices.Delete(s.backlog, 0, len(s.backlog)-maxReplay)
+		}
 	}
 }
 

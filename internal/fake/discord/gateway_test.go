@@ -410,3 +410,20 @@ func TestCloseEndsGatewaySockets(t *testing.T) {
 	}
 	s.Close() // idempotent
 }
+
+func TestDispatchesBeforeTheFirstSessionWaitForIt(t *testing.T) {
+	t.Parallel()
+	s := Start(t, Options{NoEcho: true})
+	early := s.InjectMessage(Message{ChannelID: dmCh, Author: ann, Content: "before Open"})
+	var got *events[*discordgo.MessageCreate]
+	dg := open(t, s, func(dg *discordgo.Session) { got = collect[*discordgo.MessageCreate](dg) })
+	if _, err := dg.ChannelMessageSend(dmCh, "not echoed"); err != nil {
+		t.Fatal(err)
+	}
+	s.InjectMessage(Message{ChannelID: dmCh, Author: ann, Content: "after"})
+	testutil.WaitFor(t, "both injected messages", func() bool { return got.len() >= 2 })
+	all := got.all()
+	if len(all) != 2 || all[0].ID != early || all[1].Content != "after" {
+		t.Fatalf("got %d messages, first %+v; want the early one, then the later one, and no echo", len(all), all[0].Message)
+	}
+}
