@@ -3,11 +3,11 @@ module github.com/gatehouse-bot/gatehouse
 go 1.26.8
 
 require (
-	github.com/bwmarrin/discordgo v0.29.0 // indirect
+	github.com/bwmarrin/discordgo v0.29.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-telegram-bot-api/telegram-bot-api/v5 v5.5.1
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/gorilla/websocket v1.5.3
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24
 	github.com/ncruces/go-strftime v1.1.0 // indirect
