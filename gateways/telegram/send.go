@@ -71,7 +71,7 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action) error {
 	if strings.TrimSpace(text) == "" && a.Approval != nil {
 		text = "Approval needed: " + a.Approval.Tool
 	}
-	buttons := tgbotapi.NewMessage(chat, "")
+	buttons := tgbotapi.NewMessage(chat, "") // holds the keyboard, built once for every attempt
 	if a.Approval != nil {
 		g.attachKeyboard(&buttons, a.Approval)
 	}

@@ -1,6 +1,7 @@
 // Package telegram is the Telegram gateway: it receives updates (long
 // polling with its own loop, or a webhook), normalises them into signals,
-// renders replies as Telegram HTML, splits, paces and retries them, and
+// renders replies as Telegram HTML and sends them through the shared
+// delivery layer (gateways.Outbox: split, ordered, paced, retried), and
 // turns approval requests into inline buttons. It uses the unmodified
 // github.com/go-telegram-bot-api/telegram-bot-api/v5 client pointed at
 // Config.APIURL. The bot token never appears in a log line or an error.
