@@ -122,7 +122,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.buildGateways(ctx, o); err != nil {
 		return err
 	}
-	a.health = newHealth(a.engine, a.routes)
+	a.health = newHealth(a.engine, a.routes, a.gateways)
 	return nil
 }
 

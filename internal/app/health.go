@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -12,17 +13,21 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // health serves /healthz (the process is up), /readyz (every component is
 // running) and /metrics (Prometheus text format).
 type health struct {
-	engine *core.Engine
-	routes []route
-	ready  atomic.Bool
+	engine   *core.Engine
+	routes   []route
+	gateways []gateways.Gateway // those that report delivery counters show them
+	ready    atomic.Bool
 }
 
-func newHealth(e *core.Engine, routes []route) *health { return &health{engine: e, routes: routes} }
+func newHealth(e *core.Engine, routes []route, gws []gateways.Gateway) *health {
+	return &health{engine: e, routes: routes, gateways: gws}
+}
 
 func (h *health) setReady() { h.ready.Store(true) }
 
@@ -46,11 +51,41 @@ func (h *health) handler() http.Handler {
 		fmt.Fprintf(w, "# TYPE gatehouse_tool_calls_total counter\ngatehouse_tool_calls_total %d\n", st.ToolCalls)
 		fmt.Fprintf(w, "# TYPE gatehouse_replies_total counter\ngatehouse_replies_total %d\n", st.Replies)
 		fmt.Fprintf(w, "# TYPE gatehouse_turn_errors_total counter\ngatehouse_turn_errors_total %d\n", st.TurnErrors)
+		h.writeDelivery(w)
 	})
 	for _, r := range h.routes {
 		mux.Handle(r.pattern, r.handler)
 	}
 	return mux
+}
+
+// writeDelivery writes the delivery counters of the gateways that keep
+// them, one series per gateway.
+func (h *health) writeDelivery(w io.Writer) {
+	var names []string
+	var stats []gateways.DeliveryStats
+	for _, gw := range h.gateways {
+		if r, ok := gw.(gateways.DeliveryReporter); ok {
+			names, stats = append(names, gw.Name()), append(stats, r.DeliveryStats())
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	for _, m := range []struct {
+		name string
+		get  func(gateways.DeliveryStats) uint64
+	}{
+		{"gatehouse_delivery_sent_total", func(s gateways.DeliveryStats) uint64 { return s.Sent }},
+		{"gatehouse_delivery_edited_total", func(s gateways.DeliveryStats) uint64 { return s.Edited }},
+		{"gatehouse_delivery_retried_total", func(s gateways.DeliveryStats) uint64 { return s.Retried }},
+		{"gatehouse_delivery_failed_total", func(s gateways.DeliveryStats) uint64 { return s.Failed }},
+	} {
+		fmt.Fprintf(w, "# TYPE %s counter\n", m.name)
+		for i, name := range names {
+			fmt.Fprintf(w, "%s{gateway=%q} %d\n", m.name, name, m.get(stats[i]))
+		}
+	}
 }
 
 // serve listens on addr until ctx ends. A port already in use is logged and
