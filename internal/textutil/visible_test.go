@@ -18,7 +18,7 @@ func TestVisible(t *testing.T) {
 		{"bad \xff\xfe byte", `bad \xff\xfe byte`},
 		{"rlo \u202e lri \u2066", `rlo \u202e lri \u2066`},
 		{"emoji 👨\u200d👩 zwsp\u200b", "emoji 👨\u200d👩 zwsp\u200b"}, // format characters that are not bidi pass
-		{`C:\Users\me a\nb \d+ \t`, `C:\Users\me a\nb \d+ \t`},  // backslashes that read as no escape stay single
+		{`C:\Users\me a\nb \d+ \t`, `C:\Users\me a\nb \d+ \t`},     // backslashes that read as no escape stay single
 		{`text \x1b and \r and \u009b`, `text \\x1b and \\r and \\u009b`},
 		{"\\\x1b", `\\\x1b`},
 		{`\\`, `\\\`},
