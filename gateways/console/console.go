@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Name is the console gateway's name.
@@ -141,12 +142,19 @@ func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- err
 }
 
 // Act prints a reply. Approval requests print like any reply: their text
-// already says how to answer.
+// already says how to answer. Replies carry text from the model, tools and
+// remote users, so every control character in them is shown escaped
+// (textutil.Visible), never sent to the terminal; an approval request,
+// already escaped by hitl, only has controls escaped, not its escapes.
 func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
 	}
-	c.notice(a.Text)
+	if a.Approval != nil {
+		c.notice(textutil.VisibleEscaped(a.Text))
+	} else {
+		c.notice(textutil.Visible(a.Text))
+	}
 	return core.Result{}, nil
 }
 

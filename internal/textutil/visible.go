@@ -99,12 +99,16 @@ func chatHidden(r rune) bool {
 type escaper struct {
 	hidden   func(rune) bool
 	tab, big bool
+	// keepBackslashes leaves every backslash single, for text whose
+	// backslashes are already escapes.
+	keepBackslashes bool
 }
 
 var (
 	// terminal never escapes a tab, and every rune it escapes is below U+10000.
-	terminal = escaper{hidden: terminalHidden}
-	chat     = escaper{hidden: chatHidden, tab: true, big: true}
+	terminal        = escaper{hidden: terminalHidden}
+	terminalEscaped = escaper{hidden: terminalHidden, keepBackslashes: true}
+	chat            = escaper{hidden: chatHidden, tab: true, big: true}
 )
 
 // escape writes s with every rune e hides, and every invalid byte, escaped,
@@ -123,7 +127,7 @@ func (e escaper) escape(s string) string {
 			writeHex(&b, 'x', uint32(s[i]), 2)
 		case r == '\\':
 			b.WriteByte('\\')
-			if e.ambiguousAfter(s[i+1:]) {
+			if !e.keepBackslashes && e.ambiguousAfter(s[i+1:]) {
 				b.WriteByte('\\')
 			}
 		case !hidden(r):
@@ -209,3 +213,9 @@ func surrogates(r rune) (hi, lo rune) {
 	r -= 0x10000
 	return 0xD800 + (r>>10)&0x3FF, 0xDC00 + r&0x3FF
 }
+
+// VisibleEscaped is Visible for text that is already escaped, such as an
+// approval request written with Graphic: every control it still holds is
+// escaped, but backslashes are left single, so the request's escapes are
+// not escaped a second time.
+func VisibleEscaped(s string) string { return terminalEscaped.escape(s) }
