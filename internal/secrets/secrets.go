@@ -29,20 +29,31 @@ var keyPattern = regexp.MustCompile(
 
 // Set is an immutable set of secret values. The zero value and nil hold none.
 type Set struct {
-	values []string // longest first, so a secret containing another is masked whole
+	values int // how many secrets
+	// forms are the secrets and their encoded forms (see Forms), longest
+	// first, so a form containing another is masked whole.
+	forms []string
 }
 
 // New returns a Set of the given values; empty and very short values are
-// ignored.
+// ignored. The encoded forms of each secret are computed here, once.
 func New(values ...string) *Set {
 	s := &Set{}
+	var seen []string
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) >= minLen && !slices.Contains(s.values, v) {
-			s.values = append(s.values, v)
+		if len(v) < minLen || slices.Contains(seen, v) {
+			continue
+		}
+		seen = append(seen, v)
+		for _, f := range Forms(v) {
+			if !slices.Contains(s.forms, f) {
+				s.forms = append(s.forms, f)
+			}
 		}
 	}
-	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	s.values = len(seen)
+	slices.SortStableFunc(s.forms, func(a, b string) int { return len(b) - len(a) })
 	return s
 }
 
@@ -51,30 +62,32 @@ func (s *Set) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.values)
+	return s.values
 }
 
-// Contains reports whether text contains one of the secrets.
+// Contains reports whether text contains one of the secrets, in any of the
+// forms Forms lists.
 func (s *Set) Contains(text string) bool {
 	if s == nil {
 		return false
 	}
-	for _, v := range s.values {
-		if strings.Contains(text, v) {
+	for _, f := range s.forms {
+		if strings.Contains(text, f) {
 			return true
 		}
 	}
 	return false
 }
 
-// Redact returns text with every secret, and every string shaped like a
-// well-known API key, replaced by Mask. It returns text itself, without
-// allocating, when there is nothing to remove.
+// Redact returns text with every secret, each of its encoded forms (see
+// Forms), and every string shaped like a well-known API key replaced by
+// Mask. It returns text itself, without allocating, when there is nothing
+// to remove.
 func (s *Set) Redact(text string) string {
 	if s != nil {
-		for _, v := range s.values {
-			if strings.Contains(text, v) {
-				text = strings.ReplaceAll(text, v, Mask)
+		for _, f := range s.forms {
+			if strings.Contains(text, f) {
+				text = strings.ReplaceAll(text, f, Mask)
 			}
 		}
 	}
@@ -84,10 +97,20 @@ func (s *Set) Redact(text string) string {
 	return text
 }
 
+// keyLiterals are the fixed strings of which every match of keyPattern
+// holds one. Checking for them first spares the regular expression, the
+// slow part of Redact, on the text that holds none: almost all of it.
+var keyLiterals = []string{"sk-", "xox", "xapp-", ":AA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AKIA", "AIza"}
+
 // LooksLikeKey reports whether text contains a string shaped like a
 // well-known API key or token.
 func LooksLikeKey(text string) bool {
-	return keyPattern.MatchString(text)
+	for _, lit := range keyLiterals {
+		if strings.Contains(text, lit) {
+			return keyPattern.MatchString(text)
+		}
+	}
+	return false
 }
 
 // Leaks reports whether text contains a secret of the set or a string shaped
