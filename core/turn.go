@@ -52,7 +52,7 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 		if e.cfg.Commands != nil && e.cfg.Commands.HandleCommand(ctx, s) {
 			return "", false
 		}
-		return s.Text, s.Text != ""
+		return e.cfg.Redact(s.Text), s.Text != ""
 	case KindApprovalOutcome:
 		return e.cfg.Redact(s.Text), true
 	case KindError:
