@@ -95,3 +95,19 @@ func TestScrubEncodedSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleLogEscapesControls: the human-readable format prints a
+// message as it is, so one quoting a model's words could drive the
+// terminal; its control characters are shown escaped.
+func TestConsoleLogEscapesControls(t *testing.T) {
+	var buf bytes.Buffer
+	log := New(&buf, Options{Format: FormatConsole})
+	log.Warn().Str("reply", "a\x1b[2Jb").Msg("model said \x1b[2J\rfake\u009b")
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\r\u009b") {
+		t.Errorf("console log line emits a control character: %q", out)
+	}
+	if !strings.Contains(out, `model said \x1b[2J\rfake\u009b`) {
+		t.Errorf("console log line does not show the message escaped: %q", out)
+	}
+}
