@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -36,6 +37,26 @@ func BenchmarkRedactClean(b *testing.B) {
 	set := New(vals...)
 	line := "the quick brown fox jumps over the lazy dog; 0123456789 ABCDEF\n"
 	text := strings.Repeat(line, 16<<10/len(line))
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		set.Redact(text)
+	}
+}
+
+// BenchmarkRedactBlob is the worst case for Redact: a 16 KiB base64 blob,
+// one run of word characters, where no form can be skipped.
+func BenchmarkRedactBlob(b *testing.B) {
+	vals := make([]string, 10)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("secret-value-%02d-Zq8LmT4vRx", i)
+	}
+	set := New(vals...)
+	raw := make([]byte, 12<<10)
+	for i := range raw {
+		raw[i] = byte(i * 7919 >> 3)
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for b.Loop() {

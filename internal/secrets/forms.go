@@ -96,3 +96,35 @@ func lowerHex(c byte) byte {
 	}
 	return c
 }
+
+// isWord holds the characters of hex and of both base64 alphabets.
+var isWord = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
+		t[c] = true
+	}
+	return t
+}()
+
+// wordOnly reports whether f is made of word characters only.
+func wordOnly(f string) bool {
+	for i := 0; i < len(f); i++ {
+		if !isWord[f[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// longestWordRun returns the length of text's longest run of word
+// characters.
+func longestWordRun(text string) int {
+	best, n := 0, 0
+	for i := 0; i < len(text); i++ {
+		if isWord[text[i]] {
+			n++
+			continue
+		}
+		best, n = max(best, n), 0
+	}
+	return max(best, n)
+}

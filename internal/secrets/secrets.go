@@ -9,7 +9,10 @@ import (
 )
 
 // Mask replaces a secret wherever one is removed.
-const Mask = "[REDACTED]"
+const Mask = "[" + maskWord + "]"
+
+// maskWord is Mask's run of word characters.
+const maskWord = "REDACTED"
 
 // minLen is the shortest value treated as a secret: shorter ones would mask
 // ordinary words.
@@ -32,7 +35,16 @@ type Set struct {
 	values int // how many secrets
 	// forms are the secrets and their encoded forms (see Forms), longest
 	// first, so a form containing another is masked whole.
-	forms []string
+	forms []form
+}
+
+// form is one string to mask. word says it is made of word characters
+// only (see isWord), as hex and base64 forms are: it can only occur in a
+// text whose longest run of word characters is at least as long, which
+// spares most searches in prose and logs.
+type form struct {
+	s    string
+	word bool
 }
 
 // New returns a Set of the given values; empty and very short values are
@@ -47,14 +59,29 @@ func New(values ...string) *Set {
 		}
 		seen = append(seen, v)
 		for _, f := range Forms(v) {
-			if !slices.Contains(s.forms, f) {
-				s.forms = append(s.forms, f)
+			if !slices.ContainsFunc(s.forms, func(g form) bool { return g.s == f }) {
+				s.forms = append(s.forms, form{s: f, word: wordOnly(f)})
 			}
 		}
 	}
 	s.values = len(seen)
-	slices.SortStableFunc(s.forms, func(a, b string) int { return len(b) - len(a) })
+	slices.SortStableFunc(s.forms, func(a, b form) int { return len(b.s) - len(a.s) })
 	return s
+}
+
+// skip reports that f cannot occur in text: it is word-only and longer
+// than text's longest run of word characters, *run, which skip computes
+// at its first use (a negative *run means not yet). Masking joins no runs
+// (the mask's brackets end one) and adds only the mask's own "REDACTED",
+// so a run measured before masking, or that, bounds the runs after it.
+func skip(f form, text string, run *int) bool {
+	if !f.word {
+		return false
+	}
+	if *run < 0 {
+		*run = max(longestWordRun(text), len(maskWord))
+	}
+	return len(f.s) > *run
 }
 
 // Len reports how many secrets the set holds.
@@ -71,8 +98,9 @@ func (s *Set) Contains(text string) bool {
 	if s == nil {
 		return false
 	}
+	run := -1
 	for _, f := range s.forms {
-		if strings.Contains(text, f) {
+		if !skip(f, text, &run) && strings.Contains(text, f.s) {
 			return true
 		}
 	}
@@ -85,9 +113,10 @@ func (s *Set) Contains(text string) bool {
 // to remove.
 func (s *Set) Redact(text string) string {
 	if s != nil {
+		run := -1
 		for _, f := range s.forms {
-			if strings.Contains(text, f) {
-				text = strings.ReplaceAll(text, f, Mask)
+			if !skip(f, text, &run) && strings.Contains(text, f.s) {
+				text = strings.ReplaceAll(text, f.s, Mask)
 			}
 		}
 	}
