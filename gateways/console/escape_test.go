@@ -17,7 +17,7 @@ import (
 func TestRepliesCannotDriveTheTerminal(t *testing.T) {
 	for _, tt := range []struct {
 		name, text, want string
-		approval      bool
+		approval         bool
 	}{
 		{"reply", "ok\x1b[2J\x1b[H\rApproval needed: ls\x9b\u009b2J\x07\x7f\xff\tend",
 			`ok\x1b[2J\x1b[H\rApproval needed: ls\x9b\u009b2J\x07\x7f\xff` + "\tend", false},
