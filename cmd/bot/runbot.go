@@ -29,12 +29,16 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	interactive := isTerminal(stdin) && cfg.Gateways.Console.Enabled()
 	log := newLogger(cfg, sec, stderr, interactive && !*verbose)
+	warnIfRoot(log)
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 	})
 	if err != nil {
-		log.Error().Err(err).Msg("start-up failed")
+		// One line, printed once: the logger writes to the same stderr.
 		fmt.Fprintln(stderr, "bot:", sec.Redact(err.Error()))
+		if errors.Is(err, app.ErrConfig) {
+			return exitConfig
+		}
 		return exitFail
 	}
 	defer a.Close()
@@ -49,11 +53,22 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return exitOK
 }
 
+// warnIfRoot warns, in one line, when the bot runs as root.
+func warnIfRoot(log zerolog.Logger) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	log.Warn().Msg("running as root: every approved shell command runs as root too and can change anything on this machine, and no tool is kept from other processes' secrets; run the bot as an unprivileged user")
+}
+
 // loadConfig loads the configuration and collects the secrets it and the
 // environment hold. On a configuration error it prints one line naming the
 // key and returns exitConfig with a nil config.
 func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
 	cfg, err := config.Load(path, os.LookupEnv)
+	if err == nil {
+		err = app.CheckStore(cfg)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig
