@@ -29,7 +29,6 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	interactive := isTerminal(stdin) && cfg.Gateways.Console.Enabled()
 	log := newLogger(cfg, sec, stderr, interactive && !*verbose)
-	warnIfRoot(log)
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 	})
@@ -42,6 +41,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitFail
 	}
 	defer a.Close()
+	warnIfRoot(log) // once it is sure to run: a refused start prints one line only
 	context.AfterFunc(ctx, func() {
 		log.Warn().Msg("stopping: turns in flight get a grace period to finish; a second Ctrl-C (or signal) stops at once")
 	})
