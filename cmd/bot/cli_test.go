@@ -275,4 +275,3 @@ func TestRootWarning(t *testing.T) {
 		t.Errorf("a bot running as nobody warned about root:\n%s", out)
 	}
 }
-

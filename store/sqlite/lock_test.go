@@ -3,8 +3,8 @@ package sqlite_test
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
