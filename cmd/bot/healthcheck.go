@@ -49,7 +49,7 @@ func healthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) //nolint:errcheck // the status is the answer
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "bot healthcheck: GET %s: %s\n", url, resp.Status)
+		fmt.Fprintf(stderr, "bot healthcheck: GET %s: status %d\n", url, resp.StatusCode) // not the reason phrase: whatever listens there wrote it
 		return exitFail
 	}
 	fmt.Fprintf(stdout, "ok: %s\n", url)

@@ -33,7 +33,8 @@ type Options struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	// Interactive is true when the console is a terminal: it then shows a
-	// prompt.
+	// prompt, and the end of its input (Ctrl-D) ends Run even when other
+	// gateways run.
 	Interactive bool
 	Log         zerolog.Logger
 	// Secrets are every secret the bot holds (config and environment).
