@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,18 +58,6 @@ log: {level: info, format: json}
 	if sent := tg.Sent(); len(sent) != 1 || sent[0].ChatID != second.ID {
 		t.Fatalf("sent %+v, want only the second stranger's reply", sent)
 	}
-}
-
-// freeAddr returns a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // metrics returns the bot's /metrics page, "" while it does not answer.

@@ -88,17 +88,19 @@ func (h *health) writeDelivery(w io.Writer) {
 	}
 }
 
-// serve listens on addr until ctx ends. A port already in use is logged and
-// tolerated: the health endpoint is an aid, the bot runs without it.
-func (h *health) serve(ctx context.Context, addr string, log zerolog.Logger) error {
+// listen binds http.listen. A port that cannot be bound is an error: a
+// health check or webhook pointed at it would otherwise talk to whatever
+// holds it, or to nothing, while the bot looks fine.
+func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		if len(h.routes) > 0 {
-			return fmt.Errorf("http.listen %s (serves the webhook): %w", addr, err)
-		}
-		log.Warn().Err(err).Str("listen", addr).Msg("health server not started (http.listen)")
-		return nil
+		return nil, fmt.Errorf("http.listen %s: %w", addr, err)
 	}
+	return ln, nil
+}
+
+// serve serves on ln until ctx ends, then closes it.
+func (h *health) serve(ctx context.Context, ln net.Listener, log zerolog.Logger) error {
 	srv := &http.Server{Handler: h.handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
