@@ -49,10 +49,10 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 			}
 			return "", false
 		}
-		if e.cfg.Commands != nil && e.cfg.Commands.HandleCommand(ctx, s) {
-			return "", false
-		}
-		return s.Text, s.Text != ""
+		// Commands and oversized messages were answered in Submit. The
+		// text is redacted before the history keeps it: a pasted secret
+		// is neither stored nor sent.
+		return e.cfg.Redact(s.Text), s.Text != ""
 	case KindApprovalOutcome:
 		return e.cfg.Redact(s.Text), true
 	case KindError:
@@ -80,6 +80,16 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 			return
 		}
 		done, err := t.step(ctx)
+		if errors.Is(context.Cause(ctx), errUserCancelled) {
+			e.cancelled(ctx, log, key)
+			return
+		}
+		if err != nil && e.work.Err() != nil {
+			// Shutdown cut the turn after its grace period: expected, and
+			// nobody can be told any more (the gateways are stopping).
+			log.Info().Err(err).Int("step", step).Msg("turn cut short by shutdown")
+			return
+		}
 		if err != nil {
 			e.counters.turnErrors.Add(1)
 			log.Error().Err(err).Int("step", step).Msg("turn failed")
@@ -92,14 +102,29 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 	}
 }
 
+// cancelNote tells the model, in the history, that the user stopped a turn.
+const cancelNote = "[gatehouse] The user stopped this turn with /cancel: its running tool calls were cancelled " +
+	"and their results may be missing or incomplete. Do not resume it unless the user asks."
+
+// cancelled ends a turn stopped by /cancel: the model is told in a history
+// note; the user already got /cancel's answer.
+func (e *Engine) cancelled(ctx context.Context, log zerolog.Logger, key string) {
+	log.Info().Msg("turn cancelled by /cancel")
+	note := llm.Message{Role: llm.RoleUser, Content: cancelNote}
+	if err := e.cfg.History.Append(context.WithoutCancel(ctx), key, note); err != nil {
+		log.Error().Err(err).Msg("history append")
+	}
+}
+
 // turnState carries one turn's bookkeeping across steps.
 type turnState struct {
 	*Engine
 	log        zerolog.Logger
 	sig        Signal
 	key        string
-	failures   int // consecutive steps whose tool calls all failed
-	rejections int // proposals the gates turned down in this step
+	failures   int  // consecutive steps whose tool calls all failed
+	rejections int  // proposals the gates turned down in this step
+	shortened  bool // the history was shortened once after "context too long"
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -111,12 +136,18 @@ var (
 	errEmptyAnswer = errors.New("the language model returned an empty answer")
 	// errRefused ends a turn whose proposals the gates kept refusing.
 	errRefused = errors.New("the policy refused my proposals")
+	// errContextFull: the model found the conversation too long even after
+	// its older half was dropped.
+	errContextFull = errors.New("this conversation is too long for the language model, even after I dropped its older messages. Send /reset to start afresh")
 )
 
 // step asks the LLM once and acts on its answer. It reports whether the turn
 // is over.
 func (t *turnState) step(ctx context.Context) (done bool, err error) {
 	resp, err := t.reason(ctx)
+	if errors.Is(err, llm.ErrContextTooLong) {
+		resp, err = t.reasonShorter(ctx, err)
+	}
 	if err != nil {
 		return true, err
 	}
@@ -182,6 +213,36 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	return resp, nil
 }
 
+// reasonShorter handles a model that found the conversation too long
+// (cause): once a turn, it drops the oldest turns until the history is at
+// most half its size — llm.Trim never leaves a tool call without its
+// results — and asks again. When nothing can be dropped, or the model
+// refuses again, the turn ends with errContextFull (the user is told to
+// /reset).
+func (t *turnState) reasonShorter(ctx context.Context, cause error) (llm.Response, error) {
+	if t.shortened {
+		return llm.Response{}, fmt.Errorf("%w: %w", errContextFull, cause)
+	}
+	t.shortened = true
+	hist, err := t.cfg.History.Load(ctx, t.key)
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("history load: %w", err)
+	}
+	kept := llm.Trim(hist, len(hist)/2)
+	if len(kept) == len(hist) {
+		return llm.Response{}, fmt.Errorf("%w: %w", errContextFull, cause)
+	}
+	if err := t.cfg.History.Replace(ctx, t.key, kept); err != nil {
+		return llm.Response{}, fmt.Errorf("history replace: %w", err)
+	}
+	t.log.Warn().Int("before", len(hist)).Int("after", len(kept)).Msg("context too long: older messages dropped, asking again")
+	resp, err := t.reason(ctx)
+	if errors.Is(err, llm.ErrContextTooLong) {
+		return resp, fmt.Errorf("%w: %w", errContextFull, err)
+	}
+	return resp, err
+}
+
 // reply gates the LLM's text answer and sends it. A denied reply goes back
 // to the LLM with the reason, at most maxRejections times.
 func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err error) {
@@ -238,7 +299,7 @@ func (e *Engine) typer(c Conversation) (Typer, bool) {
 // that have no place in a group chat. The log has the detail.
 func userError(err error) string {
 	switch {
-	case errors.Is(err, errGiveUp), errors.Is(err, errRefused), errors.Is(err, errEmptyAnswer):
+	case errors.Is(err, errGiveUp), errors.Is(err, errRefused), errors.Is(err, errEmptyAnswer), errors.Is(err, errContextFull):
 		return firstLine(err.Error())
 	}
 	switch llm.ErrorClass(err) {
