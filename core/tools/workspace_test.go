@@ -56,8 +56,12 @@ func TestWorkspaceRefusesEscapes(t *testing.T) {
 		"link.txt", "rel-link.txt", "linkdir/secret.txt", "dangling"}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			for _, tool := range []Tool{NewReadFile(ws), NewWriteFile(ws)} {
-				out, err := runTool(t, tool, pathArgs{Path: p, Content: "pwned"})
+			for _, tt := range []struct {
+				tool Tool
+				args pathArgs
+			}{{NewReadFile(ws), pathArgs{Path: p}}, {NewWriteFile(ws), pathArgs{Path: p, Content: "pwned"}}} {
+				tool := tt.tool
+				out, err := runTool(t, tool, tt.args)
 				if !errors.Is(err, ErrOutsideWorkspace) {
 					t.Errorf("%s: got %q, %v; want ErrOutsideWorkspace", tool.Spec().Name, out, err)
 				}

@@ -27,7 +27,7 @@ func (writeFile) Spec() Spec {
 
 // Run writes the file.
 func (t writeFile) Run(_ context.Context, args json.RawMessage) (string, error) {
-	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+	return t.ws.run(args, true, func(root *os.Root, path string, a pathArgs) (string, error) {
 		if dir := filepath.Dir(path); dir != "." {
 			if err := root.MkdirAll(dir, 0o755); err != nil {
 				return "", pathErr(a.Path, err)
