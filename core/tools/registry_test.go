@@ -147,7 +147,7 @@ func TestBuiltinsDecodeStrictly(t *testing.T) {
 		{NewReadFile(ws), `{"Path":"a.txt"}`},
 		{NewReadFile(ws), `{"path":"a.txt","content":"x"}`},
 		{NewListDir(ws), `{"PATH":"."}`},
-		{NewShell(ws.Dir(), nil), `{"Command":"echo hi > ran.txt"}`},
+		{NewShell(ShellOptions{Workspace: ws.Dir()}), `{"Command":"echo hi > ran.txt"}`},
 		{NewHTTPGet(HTTPOptions{}), `{"URL":"http://example.com"}`},
 		{NewCurrentTime(nil), `{"TimeZone":"UTC"}`},
 	} {

@@ -21,7 +21,7 @@ func runShell(t *testing.T, ctx context.Context, sh Tool, command string) (strin
 
 func TestShellResults(t *testing.T) {
 	dir := t.TempDir()
-	sh := NewShell(dir, nil)
+	sh := NewShell(ShellOptions{Workspace: dir})
 	tests := []struct {
 		name, command, want string
 		failed              bool
@@ -46,7 +46,7 @@ func TestShellResults(t *testing.T) {
 }
 
 func TestShellOutputCap(t *testing.T) {
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "head -c 100000 /dev/zero | tr '\\0' x")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "head -c 100000 /dev/zero | tr '\\0' x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestShellOutputCap(t *testing.T) {
 }
 
 func TestShellEmptyCommand(t *testing.T) {
-	if _, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "  "); !errors.Is(err, ErrInvalidArgs) {
+	if _, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "  "); !errors.Is(err, ErrInvalidArgs) {
 		t.Errorf("err %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestShellKillsProcessGroup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			out, _ := runShell(t, ctx, NewShell(t.TempDir(), nil), tt.command)
+			out, _ := runShell(t, ctx, NewShell(ShellOptions{Workspace: t.TempDir()}), tt.command)
 			_, pidText, ok := strings.Cut(out, "--- stdout\n")
 			pid, err := strconv.Atoi(strings.TrimSpace(pidText))
 			if !ok || err != nil {
@@ -109,7 +109,7 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("slack_channel", "general")
 	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New(planted)), "env")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), Secrets: secrets.New(planted)}), "env")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 }
 
 func TestShellRedactsOutput(t *testing.T) {
-	out, _ := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New("s3cr3t-value")), "echo s3cr3t-value")
+	out, _ := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), Secrets: secrets.New("s3cr3t-value")}), "echo s3cr3t-value")
 	if strings.Contains(out, "s3cr3t") {
 		t.Errorf("output %q", out)
 	}
