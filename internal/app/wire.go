@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
@@ -50,10 +52,20 @@ func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tool
 		Secrets:   sec,
 		Log:       log,
 	})
-	err := tools.RegisterBuiltins(reg, tools.BuiltinOptions{
-		Workspace: cfg.Tools.Workspace,
-		Secrets:   sec,
-		HTTP:      tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+	sandbox, warnings := supervise.Choose(cfg.Tools.Sandbox)
+	for _, w := range warnings {
+		log.Warn().Str("sandbox", sandbox.String()).Msg(w)
+	}
+	exe, err := os.Executable() // the shell's supervisor: this binary, re-executed
+	if err != nil {
+		return nil, fmt.Errorf("tools: shell supervisor: %w", err)
+	}
+	err = tools.RegisterBuiltins(reg, tools.BuiltinOptions{
+		Workspace:  cfg.Tools.Workspace,
+		Secrets:    sec,
+		HTTP:       tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+		Sandbox:    sandbox,
+		Supervisor: exe,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
