@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -37,9 +36,8 @@ type ShellOptions struct {
 	// Sandbox confines the command (default supervise.SandboxOff).
 	Sandbox supervise.Sandbox
 	// Supervisor is the executable run as each command's supervisor with
-	// supervise.Arg first: the bot's own binary. Empty means
-	// os.Executable(); a test binary must dispatch supervise.Arg in its
-	// TestMain.
+	// supervise.Arg first. Empty means the running binary itself (the
+	// bot; a test binary must dispatch supervise.Arg in its TestMain).
 	Supervisor string
 }
 
@@ -83,14 +81,7 @@ func (t shell) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return "", fmt.Errorf("%w: empty command", ErrInvalidArgs)
 	}
-	exe := t.opts.Supervisor
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return "", fmt.Errorf("shell: supervisor: %w", err)
-		}
-	}
-	cmd := supervise.Command(ctx, exe, supervise.Spec{
+	cmd := supervise.Command(ctx, t.opts.Supervisor, supervise.Spec{
 		Command:   a.Command,
 		Dir:       t.opts.Workspace,
 		Env:       scrubEnv(t.opts.Secrets),

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -56,16 +55,11 @@ func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tool
 	for _, w := range warnings {
 		log.Warn().Str("sandbox", sandbox.String()).Msg(w)
 	}
-	exe, err := os.Executable() // the shell's supervisor: this binary, re-executed
-	if err != nil {
-		return nil, fmt.Errorf("tools: shell supervisor: %w", err)
-	}
-	err = tools.RegisterBuiltins(reg, tools.BuiltinOptions{
-		Workspace:  cfg.Tools.Workspace,
-		Secrets:    sec,
-		HTTP:       tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
-		Sandbox:    sandbox,
-		Supervisor: exe,
+	err := tools.RegisterBuiltins(reg, tools.BuiltinOptions{
+		Workspace: cfg.Tools.Workspace,
+		Secrets:   sec,
+		HTTP:      tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+		Sandbox:   sandbox, // the supervisor is this binary, re-executed
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)

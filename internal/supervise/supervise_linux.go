@@ -12,14 +12,21 @@ import (
 	"time"
 )
 
+// self is the running binary, even when its file was replaced or removed
+// since it started (an upgrade while the bot runs).
+const self = "/proc/self/exe"
+
 // Command returns the supervisor process for s, started from the binary
-// exe (normally os.Executable()): in its own process group, sent SIGTERM
+// exe (empty: the running binary itself): in its own process group, sent SIGTERM
 // when the bot dies (Pdeathsig) and when ctx ends (the supervisor then
 // kills the whole tree). The caller sets Stdout and Stderr, starts it and
 // waits for it on the same locked OS thread: Pdeathsig fires when the
 // thread that started the child exits, so the caller must hold
 // runtime.LockOSThread from Start to Wait.
 func Command(ctx context.Context, exe string, s Spec) *exec.Cmd {
+	if exe == "" {
+		exe = self
+	}
 	args := []string{Arg, "-mode=supervise", "-sandbox=" + s.Sandbox.String(), "-workspace=" + s.Workspace, "--", s.Command}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = s.Dir
@@ -77,16 +84,12 @@ func childCommand(command string, sb Sandbox, workspace string) (argv, env []str
 	if sb == SandboxOff {
 		return []string{"/bin/sh", "-c", command}, env, func() {}, nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("executable: %w", err)
-	}
 	tmp, err := os.MkdirTemp("", "gatehouse-shell-")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("temp dir: %w", err)
 	}
 	env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+tmp)
-	argv = []string{exe, Arg, "-mode=sandbox", "-sandbox=" + sb.String(), "-workspace=" + workspace, "-tmp=" + tmp, "--", command}
+	argv = []string{self, Arg, "-mode=sandbox", "-sandbox=" + sb.String(), "-workspace=" + workspace, "-tmp=" + tmp, "--", command}
 	return argv, env, func() { _ = os.RemoveAll(tmp) }, nil
 }
 
