@@ -71,14 +71,21 @@ func TestShellKillsDetachedDescendants(t *testing.T) {
 			noLeftovers(t, kv)
 		})
 		t.Run(name+"/timeout", func(t *testing.T) {
-			kv := marker(t)
-			r := newTestRegistry(t, Options{Timeouts: map[string]time.Duration{"shell": 300 * time.Millisecond}},
-				NewShell(ShellOptions{Workspace: t.TempDir()}))
-			_, err := r.Run(context.Background(), "shell", json.RawMessage(`{"command":`+strconv.Quote(detachers(kv)[name]+"\nsleep 1002")+`}`))
+			t.Parallel()
+			kv, ws := marker(t), t.TempDir()
+			// The timeout only has to outlast the start of the supervisor
+			// and sh; "started" shows the detached processes existed.
+			r := newTestRegistry(t, Options{Timeouts: map[string]time.Duration{"shell": 3 * time.Second}},
+				NewShell(ShellOptions{Workspace: ws}))
+			command := detachers(kv)[name] + "\ntouch started\nsleep 1002"
+			_, err := r.Run(context.Background(), "shell", json.RawMessage(`{"command":`+strconv.Quote(command)+`}`))
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("err %v, want ErrTimeout", err)
 			}
 			noLeftovers(t, kv)
+			if _, err := os.Stat(filepath.Join(ws, "started")); err != nil {
+				t.Errorf("the command timed out before it started its processes: %v", err)
+			}
 		})
 		t.Run(name+"/cancel", func(t *testing.T) {
 			kv := marker(t)
