@@ -16,8 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -31,9 +29,6 @@ const (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == supervise.Arg { // a shell call's supervisor
-		os.Exit(supervise.Main(os.Args[2:]))
-	}
 	hardenProcess()
 	ctx, stop := stopOnSignal()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

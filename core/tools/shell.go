@@ -36,8 +36,8 @@ type ShellOptions struct {
 	// Sandbox confines the command (default supervise.SandboxOff).
 	Sandbox supervise.Sandbox
 	// Supervisor is the executable run as each command's supervisor with
-	// supervise.Arg first. Empty means the running binary itself (the
-	// bot; a test binary must dispatch supervise.Arg in its TestMain).
+	// supervise.Arg first. Empty means the running binary itself: the bot,
+	// or a test binary (linking this package makes it one).
 	Supervisor string
 }
 

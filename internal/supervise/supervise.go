@@ -9,8 +9,9 @@
 // command runs in a Landlock domain (see sandbox.go) that the supervisor is
 // not in, so it can neither signal the supervisor nor read its memory.
 //
-// The same binary is the supervisor on Linux only; Main must be called at
-// the very top of main, before anything else runs.
+// The binary is the supervisor on Linux only. A process started with Arg
+// first becomes the supervisor in this package's init (dispatch.go),
+// before main runs, in the bot and in every test binary alike.
 package supervise
 
 import (
