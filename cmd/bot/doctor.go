@@ -11,6 +11,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -149,6 +150,26 @@ func doctorTools(r *report, cfg *config.Config) {
 	r.line("tools", "workspace %s (writable); shell, read_file, write_file, list_dir, http_get, current_time", ws)
 	if cfg.Tools.HTTP.AllowPrivate {
 		r.line("tools", "http_get may reach private and loopback addresses (tools.http.allow_private)")
+	}
+	doctorSandbox(r, cfg.Tools.Sandbox)
+}
+
+// doctorSandbox says how shell commands will be confined, and why not when
+// the kernel cannot do what tools.sandbox asks.
+func doctorSandbox(r *report, setting string) {
+	sandbox, warnings := supervise.Choose(setting)
+	abi, err := supervise.Support()
+	if setting == "workspace-write" && err != nil {
+		r.problem("sandbox", "tools.sandbox is workspace-write, but %v", err)
+		return
+	}
+	if sandbox == supervise.SandboxOff {
+		r.line("sandbox", "off: shell commands run with the bot's own rights")
+	} else {
+		r.line("sandbox", "workspace-write (Landlock ABI %d): shell commands write only the workspace and a private TMPDIR", abi)
+	}
+	for _, w := range warnings {
+		r.line("sandbox", "warning: %s", w)
 	}
 }
 

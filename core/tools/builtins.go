@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 )
 
 // BuiltinOptions configure the built-in tools.
@@ -20,6 +21,10 @@ type BuiltinOptions struct {
 	HTTP HTTPOptions
 	// Now is current_time's clock; nil means time.Now.
 	Now func() time.Time
+	// Sandbox confines the shell's commands (default off).
+	Sandbox supervise.Sandbox
+	// Supervisor is the shell's supervisor executable (see ShellOptions).
+	Supervisor string
 }
 
 // RegisterBuiltins registers shell, read_file, write_file, list_dir,
@@ -30,7 +35,7 @@ func RegisterBuiltins(r *Registry, o BuiltinOptions) error {
 		return err
 	}
 	for _, t := range []Tool{
-		NewShell(ws.Dir(), o.Secrets, o.EnvPrefixes...),
+		NewShell(ShellOptions{Workspace: ws.Dir(), Secrets: o.Secrets, Sandbox: o.Sandbox, Supervisor: o.Supervisor, EnvPrefixes: o.EnvPrefixes}),
 		NewReadFile(ws),
 		NewWriteFile(ws),
 		NewListDir(ws),

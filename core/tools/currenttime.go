@@ -35,7 +35,11 @@ func (currentTime) Spec() Spec {
 // "2025-03-04T10:00:00+01:00 Tuesday Europe/Berlin".
 func (t currentTime) Run(_ context.Context, args json.RawMessage) (string, error) {
 	now := t.now()
-	if tz := timezoneArg(args); tz != "" {
+	tz, err := timezoneArg(args)
+	if err != nil {
+		return "", err
+	}
+	if tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
 			return "", fmt.Errorf("%w: unknown time zone %q", ErrInvalidArgs, tz)
@@ -49,17 +53,17 @@ func (t currentTime) Run(_ context.Context, args json.RawMessage) (string, error
 	return now.Format(time.RFC3339) + " " + now.Weekday().String() + " " + zone, nil
 }
 
-// timezoneArg returns the timezone argument; it skips decoding the common
-// empty arguments.
-func timezoneArg(args json.RawMessage) string {
-	if len(args) <= 2 {
-		return ""
+// timezoneArg returns the timezone argument, decoded strictly; it skips
+// decoding the common empty arguments.
+func timezoneArg(args json.RawMessage) (string, error) {
+	if string(normalizeArgs(args)) == "{}" {
+		return "", nil
 	}
 	var a struct {
 		Timezone string `json:"timezone"`
 	}
-	if json.Unmarshal(args, &a) != nil {
-		return ""
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
 	}
-	return a.Timezone
+	return a.Timezone, nil
 }

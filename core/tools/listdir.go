@@ -31,7 +31,7 @@ func (listDir) Spec() Spec {
 
 // Run lists the directory, sorted by name.
 func (t listDir) Run(_ context.Context, args json.RawMessage) (string, error) {
-	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+	return t.ws.run(args, false, func(root *os.Root, path string, a pathArgs) (string, error) {
 		entries, err := fs.ReadDir(root.FS(), path)
 		if err != nil {
 			return "", pathErr(a.Path, err)

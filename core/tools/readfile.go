@@ -33,7 +33,7 @@ func (readFile) Spec() Spec {
 
 // Run reads the file.
 func (t readFile) Run(_ context.Context, args json.RawMessage) (string, error) {
-	return t.ws.run(args, func(root *os.Root, path string, a pathArgs) (string, error) {
+	return t.ws.run(args, false, func(root *os.Root, path string, a pathArgs) (string, error) {
 		// O_NONBLOCK: opening a FIFO must not wait for a writer.
 		f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {

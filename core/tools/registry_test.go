@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +72,11 @@ func TestActRejectsBadCalls(t *testing.T) {
 		{"null means {}", "echo", `null`, `error: invalid arguments for echo: missing required field "text"`},
 		{"wrong type", "echo", `{"text":1}`, `error: invalid arguments for echo: field "text" must be a string`},
 		{"not an integer", "echo", `{"text":"a","n":1.5}`, `error: invalid arguments for echo: field "n" must be a integer`},
+		{"wrongly cased key", "echo", `{"TEXT":"a"}`, "error: invalid arguments for echo: unknown argument TEXT; expected text"},
+		{"cased beside exact", "echo", `{"text":"a","Text":"rm -rf /"}`, "error: invalid arguments for echo: unknown argument Text; expected text"},
+		{"unknown key", "echo", `{"text":"a","x":1}`, "error: invalid arguments for echo: unknown argument x; expected one of n, text"},
+		{"key twice", "echo", `{"text":"a","text":"b"}`, "error: invalid arguments for echo: argument text given twice"},
+		{"trailing data", "echo", `{"text":"a"}{}`, "error: invalid arguments for echo: arguments must be a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +85,81 @@ func TestActRejectsBadCalls(t *testing.T) {
 				t.Errorf("got %+v, want failed %q", res, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckArgsMatchesRun: CheckArgs refuses exactly what Run refuses, and
+// a refused call never reaches the tool.
+func TestCheckArgsMatchesRun(t *testing.T) {
+	ran := 0
+	tool := echo("echo")
+	tool.run = func(_ context.Context, args json.RawMessage) (string, error) { ran++; return string(args), nil }
+	r := newTestRegistry(t, Options{}, tool)
+	for _, tt := range []struct {
+		name, args string
+		ok         bool
+	}{
+		{"nope", `{}`, false},
+		{"echo", `{"text":"a"}`, true},
+		{"echo", `{"text":"a","n":2}`, true},
+		{"echo", ` {"text":"a"} `, true},
+		{"echo", `{"TEXT":"a"}`, false},
+		{"echo", `{"text":"a","N":2}`, false},
+		{"echo", `{"text":"a","text":"b"}`, false},
+		{"echo", `{"text":1}`, false},
+		{"echo", `[]`, false},
+		{"echo", ``, false},
+	} {
+		err := r.CheckArgs(tt.name, tt.args)
+		before := ran
+		_, runErr := r.Run(context.Background(), tt.name, json.RawMessage(tt.args))
+		if (err == nil) != tt.ok || (runErr == nil) != tt.ok {
+			t.Errorf("%s %s: CheckArgs %v, Run %v; want ok=%v", tt.name, tt.args, err, runErr, tt.ok)
+		}
+		if err != nil && err.Error() != runErr.Error() {
+			t.Errorf("%s %s: CheckArgs says %q, Run says %q", tt.name, tt.args, err, runErr)
+		}
+		if !tt.ok && ran != before {
+			t.Errorf("%s %s: refused but the tool ran", tt.name, tt.args)
+		}
+	}
+	if err := r.CheckArgs("nope", `{}`); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("unknown tool: %v, want ErrUnknownTool", err)
+	}
+	if err := r.CheckArgs("echo", `{"TEXT":"a"}`); !errors.Is(err, ErrInvalidArgs) {
+		t.Errorf("cased key: %v, want ErrInvalidArgs", err)
+	}
+}
+
+// TestBuiltinsDecodeStrictly: each built-in tool, called directly (without
+// the registry's check), refuses a wrongly cased or unknown key.
+func TestBuiltinsDecodeStrictly(t *testing.T) {
+	ws, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tool Tool
+		args string
+	}{
+		{NewWriteFile(ws), `{"PATH":"a.txt","content":"x"}`},
+		{NewWriteFile(ws), `{"path":"a.txt","Content":"x"}`},
+		{NewReadFile(ws), `{"Path":"a.txt"}`},
+		{NewReadFile(ws), `{"path":"a.txt","content":"x"}`},
+		{NewListDir(ws), `{"PATH":"."}`},
+		{NewShell(ShellOptions{Workspace: ws.Dir()}), `{"Command":"echo hi > ran.txt"}`},
+		{NewHTTPGet(HTTPOptions{}), `{"URL":"http://example.com"}`},
+		{NewCurrentTime(nil), `{"TimeZone":"UTC"}`},
+	} {
+		out, err := tt.tool.Run(context.Background(), json.RawMessage(tt.args))
+		if !errors.Is(err, ErrInvalidArgs) || !strings.Contains(err.Error(), "unknown argument") {
+			t.Errorf("%s %s: got %q, %v; want an unknown-argument error", tt.tool.Spec().Name, tt.args, out, err)
+		}
+	}
+	for _, name := range []string{"a.txt", "ran.txt"} {
+		if _, err := os.Lstat(filepath.Join(ws.Dir(), name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after refused calls: %v", name, err)
+		}
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 var (
 	// ErrUnknownTool: the LLM called a tool that is not registered.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrInvalidArgs: the arguments are not a JSON object or miss a
+	// ErrInvalidArgs: the arguments are not a JSON object, name a key the
+	// tool's schema does not declare (case counts) or give one twice, miss a
 	// required field, or a field has the wrong JSON type.
 	ErrInvalidArgs = errors.New("invalid arguments")
 	// ErrTimeout: the tool ran past its timeout and was cancelled.
@@ -83,15 +84,36 @@ func (r *Registry) failure(out string, err error) string {
 	return Truncate(out, r.opts.MaxOutput-len(msg)-1) + "\n" + msg
 }
 
-// run is Run without the output cap; conv, when known, goes into the log.
-func (r *Registry) run(ctx context.Context, conv, name string, args json.RawMessage) (string, error) {
+// CheckArgs checks a call's arguments against the named tool's schema
+// exactly as Run does before running it: a JSON object (empty or null mean
+// {}) whose keys are declared properties, case included, each given once,
+// with every required one present and every declared type respected. The
+// error wraps ErrUnknownTool or ErrInvalidArgs and names the argument, e.g.
+// "unknown argument PATH; expected path". It is cheap: the schema was
+// parsed at Register.
+func (r *Registry) CheckArgs(name, args string) error {
+	_, _, err := r.check(name, json.RawMessage(args))
+	return err
+}
+
+// check finds the tool and validates its normalised arguments.
+func (r *Registry) check(name string, args json.RawMessage) (*entry, json.RawMessage, error) {
 	e := r.lookup(name)
 	if e == nil {
-		return "", fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, r.names())
+		return nil, nil, fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, r.names())
 	}
 	args = normalizeArgs(args)
 	if err := e.args.validate(args); err != nil {
-		return "", fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
+		return nil, nil, fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
+	}
+	return e, args, nil
+}
+
+// run is Run without the output cap; conv, when known, goes into the log.
+func (r *Registry) run(ctx context.Context, conv, name string, args json.RawMessage) (string, error) {
+	e, args, err := r.check(name, args)
+	if err != nil {
+		return "", err
 	}
 	start := time.Now()
 	out, err := r.invoke(ctx, e, args)

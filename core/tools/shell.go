@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 )
 
 // Shell defaults.
@@ -27,23 +27,38 @@ const (
 	shellWaitDelay = time.Second
 )
 
+// ShellOptions configure the shell tool.
+type ShellOptions struct {
+	// Workspace is the command's working directory.
+	Workspace string
+	// Secrets are kept out of the command's environment and output.
+	Secrets *secrets.Set
+	// Sandbox confines the command (default supervise.SandboxOff).
+	Sandbox supervise.Sandbox
+	// Supervisor is the executable run as each command's supervisor with
+	// supervise.Arg first. Empty means the running binary itself: the bot,
+	// or a test binary (linking this package makes it one).
+	Supervisor string
+	// EnvPrefixes are name prefixes of variables kept from commands besides
+	// the secrets (the gateways' own, from the gateway table).
+	EnvPrefixes []string
+}
+
 // shell is the shell tool.
 type shell struct {
-	dir         string
-	secrets     *secrets.Set
-	envPrefixes []string
+	opts ShellOptions
 }
 
 // NewShell returns the shell tool: it runs `sh -c command` in the workspace
-// directory with an environment scrubbed of secrets, in its own process
-// group, which is killed when the command ends, times out or is cancelled.
-// Variables whose names start with one of envPrefixes (the gateways'
-// own, from the gateway table) are kept from commands too.
-func NewShell(workspace string, secrets *secrets.Set, envPrefixes ...string) Tool {
-	if abs, err := filepath.Abs(workspace); err == nil {
-		workspace = abs
+// directory with an environment scrubbed of secrets, under a supervisor
+// (internal/supervise) that kills every process the command started,
+// detached ones included, when the command ends, times out or is
+// cancelled, and when the bot dies.
+func NewShell(o ShellOptions) Tool {
+	if abs, err := filepath.Abs(o.Workspace); err == nil {
+		o.Workspace = abs
 	}
-	return shell{dir: workspace, secrets: secrets, envPrefixes: envPrefixes}
+	return shell{opts: o}
 }
 
 // Spec describes shell.
@@ -69,34 +84,30 @@ func (t shell) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return "", fmt.Errorf("%w: empty command", ErrInvalidArgs)
 	}
-	cmd := t.command(ctx, a.Command)
+	cmd := supervise.Command(ctx, t.opts.Supervisor, supervise.Spec{
+		Command:   a.Command,
+		Dir:       t.opts.Workspace,
+		Env:       scrubEnv(t.opts.Secrets, t.opts.EnvPrefixes),
+		Sandbox:   t.opts.Sandbox,
+		Workspace: t.opts.Workspace,
+	})
+	cmd.WaitDelay = shellWaitDelay
 	stdout := &cappedBuffer{max: shellStreamMax}
 	stderr := &cappedBuffer{max: shellStreamMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The supervisor's Pdeathsig follows the OS thread that started it:
+	// hold this one until it has been waited for.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("shell: start: %w", err)
 	}
 	err := cmd.Wait()
-	// Background children ("sleep 100 &") die with the command.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	return t.report(cmd, err, stdout, stderr)
-}
-
-// command builds the child process: own process group, killed as a group
-// when ctx ends.
-func (t shell) command(ctx context.Context, command string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Dir = t.dir
-	cmd.Env = scrubEnv(t.secrets, t.envPrefixes)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
-			return os.ErrProcessDone
-		}
-		return nil
+	if msg := stderr.String(); cmd.ProcessState.ExitCode() == supervise.ExitSetup && strings.HasPrefix(msg, "supervise: ") {
+		// The supervisor could not start the command (or its sandbox).
+		return "", fmt.Errorf("shell: %s", t.opts.Secrets.Redact(strings.TrimSpace(msg)))
 	}
-	cmd.WaitDelay = shellWaitDelay
-	return cmd
+	return t.report(cmd, err, stdout, stderr)
 }
 
 // report renders "exit N", then the non-empty streams.
@@ -104,7 +115,7 @@ func (t shell) report(cmd *exec.Cmd, waitErr error, stdout, stderr *cappedBuffer
 	code := cmd.ProcessState.ExitCode()
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit %d", code)
-	if code < 0 {
+	if code < 0 || code > 128 {
 		b.WriteString(" (killed)")
 	}
 	for _, s := range []struct {
@@ -115,7 +126,7 @@ func (t shell) report(cmd *exec.Cmd, waitErr error, stdout, stderr *cappedBuffer
 			b.WriteString("\n--- " + s.name + "\n" + strings.TrimSuffix(out, "\n"))
 		}
 	}
-	out := t.secrets.Redact(b.String())
+	out := t.opts.Secrets.Redact(b.String())
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil || errors.Is(waitErr, exec.ErrWaitDelay):

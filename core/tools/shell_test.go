@@ -21,7 +21,7 @@ func runShell(t *testing.T, ctx context.Context, sh Tool, command string) (strin
 
 func TestShellResults(t *testing.T) {
 	dir := t.TempDir()
-	sh := NewShell(dir, nil)
+	sh := NewShell(ShellOptions{Workspace: dir})
 	tests := []struct {
 		name, command, want string
 		failed              bool
@@ -46,7 +46,7 @@ func TestShellResults(t *testing.T) {
 }
 
 func TestShellOutputCap(t *testing.T) {
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "head -c 100000 /dev/zero | tr '\\0' x")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "head -c 100000 /dev/zero | tr '\\0' x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestShellOutputCap(t *testing.T) {
 }
 
 func TestShellEmptyCommand(t *testing.T) {
-	if _, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil), "  "); !errors.Is(err, ErrInvalidArgs) {
+	if _, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "  "); !errors.Is(err, ErrInvalidArgs) {
 		t.Errorf("err %v", err)
 	}
 }
@@ -65,15 +65,20 @@ func TestShellEmptyCommand(t *testing.T) {
 // TestShellKillsProcessGroup checks that a background child dies with the
 // command, both on timeout and after a normal exit.
 func TestShellKillsProcessGroup(t *testing.T) {
-	tests := []struct{ name, command string }{
-		{"timeout", "sleep 1000 & echo $!; wait"},
-		{"normal exit", "sleep 1000 & echo $!"},
+	// The timeout only has to outlast the start of the supervisor and sh
+	// (slow under -race on a loaded machine); the normal exit has none.
+	tests := []struct {
+		name, command string
+		timeout       time.Duration
+	}{
+		{"timeout", "sleep 1000 & echo $!; wait", 3 * time.Second},
+		{"normal exit", "sleep 1000 & echo $!", time.Hour},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 			defer cancel()
-			out, _ := runShell(t, ctx, NewShell(t.TempDir(), nil), tt.command)
+			out, _ := runShell(t, ctx, NewShell(ShellOptions{Workspace: t.TempDir()}), tt.command)
 			_, pidText, ok := strings.Cut(out, "--- stdout\n")
 			pid, err := strconv.Atoi(strings.TrimSpace(pidText))
 			if !ok || err != nil {
@@ -109,7 +114,7 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("slack_channel", "general")
 	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New(planted), "SLACK_"), "env")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), Secrets: secrets.New(planted), EnvPrefixes: []string{"SLACK_"}}), "env")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +129,7 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 }
 
 func TestShellRedactsOutput(t *testing.T) {
-	out, _ := runShell(t, context.Background(), NewShell(t.TempDir(), secrets.New("s3cr3t-value")), "echo s3cr3t-value")
+	out, _ := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), Secrets: secrets.New("s3cr3t-value")}), "echo s3cr3t-value")
 	if strings.Contains(out, "s3cr3t") {
 		t.Errorf("output %q", out)
 	}
@@ -137,7 +142,7 @@ func TestShellEnvPrefixes(t *testing.T) {
 	t.Setenv("PIGEON_ROOST", "loft-7")
 	t.Setenv("pigeon_lower", "coop-8")
 	t.Setenv("GATEHOUSE_VISIBLE", "visible-value")
-	out, err := runShell(t, context.Background(), NewShell(t.TempDir(), nil, "PIGEON_"), "env")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), EnvPrefixes: []string{"PIGEON_"}}), "env")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +154,7 @@ func TestShellEnvPrefixes(t *testing.T) {
 	if !strings.Contains(out, "GATEHOUSE_VISIBLE=visible-value") {
 		t.Error("an ordinary variable was removed")
 	}
-	out, err = runShell(t, context.Background(), NewShell(t.TempDir(), nil), "env")
+	out, err = runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "env")
 	if err != nil || !strings.Contains(out, "PIGEON_ROOST=loft-7") {
 		t.Errorf("without the prefix the variable is removed too (err %v)", err)
 	}

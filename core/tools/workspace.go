@@ -87,23 +87,26 @@ func escapes(err error) bool {
 // pathArgs is the arguments object of the file tools.
 type pathArgs struct {
 	Path    string `json:"path"`
-	Content string `json:"content"`
+	Content string `json:"content,omitempty"` // omitted for read_file and list_dir
 }
 
-// decodeArgs unmarshals a tool's arguments object into v.
-func decodeArgs(args json.RawMessage, v any) error {
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidArgs, err)
-	}
-	return nil
-}
-
-// run decodes a file tool's arguments, opens the workspace root for the
-// requested path and calls f with it; the root is closed afterwards.
-func (w *Workspace) run(args json.RawMessage, f func(root *os.Root, path string, a pathArgs) (string, error)) (string, error) {
+// run decodes a file tool's arguments strictly (content only when
+// withContent), opens the workspace root for the requested path and calls f
+// with it; the root is closed afterwards.
+func (w *Workspace) run(args json.RawMessage, withContent bool, f func(root *os.Root, path string, a pathArgs) (string, error)) (string, error) {
 	var a pathArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return "", err
+	if withContent {
+		if err := decodeArgs(args, &a); err != nil {
+			return "", err
+		}
+	} else {
+		var p struct {
+			Path string `json:"path"`
+		}
+		if err := decodeArgs(args, &p); err != nil {
+			return "", err
+		}
+		a.Path = p.Path
 	}
 	root, path, err := w.open(a.Path)
 	if err != nil {

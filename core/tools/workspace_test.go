@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // testWorkspace returns a workspace under a fresh temp dir, next to an
@@ -56,8 +58,12 @@ func TestWorkspaceRefusesEscapes(t *testing.T) {
 		"link.txt", "rel-link.txt", "linkdir/secret.txt", "dangling"}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			for _, tool := range []Tool{NewReadFile(ws), NewWriteFile(ws)} {
-				out, err := runTool(t, tool, pathArgs{Path: p, Content: "pwned"})
+			for _, tt := range []struct {
+				tool Tool
+				args pathArgs
+			}{{NewReadFile(ws), pathArgs{Path: p}}, {NewWriteFile(ws), pathArgs{Path: p, Content: "pwned"}}} {
+				tool := tt.tool
+				out, err := runTool(t, tool, tt.args)
 				if !errors.Is(err, ErrOutsideWorkspace) {
 					t.Errorf("%s: got %q, %v; want ErrOutsideWorkspace", tool.Spec().Name, out, err)
 				}
@@ -144,5 +150,55 @@ func TestReadFileKinds(t *testing.T) {
 		if !strings.Contains(out, tt.want) {
 			t.Errorf("read %s: %.200q, want it to contain %q", tt.path, out, tt.want)
 		}
+	}
+}
+
+// TestWriteFileRefusesNonRegular: write_file to a FIFO (with or without a
+// reader) or through a symbolic link returns an error at once instead of
+// blocking; a regular file is replaced, shorter content included.
+func TestWriteFileRefusesNonRegular(t *testing.T) {
+	ws, _ := testWorkspace(t)
+	dir := ws.Dir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "read-fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := os.OpenFile(filepath.Join(dir, "read-fifo"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := os.WriteFile(filepath.Join(dir, "real.txt"), []byte("a long first content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.txt", filepath.Join(dir, "inner-link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"fifo", "read-fifo", "inner-link"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := runTool(t, NewWriteFile(ws), pathArgs{Path: p, Content: "x"})
+			done <- err
+		}()
+		var err error
+		testutil.WaitFor(t, "write_file "+p+" to return", func() bool {
+			select {
+			case err = <-done:
+				return true
+			default:
+				return false
+			}
+		})
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("write_file %s: %v, want a not-a-regular-file error", p, err)
+		}
+	}
+	if out, err := runTool(t, NewWriteFile(ws), pathArgs{Path: "real.txt", Content: "short"}); err != nil {
+		t.Fatalf("write_file real.txt: %q, %v", out, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "real.txt")); string(b) != "short" {
+		t.Errorf("real.txt = %q, want %q", b, "short")
 	}
 }

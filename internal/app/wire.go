@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
@@ -50,11 +51,16 @@ func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tool
 		Secrets:   sec,
 		Log:       log,
 	})
+	sandbox, warnings := supervise.Choose(cfg.Tools.Sandbox)
+	for _, w := range warnings {
+		log.Warn().Str("sandbox", sandbox.String()).Msg(w)
+	}
 	err := tools.RegisterBuiltins(reg, tools.BuiltinOptions{
 		Workspace:   cfg.Tools.Workspace,
 		Secrets:     sec,
 		EnvPrefixes: gatewaytable.EnvPrefixes(),
 		HTTP:        tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
+		Sandbox:     sandbox, // the supervisor is this binary, re-executed
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)

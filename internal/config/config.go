@@ -90,6 +90,12 @@ type Tools struct {
 	// Timeouts overrides the run timeout per tool name.
 	Timeouts map[string]Duration `yaml:"timeouts"`
 	HTTP     ToolsHTTP           `yaml:"http"`
+	// Sandbox confines shell commands: "workspace-write" (Landlock: read
+	// the system, write the workspace and a private TMPDIR, no access to
+	// other processes), "off", or "auto" (the default, also when empty):
+	// workspace-write where the kernel supports it, off with a warning
+	// where it does not.
+	Sandbox string `yaml:"sandbox"`
 }
 
 // ToolsHTTP configures the http_get tool.

@@ -56,6 +56,7 @@ func TestParseErrors(t *testing.T) {
 		{"max_bytes", "tools: {http: {max_bytes: -1}}\n", nil, "tools.http.max_bytes", 1, "out of range"},
 		{"tool timeout zero", "tools: {timeouts: {shell: 0s}}\n", nil, "tools.timeouts.shell", 1, "must be positive"},
 		{"workspace empty", "tools: {workspace: ''}\n", nil, "tools.workspace", 1, "required"},
+		{"sandbox", "tools: {sandbox: strict}\n", nil, "tools.sandbox", 1, `got "strict"`},
 		{"http listen", "http: {listen: localhost}\n", nil, "http.listen", 1, "want host:port"},
 		{"http port", "http: {listen: '127.0.0.1:99999'}\n", nil, "http.listen", 1, "bad port"},
 		// providers

@@ -119,6 +119,9 @@ func (t *Tools) check(ch *checker) {
 		ch.positive(key, t.Timeouts[name])
 	}
 	ch.intRange("tools.http.max_bytes", t.HTTP.MaxBytes, 1, 64<<20)
+	if t.Sandbox != "" {
+		ch.oneOf("tools.sandbox", t.Sandbox, "auto", "workspace-write", "off")
+	}
 }
 
 func (s *Store) check(ch *checker) {
