@@ -24,8 +24,8 @@ type textObject struct {
 
 // element is a block element; only buttons are looked into.
 type element struct {
-	Type     string      `json:"type"`
-	ActionID string      `json:"action_id"`
+	Type     string          `json:"type"`
+	ActionID string          `json:"action_id"`
 	Text     json.RawMessage `json:"text"` // a text object for buttons, a string in context blocks
 	Value    string          `json:"value"`
 	Style    string          `json:"style"`
