@@ -13,6 +13,9 @@ import (
 // socketPath is where the Socket Mode websocket lives.
 const socketPath = "/link/"
 
+// maxRetries is how many times Slack sends an unacknowledged event again.
+const maxRetries = 3
+
 // writeWait bounds one websocket write.
 const writeWait = 5 * time.Second
 
@@ -192,13 +195,45 @@ func (s *Server) dispatchLocked(f frame) {
 
 // queueEnvelopeLocked queues an envelope and returns its id.
 func (s *Server) queueEnvelopeLocked(typ string, payload []byte, acceptsResponse bool, eventID string) string {
+	return s.queueAttemptLocked(typ, payload, acceptsResponse, eventID, 0)
+}
+
+func (s *Server) queueAttemptLocked(typ string, payload []byte, acceptsResponse bool, eventID string, attempt int) string {
 	id := fmt.Sprintf("%08d-fake-env-%s", s.nextLocked(), typ)
+	reason := ""
+	if attempt > 0 {
+		reason = "timeout"
+	}
 	raw, _ := json.Marshal(map[string]any{
 		"envelope_id": id, "type": typ, "payload": json.RawMessage(payload),
-		"accepts_response_payload": acceptsResponse, "retry_attempt": 0, "retry_reason": "",
+		"accepts_response_payload": acceptsResponse, "retry_attempt": attempt, "retry_reason": reason,
 	})
-	s.dispatchLocked(frame{raw: raw, env: &Envelope{ID: id, Type: typ, EventID: eventID}})
+	env := &Envelope{ID: id, Type: typ, EventID: eventID, Attempt: attempt, payload: payload}
+	s.dispatchLocked(frame{raw: raw, env: env})
 	return id
+}
+
+// Redeliver sends again, as Slack retries them, the events_api envelopes
+// written so far that have no acknowledgement and were not sent again yet:
+// the same event in a new envelope with retry_attempt one higher and
+// retry_reason "timeout". Like Slack it gives up on an event after three
+// retries. It returns the new envelope ids.
+func (s *Server) Redeliver() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acked := make(map[string]bool)
+	for _, a := range s.socket.acks {
+		acked[a.EnvelopeID] = true
+	}
+	var out []string
+	for i, e := range s.socket.envelopes {
+		if e.Type != "events_api" || acked[e.ID] || e.retried || e.Attempt >= maxRetries {
+			continue
+		}
+		s.socket.envelopes[i].retried = true
+		out = append(out, s.queueAttemptLocked(e.Type, e.payload, false, e.EventID, e.Attempt+1))
+	}
+	return out
 }
 
 // connectionsOpen hands out a one-time websocket URL.

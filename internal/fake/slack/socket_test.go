@@ -312,3 +312,36 @@ func TestEchoPosts(t *testing.T) {
 		t.Fatalf("echo %+v", inner)
 	}
 }
+
+func TestRedeliverUnacknowledgedEvents(t *testing.T) {
+	s := New(Options{})
+	t.Cleanup(s.Close)
+	c := runClient(t, s)
+	c.next(t, socketmode.EventTypeHello)
+	s.InjectDM("U1", "noack: first")
+	first, _ := c.nextInner(t)
+	s.InjectDM("U1", "acked")
+	c.nextInner(t)
+	testutil.WaitFor(t, "the ack of the second", func() bool { return len(s.Acks()) == 1 })
+	ids := s.Redeliver()
+	if len(ids) != 1 {
+		t.Fatalf("redelivered %v, want only the unacknowledged one", ids)
+	}
+	ev := c.next(t, socketmode.EventTypeEventsAPI)
+	again := ev.Data.(slackevents.EventsAPIEvent)
+	if ev.Request.EnvelopeID != ids[0] || ev.Request.RetryAttempt != 1 || ev.Request.RetryReason != "timeout" ||
+		again.Data.(*slackevents.EventsAPICallbackEvent).EventID != first.Data.(*slackevents.EventsAPICallbackEvent).EventID {
+		t.Fatalf("redelivery %+v", ev.Request)
+	}
+	for attempt := 2; attempt <= 3; attempt++ {
+		if ids := s.Redeliver(); len(ids) != 1 {
+			t.Fatalf("retry %d: redelivered %v", attempt, ids)
+		}
+		if ev := c.next(t, socketmode.EventTypeEventsAPI); ev.Request.RetryAttempt != attempt {
+			t.Fatalf("retry_attempt %d, want %d", ev.Request.RetryAttempt, attempt)
+		}
+	}
+	if ids := s.Redeliver(); len(ids) != 0 {
+		t.Fatalf("a fourth retry: %v", ids)
+	}
+}

@@ -82,8 +82,12 @@ type Envelope struct {
 	ID      string // envelope_id
 	Type    string // "events_api", "interactive", "slash_commands"
 	EventID string // event_id of an events_api envelope
+	Attempt int    // retry_attempt: 0, or how many times Redeliver sent the event again
 	Conn    int    // the connection it was written to (1 is the first)
 	Sent    time.Time
+
+	payload []byte
+	retried bool // Redeliver sent it again
 }
 
 // Ack records a Socket Mode acknowledgement from the client.
