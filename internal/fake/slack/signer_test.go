@@ -82,7 +82,7 @@ func TestSignerForgedAndStale(t *testing.T) {
 	if _, err := verify(forged); err == nil {
 		t.Fatal("a forged request passed verification")
 	}
-	stale := g.Stale(10 * time.Minute).URLVerification("http://bot.test/", "c")
+	stale := g.Stale(10*time.Minute).URLVerification("http://bot.test/", "c")
 	if _, err := verify(stale); !errors.Is(err, slack.ErrExpiredTimestamp) {
 		t.Fatalf("stale request: %v", err)
 	}

@@ -345,3 +345,22 @@ func TestRedeliverUnacknowledgedEvents(t *testing.T) {
 		t.Fatalf("a fourth retry: %v", ids)
 	}
 }
+
+func TestConnectionsOpenFaultsAreRetried(t *testing.T) {
+	s := New(Options{RetryAfter: 1})
+	t.Cleanup(s.Close)
+	s.FailNext("apps.connections.open", 1, FaultRateLimited)
+	s.FailNext("apps.connections.open", 1, FaultServer)
+	c := runClient(t, s)
+	c.next(t, socketmode.EventTypeHello)
+	if n := s.Calls("apps.connections.open"); n != 3 || s.Connections() != 1 {
+		t.Fatalf("%d apps.connections.open calls, %d connections", n, s.Connections())
+	}
+	if s.Early() != 0 {
+		t.Fatal("slack-go reconnected before the Retry-After had passed")
+	}
+	s.InjectDM("U1", "connected at last")
+	if _, inner := c.nextInner(t); inner.(*slackevents.MessageEvent).Text != "connected at last" {
+		t.Fatalf("%+v", inner)
+	}
+}
