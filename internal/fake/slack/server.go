@@ -50,6 +50,14 @@ type Options struct {
 	// RetryAfter is the Retry-After header of FaultRateLimited, in seconds;
 	// default 1.
 	RetryAfter int
+	// ChannelRate, when positive, paces chat.postMessage per channel as
+	// Slack does (about one message a second, short bursts tolerated): each
+	// channel has a bucket of ChannelBurst posts that refills one post per
+	// ChannelRate; a post finding it empty is answered 429 with a
+	// Retry-After of the whole seconds (at least 1) until it has one again.
+	ChannelRate time.Duration
+	// ChannelBurst is the bucket's size; default 3.
+	ChannelBurst int
 	// EchoPosts makes every chat.postMessage come back as a message event
 	// from the bot (user BotUserID, bot_id BotID), as Slack delivers a bot's
 	// own messages to a subscription: the adapter must ignore them.
@@ -76,6 +84,8 @@ type Server struct {
 	calls      map[string]int
 	penalty    map[string]time.Time // method or channel → end of its 429 pause
 	early      int
+	limited    int                // 429s answered
+	buckets    map[string]*bucket // channel → its chat.postMessage allowance
 	socket     socketState
 }
 
@@ -106,6 +116,9 @@ func New(o Options) *Server {
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = 1
 	}
+	if o.ChannelBurst <= 0 {
+		o.ChannelBurst = 3
+	}
 	s := &Server{
 		opts:     o,
 		base:     time.Now().Unix(),
@@ -115,6 +128,7 @@ func New(o Options) *Server {
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
 		penalty:  make(map[string]time.Time),
+		buckets:  make(map[string]*bucket),
 		socket:   newSocketState(),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
@@ -243,6 +257,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 	if s.injectFault(w, method, key) {
 		return
 	}
+	if method == "chat.postMessage" && !s.pace(w, p["channel"]) {
+		return
+	}
 	h(w, p)
 }
 
@@ -279,14 +296,12 @@ func (s *Server) injectFault(w http.ResponseWriter, method, key string) bool {
 	s.faults[q] = s.faults[q][1:]
 	if f == FaultRateLimited {
 		s.penalty[key] = time.Now().Add(time.Duration(s.opts.RetryAfter) * time.Second)
+		s.limited++
 	}
 	s.mu.Unlock()
 	switch f {
 	case FaultRateLimited:
-		w.Header().Set("Retry-After", fmt.Sprint(s.opts.RetryAfter))
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"ok":false,"error":"ratelimited"}`))
+		writeTooMany(w, s.opts.RetryAfter)
 	case FaultServer:
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusInternalServerError)

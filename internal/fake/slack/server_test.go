@@ -6,11 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func newFake(t *testing.T, o Options) (*Server, *slack.Client) {
@@ -277,5 +280,40 @@ func TestResponseURL(t *testing.T) {
 	}
 	if err := slack.PostWebhookContext(t.Context(), u, &slack.WebhookMessage{Text: "sixth"}); err == nil {
 		t.Fatal("a sixth post to one response_url was accepted")
+	}
+}
+
+func TestChannelPacing(t *testing.T) {
+	s, api := newFake(t, Options{ChannelRate: time.Hour, ChannelBurst: 2})
+	for i := range 2 {
+		if _, _, err := api.PostMessage("C1", slack.MsgOptionText("burst", false)); err != nil {
+			t.Fatalf("post %d of the burst: %v", i+1, err)
+		}
+	}
+	_, _, err := api.PostMessage("C1", slack.MsgOptionText("one too many", false))
+	var rl *slack.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter < 59*time.Minute {
+		t.Fatalf("past the burst: %v", err)
+	}
+	if _, _, err := api.PostMessage("C2", slack.MsgOptionText("another channel", false)); err != nil {
+		t.Fatalf("another channel is paced apart: %v", err)
+	}
+	if _, err := api.PostEphemeral("C1", "U1", slack.MsgOptionText("not paced", false)); err != nil {
+		t.Fatalf("ephemeral: %v", err)
+	}
+	if len(s.Posts("C1")) != 2 || s.RateLimited() != 1 {
+		t.Fatalf("%d posts, %d 429s", len(s.Posts("C1")), s.RateLimited())
+	}
+
+	// A fast refill: the bucket has room again after a while.
+	s, api = newFake(t, Options{ChannelRate: 20 * time.Millisecond, ChannelBurst: 1})
+	for i := range 3 {
+		testutil.WaitFor(t, "room in the bucket", func() bool {
+			_, _, err := api.PostMessage("C1", slack.MsgOptionText(strconv.Itoa(i), false))
+			return err == nil
+		})
+	}
+	if p := s.Posts("C1"); len(p) != 3 || p[0].Text != "0" || p[2].Text != "2" {
+		t.Fatalf("posts %+v", p)
 	}
 }

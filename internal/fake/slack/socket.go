@@ -105,6 +105,23 @@ func (s *Server) Acks() []Ack {
 	return append([]Ack(nil), s.socket.acks...)
 }
 
+// AckDelays returns, for each envelope acknowledged so far, how long after
+// it was written its first acknowledgement arrived.
+func (s *Server) AckDelays() map[string]time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]time.Duration)
+	for _, a := range s.socket.acks {
+		if _, known := s.socket.sent[a.EnvelopeID]; !known {
+			continue
+		}
+		if _, seen := out[a.EnvelopeID]; !seen {
+			out[a.EnvelopeID] = a.Delay
+		}
+	}
+	return out
+}
+
 // Unacknowledged returns the ids of the envelopes written that have no
 // acknowledgement that arrived within d of the envelope; an envelope
 // written less than d ago and not yet acknowledged counts too. Empty means

@@ -119,6 +119,9 @@ func TestSocketModeDM(t *testing.T) {
 	if a := s.Acks(); a[0].EnvelopeID != env[0].ID || a[0].Payload != nil {
 		t.Fatalf("acks %+v", a)
 	}
+	if d, ok := s.AckDelays()[env[0].ID]; !ok || d <= 0 || d != s.Acks()[0].Delay {
+		t.Fatalf("ack delays %v", s.AckDelays())
+	}
 }
 
 func TestSocketModeMentionAndVariants(t *testing.T) {
