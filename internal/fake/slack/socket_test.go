@@ -23,7 +23,7 @@ type client struct {
 	events chan socketmode.Event
 }
 
-func runClient(t *testing.T, s *Server, opts ...socketmode.Option) *client {
+func runClient(t testing.TB, s *Server, opts ...socketmode.Option) *client {
 	t.Helper()
 	api := slack.New(s.BotToken(), slack.OptionAPIURL(s.URL()+"/api/"), slack.OptionAppLevelToken(s.AppToken()))
 	sm := socketmode.New(api, opts...)
@@ -62,7 +62,7 @@ func runClient(t *testing.T, s *Server, opts ...socketmode.Option) *client {
 }
 
 // next returns the next event of type typ, skipping the others.
-func (c *client) next(t *testing.T, typ socketmode.EventType) socketmode.Event {
+func (c *client) next(t testing.TB, typ socketmode.EventType) socketmode.Event {
 	t.Helper()
 	guard := time.After(testutil.HangGuard)
 	for {
@@ -77,8 +77,8 @@ func (c *client) next(t *testing.T, typ socketmode.EventType) socketmode.Event {
 	}
 }
 
-// nextMessage returns the inner event of the next events_api envelope.
-func (c *client) nextInner(t *testing.T) (slackevents.EventsAPIEvent, any) {
+// nextInner returns the outer and inner event of the next events_api envelope.
+func (c *client) nextInner(t testing.TB) (slackevents.EventsAPIEvent, any) {
 	t.Helper()
 	ev := c.next(t, socketmode.EventTypeEventsAPI)
 	outer, ok := ev.Data.(slackevents.EventsAPIEvent)
