@@ -140,8 +140,8 @@ func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- err
 	}
 }
 
-// Act prints a reply. Approval requests print like any reply: their text
-// already says how to answer.
+// Act prints a reply. The console has no buttons: an approval request
+// reaches it as a reply whose last line says how to answer.
 func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
