@@ -206,3 +206,27 @@ func TestResolvedRequestDropsTheReplyHint(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvedLongRequestLosesOnlyItsButtons: a request sent as several
+// messages cannot show the outcome in its last one without repeating or
+// cutting text: resolved, that message keeps its text and loses its
+// buttons.
+func TestResolvedLongRequestLosesOnlyItsButtons(t *testing.T) {
+	h := newHarness(t)
+	a := newApprovalRequest(convOf(alice.ID), "K7Q2", false)
+	a.text = longReply(6000)
+	a.send(t, h)
+	sent := h.fake.Sent()
+	last := sent[len(sent)-1]
+	if len(sent) < 2 || last.Markup == nil {
+		t.Fatalf("sent %d messages, last markup %+v", len(sent), last.Markup)
+	}
+	h.gw.UpdateApproval(context.Background(), core.ApprovalResolution{Token: "K7Q2", Status: "denied", By: "telegram:1001", At: time.Now()})
+	edited, _ := h.fake.Message(alice.ID, last.MessageID)
+	if edited.Markup != nil || edited.Plain != last.Plain {
+		t.Fatalf("resolved last message: markup %+v, text changed %v", edited.Markup, edited.Plain != last.Plain)
+	}
+	if n := h.fake.Calls("editMessageText"); n != 0 {
+		t.Fatalf("%d text edits of a long request", n)
+	}
+}
