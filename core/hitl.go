@@ -40,6 +40,17 @@ type Dispatcher interface {
 	// to ToolActuator. Tool calls run through the tool runner directly,
 	// without gates: the caller has already decided.
 	Act(ctx context.Context, a Action) (Result, error)
+	// Prompt sends the approval request text, with the buttons of p, to
+	// conv: through PromptApproval when conv's gateway is an
+	// ApprovalPrompter, else as a plain reply of p.WithHint(text), so a
+	// gateway without buttons gets the typed commands. It returns an error
+	// when the request was not delivered.
+	Prompt(ctx context.Context, conv Conversation, text string, p ApprovalPrompt) error
+	// Resolved tells conv's gateway that an approval was resolved: an
+	// ApprovalUpdater updates the request messages it sent in place; any
+	// other gateway is left alone. The outcome notice for people is a
+	// separate reply (Act).
+	Resolved(ctx context.Context, conv Conversation, r ApprovalResolution)
 	// Submit queues a signal into its conversation.
 	Submit(ctx context.Context, s Signal) error
 }

@@ -187,13 +187,22 @@ func TestStandingAllowDoesNotFollowOutOfTheWorkspace(t *testing.T) {
 	}
 }
 
-// TestRequestHasOneReplyHintLine: gateways drop the line starting "Reply
-// /approve " from a resolved request, so it is exactly one line and the
-// rest of the request does not start that way.
+// TestRequestHasOneReplyHintLine: the line telling how to reply is the
+// prompt's Hint, not part of the request text (a gateway that updates a
+// resolved request in place leaves it out); a gateway without buttons gets
+// it as exactly one line of the request.
 func TestRequestHasOneReplyHintLine(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, shellCall("echo "+strings.Repeat("x", 3000)))
-	text := h.lastReply(t, convA).Text
+	req := h.lastReply(t, convA)
+	if !strings.HasPrefix(req.Approval.Hint, "Reply /approve "+tok) || strings.Contains(req.Approval.Hint, "\n") {
+		t.Errorf("hint %q", req.Approval.Hint)
+	}
+	if strings.Contains(req.Request, "/approve "+tok) || strings.Contains(req.Request, "/deny "+tok) {
+		t.Errorf("the request text itself says how to reply:\n%s", req.Request)
+	}
+	mustContain(t, "request", req.Request, "(Shortened: /show "+tok)
+	text := req.Text
 	n := 0
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "Reply /approve ") {

@@ -115,13 +115,16 @@ func (b *Broker) create(ctx context.Context, a *Approval) error {
 func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time, note string) {
 	// Approve always is offered on every request: it allows exactly this
 	// tool with exactly these arguments, which no rule needs to permit.
-	prompt := &core.ApprovalPrompt{
-		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call),
+	prompt := core.ApprovalPrompt{
+		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
 		AllowAlways: true, Expires: a.Expires,
 	}
 	text := requestText(a, now, note)
 	for _, conv := range b.targets(a.Conv) {
-		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, Approval: prompt})
+		if err := b.d.Prompt(ctx, conv, text, prompt); err != nil {
+			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).
+				Msg("hitl: could not deliver the approval request")
+		}
 	}
 }
 
@@ -143,12 +146,9 @@ func (b *Broker) targets(conv core.Conversation, extra ...core.Conversation) []c
 // gateway has already retried, and an approval request or outcome nobody
 // received leaves an action waiting, or a person uninformed.
 func (b *Broker) reply(ctx context.Context, a core.Action) {
+	a.Escaped = true // hitl's messages escape what they quote (render.go)
 	if _, err := b.d.Act(ctx, a); err != nil {
-		ev := b.log.Error().Err(err).Str("conv", a.Conv.Key())
-		if a.Approval != nil {
-			ev = ev.Str("approval", b.ref(a.Approval.Token)).Str("tool", a.Approval.Tool)
-		}
-		ev.Msg("hitl: could not deliver message")
+		b.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("hitl: could not deliver message")
 	}
 }
 

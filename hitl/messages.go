@@ -15,13 +15,17 @@ const heldText = "This action needs human approval; a request was sent to the ap
 	"Do not retry it; tell the user it awaits approval. " +
 	"What becomes of it will arrive later as a [gatehouse] message."
 
-// replyHintPrefix starts the one line of a request that tells how to
-// answer it. Gateways that edit a resolved request in place drop that line
-// (gateways/telegram matches this text; it cannot import hitl).
-const replyHintPrefix = "Reply /approve "
+// replyHint is the line that tells how to answer the request with token
+// by typed command. It goes out as core.ApprovalPrompt.Hint, not in the
+// request text: gateways show it while the request is open and leave it
+// out of a resolved request they update in place.
+func replyHint(token string) string {
+	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", token)
+}
 
-// requestText is the approval request people see, written by the broker;
-// note, when set, is a line saying why the call is held again.
+// requestText is the approval request people see, written by the broker,
+// without the reply hint; note, when set, is a line saying why the call is
+// held again.
 func requestText(a Approval, now time.Time, note string) string {
 	var b strings.Builder
 	rendered, shortened, hidden := renderCall(a.Call)
@@ -40,8 +44,7 @@ func requestText(a Approval, now time.Time, note string) string {
 	if note != "" {
 		b.WriteString("⚠ " + note + "\n")
 	}
-	fmt.Fprintf(&b, "Expires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
-	fmt.Fprintf(&b, replyHintPrefix+"%[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", a.Token)
+	fmt.Fprintf(&b, "Expires in %s (%s).", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
 	if shortened {
 		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
 	}

@@ -179,13 +179,19 @@ func (b *Broker) storeFailed(err error, token string) answer {
 }
 
 // announce tells every conversation that saw the request, and conv where it
-// was resolved, what became of it. The Resolution lets gateways update the
-// request message in place.
+// was resolved, what became of it: each gateway that can first updates the
+// request message in place, then the notice follows as a reply.
 func (b *Broker) announce(ctx context.Context, a Approval, text string, conv ...core.Conversation) {
-	res := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+	res := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv...) {
-		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res})
+		b.d.Resolved(ctx, c, res)
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
+}
+
+// resolution is what gateways are told about a's outcome, as of now.
+func (b *Broker) resolution(a Approval) core.ApprovalResolution {
+	return core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
 }
 
 // joinLines joins the non-empty lines.

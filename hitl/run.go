@@ -131,13 +131,14 @@ func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, 
 	}
 	b.audit(rctx, a, string(a.Status), a.Note)
 	notice := runNotice(a, res, runErr)
-	res2 := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+	res2 := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv) {
 		text := joinLines(notice, extra)
 		if replied && c.Key() == conv.Key() {
 			text = notice // the acknowledgement said extra here
 		}
-		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res2})
+		b.d.Resolved(rctx, c, res2)
+		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
 	b.queue(a, llmRan(a, res, runErr))
 }
