@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
@@ -157,7 +158,7 @@ func (b *Broker) rulesText(ctx context.Context) string {
 	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
 	for _, s := range list {
 		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s%s",
-			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
+			s.ID, s.Tool, codeSpan(clip(textutil.GraphicJSON(s.Args), maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -178,7 +179,7 @@ func (b *Broker) unallow(ctx context.Context, from core.Identity, conv core.Conv
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Msg("hitl: audit append failed")
 	}
-	return fmt.Sprintf("Removed standing allow #%d: %s %s now needs approval again.", id, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)))
+	return fmt.Sprintf("Removed standing allow #%d: %s %s now needs approval again.", id, s.Tool, codeSpan(clip(textutil.GraphicJSON(s.Args), maxFieldRunes)))
 }
 
 // upperFirst capitalises the first letter of an ASCII sentence.

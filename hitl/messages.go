@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // heldText is the tool result the LLM sees for a held call. It never
@@ -118,12 +119,13 @@ func runNotice(a Approval, res core.Result, runErr error) string {
 	return head + " ran." + outputBlock(res.Output)
 }
 
-// outputBlock quotes tool output for people, shortened.
+// outputBlock quotes tool output for people, shortened, its control
+// characters made visible.
 func outputBlock(out string) string {
 	if strings.TrimSpace(out) == "" {
 		return ""
 	}
-	return "\n" + codeBlock(clip(out, maxOutputRunes)+"\n")
+	return "\n" + codeBlock(textutil.Visible(clip(out, maxOutputRunes))+"\n")
 }
 
 // denyNotice tells people a request was denied.
