@@ -23,7 +23,7 @@ type Inbox interface {
 type Gateway interface {
 	core.Actuator
 	// Name is the gateway's name and the first part of its conversation keys
-	// and identities ("telegram").
+	// and identities.
 	Name() string
 	// Run receives messages until ctx ends, normalising each into a Signal
 	// for inbox. It returns nil on cancellation.
@@ -49,7 +49,7 @@ type Approvals interface {
 	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d Decision) string
 }
 
-// Cursors persists small per-gateway positions (e.g. Telegram's update
+// Cursors persists small per-gateway positions (e.g. a long-poll update
 // offset) so a restarted gateway neither loses nor replays messages.
 type Cursors interface {
 	Cursor(ctx context.Context, key string) (string, error) // "" when unset

@@ -61,7 +61,7 @@ type App struct {
 	health   *health
 	routes   []route // extra handlers on http.listen
 
-	// interactive: the console is a terminal, where Ctrl-D means quit.
+	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
 }
 
@@ -180,7 +180,7 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	// Ctrl-D on a terminal quits, as the console's banner says, whatever
+	// Ctrl-D on a terminal quits, as the terminal banner says, whatever
 	// else runs; the end of piped input (a service's closed or empty stdin)
 	// ends that gateway alone while other gateways serve other people.
 	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {

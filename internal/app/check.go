@@ -1,6 +1,8 @@
 package app
 
 import (
+	"strings"
+
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
@@ -30,7 +32,11 @@ func checkConfig(cfg *config.Config, o Options) error {
 			return nil
 		}
 	}
-	return configErrorf("gateways: none is enabled, so nobody could talk to the bot (enable gateways.console or set a platform token)")
+	keys := make([]string, len(sections))
+	for i, s := range sections {
+		keys[i] = "gateways." + s.Name
+	}
+	return configErrorf("gateways: none is enabled, so nobody could talk to the bot (enable one of %s: set its credentials)", strings.Join(keys, ", "))
 }
 
 // CheckStore fails, with an error matching ErrConfig, when this build has no
