@@ -16,7 +16,6 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // DefaultTTL is how long an approval waits for a decision when Options.TTL
@@ -67,8 +66,9 @@ type Options struct {
 
 // Broker holds actions for a human and resolves them from any gateway. It
 // implements core.Holder, core.CommandHandler, core.StandingAllows and
-// gateways.Approvals. Approved actions run in the broker's own goroutines,
-// not the approver's. Run must be running for expiry, for the outcome
+// gateways.Approvals (checked in internal/app: hitl does not import
+// gateways). Approved actions run in the broker's own goroutines, not the
+// approver's. Run must be running for expiry, for the outcome
 // signals that tell the LLM what became of a held action, and to stop the
 // runs at shutdown.
 type Broker struct {
@@ -103,7 +103,6 @@ var (
 	_ core.Holder         = (*Broker)(nil)
 	_ core.CommandHandler = (*Broker)(nil)
 	_ core.StandingAllows = (*Broker)(nil)
-	_ gateways.Approvals  = (*Broker)(nil)
 )
 
 // NewBroker returns a Broker that runs approved actions and feeds outcomes

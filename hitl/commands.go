@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
@@ -40,11 +39,11 @@ func (b *Broker) HandleCommand(ctx context.Context, s core.Signal) bool {
 
 // Press resolves a button press exactly like the typed command, with the
 // same authorisation, and returns a short outcome for a toast.
-func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
-	cmd := Command{Verb: VerbApprove, Always: d == gateways.DecisionApproveAlways}
+func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+	cmd := Command{Verb: VerbApprove, Always: d == core.DecisionApproveAlways}
 	switch d {
-	case gateways.DecisionApprove, gateways.DecisionApproveAlways:
-	case gateways.DecisionDeny:
+	case core.DecisionApprove, core.DecisionApproveAlways:
+	case core.DecisionDeny:
 		cmd.Verb = VerbDeny
 	default:
 		return "unknown button"
