@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // DefaultTTL is how long an approval waits for a decision when Options.TTL
@@ -211,17 +212,17 @@ func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers[id] }
 
 // Pending lists the approvals still waiting for a decision (not yet past
 // their expiry), oldest first.
-func (b *Broker) Pending(ctx context.Context) ([]Approval, error) {
-	all, err := b.o.Store.Approvals(ctx, StatusPending)
+func (b *Broker) Pending(ctx context.Context) ([]record.Approval, error) {
+	all, err := b.o.Store.Approvals(ctx, record.StatusPending)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: pending: %w", err)
 	}
 	now := b.o.Now()
-	return slices.DeleteFunc(all, func(a Approval) bool { return !now.Before(a.Expires) }), nil
+	return slices.DeleteFunc(all, func(a record.Approval) bool { return !now.Before(a.Expires) }), nil
 }
 
 // StandingAllows lists the standing allows.
-func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
+func (b *Broker) StandingAllows(ctx context.Context) ([]record.StandingAllow, error) {
 	s, err := b.o.Standing.StandingAllows(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: standing allows: %w", err)
@@ -234,11 +235,10 @@ func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
 // name is as it was when the allow was added. A store or file error counts
 // as not allowed (the action is then held, never silently allowed) and is
 // logged.
-func (b *Broker) StandingAllowed(tool, args string) bool {
-	// core.StandingAllows carries no context; the lookup is a local read.
-	s, changed, err := b.standing(context.Background(), llm.ToolCall{Name: tool, Args: args})
+func (b *Broker) StandingAllowed(ctx context.Context, tool, args string) bool {
+	s, changed, err := b.standing(ctx, llm.ToolCall{Name: tool, Args: args})
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return false
 	case err != nil:
 		b.log.Error().Err(err).Str("tool", tool).Msg("hitl: standing allow lookup failed; holding the action")
@@ -253,10 +253,10 @@ func (b *Broker) StandingAllowed(tool, args string) bool {
 
 // standing returns the standing allow for exactly call and the workspace
 // files that changed since it was added; ErrNotFound when there is none.
-func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (StandingAllow, []string, error) {
+func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (record.StandingAllow, []string, error) {
 	s, err := b.o.Standing.StandingAllowFor(ctx, call.Name, call.Args)
 	if err != nil {
-		return StandingAllow{}, nil, err
+		return record.StandingAllow{}, nil, err
 	}
 	cur, err := bindFiles(b.o.Workspace, call)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
@@ -108,7 +109,7 @@ func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.C
 }
 
 // refuse audits a turned-down attempt by from to resolve a.
-func (b *Broker) refuse(ctx context.Context, a Approval, from core.Identity, verb Verb, why string) {
+func (b *Broker) refuse(ctx context.Context, a record.Approval, from core.Identity, verb Verb, why string) {
 	b.log.Warn().Str("from", string(from)).Str("approval", b.ref(a.Token)).Str("why", why).Msg("hitl: resolution refused")
 	a.ResolvedBy = from
 	b.audit(ctx, a, "refused", fmt.Sprintf("/%s by %s refused: %s", verb, from, why))
@@ -135,7 +136,7 @@ func (b *Broker) pendingText(ctx context.Context, from core.Identity) string {
 func (b *Broker) showCommand(ctx context.Context, token string) string {
 	a, err := b.o.Store.Approval(ctx, token)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return fmt.Sprintf("There is no request %s. /pending lists the open ones.", token)
 	case err != nil:
 		return b.storeFailed(err, token).reply
@@ -165,14 +166,14 @@ func (b *Broker) rulesText(ctx context.Context) string {
 func (b *Broker) unallow(ctx context.Context, from core.Identity, conv core.Conversation, id int64) string {
 	s, err := b.o.Standing.RemoveStandingAllow(ctx, id)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return fmt.Sprintf("There is no standing allow #%d. /rules lists them.", id)
 	case err != nil:
 		b.log.Error().Err(err).Int64("rule", id).Msg("hitl: could not remove standing allow")
 		return "Could not remove the standing allow (storage error)."
 	}
 	b.log.Info().Int64("rule", id).Str("tool", s.Tool).Str("by", string(from)).Msg("hitl: standing allow removed")
-	e := AuditEntry{At: b.o.Now(), Conv: conv.Key(), Tool: s.Tool, Args: clip(s.Args, maxArgsForLLM),
+	e := record.AuditEntry{At: b.o.Now(), Conv: conv.Key(), Tool: s.Tool, Args: clip(s.Args, maxArgsForLLM),
 		ApprovedBy: from, Outcome: "unallowed", Detail: fmt.Sprintf("standing allow #%d removed", id)}
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Msg("hitl: audit append failed")
@@ -190,7 +191,7 @@ func upperFirst(s string) string {
 
 // boundText names, for /rules, the files whose content a standing allow is
 // bound to (those that existed when it was added).
-func boundText(s StandingAllow) string {
+func boundText(s record.StandingAllow) string {
 	var names []string
 	for p, v := range s.Files {
 		if strings.HasPrefix(v, "sha256:") {

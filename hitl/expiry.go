@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Run expires overdue approvals every Options.SweepEvery and submits the
@@ -50,7 +51,7 @@ func (b *Broker) Ready() <-chan struct{} { return b.ready }
 // ExpireDue expires every pending approval past its expiry, announcing each
 // in its conversations and telling the LLM. It returns how many it expired.
 func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
-	list, err := b.o.Store.Approvals(ctx, StatusPending)
+	list, err := b.o.Store.Approvals(ctx, record.StatusPending)
 	if err != nil {
 		return 0, fmt.Errorf("hitl: expire: %w", err)
 	}
@@ -65,12 +66,12 @@ func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
 
 // expire moves a pending, overdue approval to expired. Only the caller whose
 // FinishApproval succeeds announces it, so it is announced once.
-func (b *Broker) expire(ctx context.Context, a Approval) bool {
+func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 	note := "no decision in time"
-	if err := b.o.Store.FinishApproval(ctx, a.Token, StatusExpired, note, b.o.Now()); err != nil {
+	if err := b.o.Store.FinishApproval(ctx, a.Token, record.StatusExpired, note, b.o.Now()); err != nil {
 		return false
 	}
-	a.Status, a.Note = StatusExpired, note
+	a.Status, a.Note = record.StatusExpired, note
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")
 	b.announce(ctx, a, expiredNotice(a))
@@ -84,13 +85,13 @@ func (b *Broker) expire(ctx context.Context, a Approval) bool {
 // Run). It marks every executing approval, so it must be called once at
 // start-up, before anything can claim one. It returns how many it marked.
 func (b *Broker) Recover(ctx context.Context) (int, error) {
-	list, err := b.o.Store.Approvals(ctx, StatusExecuting)
+	list, err := b.o.Store.Approvals(ctx, record.StatusExecuting)
 	if err != nil {
 		return 0, fmt.Errorf("hitl: recover: %w", err)
 	}
 	n := 0
 	for _, a := range list {
-		a.Status, a.Note = StatusInterrupted, "the bot stopped while this action was running; not run again"
+		a.Status, a.Note = record.StatusInterrupted, "the bot stopped while this action was running; not run again"
 		if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 			continue
 		}
@@ -107,7 +108,7 @@ func (b *Broker) Recover(ctx context.Context) (int, error) {
 // wakes Run. The signal is from the requester: the engine takes From as on
 // whose behalf the follow-up turn acts, so a call the LLM proposes next is
 // held as the requester's, and four-eyes still keeps him from approving it.
-func (b *Broker) queue(a Approval, text string) {
+func (b *Broker) queue(a record.Approval, text string) {
 	s := core.Signal{Kind: core.KindApprovalOutcome, Conv: a.Conv, From: a.RequestedBy, Text: text, At: b.o.Now()}
 	b.mu.Lock()
 	b.outbox = append(b.outbox, s)

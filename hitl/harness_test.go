@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 
 	"github.com/rs/zerolog"
 
@@ -282,7 +283,7 @@ func (h *harness) noSignal(t *testing.T) {
 }
 
 // status returns the stored status of token.
-func (h *harness) status(t *testing.T, token string) hitl.Status {
+func (h *harness) status(t *testing.T, token string) record.Status {
 	t.Helper()
 	a, err := h.store.Approval(context.Background(), token)
 	if err != nil {
@@ -294,7 +295,7 @@ func (h *harness) status(t *testing.T, token string) hitl.Status {
 // audit returns the outcomes in the audit log, in order.
 func (h *harness) audit(t *testing.T) []string {
 	t.Helper()
-	es, err := h.store.QueryAudit(context.Background(), hitl.AuditFilter{})
+	es, err := h.store.QueryAudit(context.Background(), record.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // blockRuns makes every run wait until the returned func is called (or its
@@ -46,14 +47,14 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 	if runCtx.Err() != nil {
 		t.Errorf("the run's context ended with the approver's: %v", runCtx.Err())
 	}
-	if st := h.status(t, tok); st != hitl.StatusExecuting {
+	if st := h.status(t, tok); st != record.StatusExecuting {
 		t.Fatalf("status %s while running, want executing", st)
 	}
 	h.say(boss, convB, "/approve "+tok)
 	mustContain(t, "second approve", h.lastReply(t, convB).Text, "already approved (running now) by beta:boss")
 	release()
 	h.idle(t)
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s, want executed", st)
 	}
 	for _, c := range []core.Conversation{convA, convB, convDM} {
@@ -81,7 +82,7 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	}
 	h.say(admin, convA, "/approve "+tok2)
 	mustContain(t, "approve while stopping", h.lastReply(t, convA).Text, "shutting down", "stays pending")
-	if st := h.status(t, tok2); st != hitl.StatusPending {
+	if st := h.status(t, tok2); st != record.StatusPending {
 		t.Errorf("refused approval: status %s, want pending", st)
 	}
 	select {
@@ -94,7 +95,7 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	}
 	release()
 	<-stopped
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s, want executed (the run was not cancelled)", st)
 	}
 	if got := strings.Join(h.audit(t), ","); got != "requested,approved,requested,executed" {
@@ -109,7 +110,7 @@ func TestShutdownCancelsRunsAfterGraceAndRecordsThem(t *testing.T) {
 	h.say(boss, convB, "/approve "+tok)
 	<-started
 	h.stop() // returns only once the cancelled run is recorded
-	if st := h.status(t, tok); st != hitl.StatusFailed {
+	if st := h.status(t, tok); st != record.StatusFailed {
 		t.Fatalf("status %s after shutdown, want failed (not stuck executing)", st)
 	}
 	if got := strings.Join(h.audit(t), ","); got != "requested,approved,failed" {

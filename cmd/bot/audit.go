@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -39,7 +39,7 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer db.Close()
-	entries, err := db.QueryAudit(ctx, hitl.AuditFilter{
+	entries, err := db.QueryAudit(ctx, record.AuditFilter{
 		Conv: *conv, Tool: *tool, Outcome: *status, Since: time.Now().Add(-back), Limit: *limit,
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Options are what the App needs besides the configuration.
@@ -231,7 +232,7 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	if res.Failed {
 		outcome = "failed"
 	}
-	e := hitl.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+	e := record.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
 		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
 	if err := t.audit.AppendAudit(ctx, e); err != nil {
 		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")
