@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -98,6 +99,13 @@ type Broker struct {
 	readyOnce sync.Once
 
 	refKey [16]byte // keys ref: logs name approvals without their tokens
+
+	// unrecovered are approvals Recover found executing but could not mark
+	// interrupted, by token; under mu. Each sweep tries them again.
+	unrecovered map[string]record.Approval
+	// finishFailures counts failed FinishApproval calls in sweeps and
+	// Recover (see Stats).
+	finishFailures atomic.Int64
 }
 
 var (
@@ -124,6 +132,8 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
 		active:    make(map[int64]*run),
+
+		unrecovered: make(map[string]record.Approval),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
