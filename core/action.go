@@ -92,10 +92,3 @@ type ActuatorFunc func(ctx context.Context, a Action) (Result, error)
 
 // Act calls f.
 func (f ActuatorFunc) Act(ctx context.Context, a Action) (Result, error) { return f(ctx, a) }
-
-// Typer is an optional ability of a gateway actuator: show a typing indicator
-// in conv until stop is called (or ctx ends). The Engine starts it when a turn
-// begins and stops it when the turn ends.
-type Typer interface {
-	StartTyping(ctx context.Context, conv Conversation) (stop func())
-}

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -307,5 +308,43 @@ func TestSignalWaitingForSlotIsDroppedAtShutdown(t *testing.T) {
 	}
 	if bDone.Load() {
 		t.Fatal("B was marked done without being processed")
+	}
+}
+
+// TestTurnCutByShutdownIsNoError: a turn still running when the grace
+// period ends is cancelled; that is the expected end of a shutdown, logged
+// at info, not a "turn failed" error, and the user is not told.
+func TestTurnCutByShutdownIsNoError(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	prov := providerFunc(func(ctx context.Context, r llm.Request) (llm.Response, error) {
+		entered <- struct{}{}
+		<-ctx.Done()
+		return llm.Response{}, fmt.Errorf("fake: %w", ctx.Err())
+	})
+	logs := &testutil.SyncBuffer{}
+	var replies atomic.Int32
+	gw := core.ActuatorFunc(func(context.Context, core.Action) (core.Result, error) {
+		replies.Add(1)
+		return core.Result{}, nil
+	})
+	eng := buildEngine(t, core.Config{Provider: prov, Grace: time.Millisecond, Log: zerolog.New(logs)}, "s", gw)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { eng.Run(ctx); close(ran) }() //nolint:errcheck // returns nil
+	s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "s", Chat: "A"}, From: "s:1", Text: "slow"}
+	if err := eng.Submit(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	cancel()
+	<-ran
+	if strings.Contains(logs.String(), `"level":"error"`) {
+		t.Fatalf("a turn cut by shutdown logged an error:\n%s", logs)
+	}
+	if !strings.Contains(logs.String(), "turn cut short by shutdown") {
+		t.Fatalf("the cut turn is not logged:\n%s", logs)
+	}
+	if n := replies.Load(); n != 0 {
+		t.Fatalf("the user was sent %d replies about a turn cut by shutdown", n)
 	}
 }

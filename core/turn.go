@@ -84,6 +84,12 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 			e.cancelled(ctx, log, key)
 			return
 		}
+		if err != nil && e.work.Err() != nil {
+			// Shutdown cut the turn after its grace period: expected, and
+			// nobody can be told any more (the gateways are stopping).
+			log.Info().Err(err).Int("step", step).Msg("turn cut short by shutdown")
+			return
+		}
 		if err != nil {
 			e.counters.turnErrors.Add(1)
 			log.Error().Err(err).Int("step", step).Msg("turn failed")

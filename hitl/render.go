@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Rendering limits, in runes.
@@ -104,37 +102,14 @@ func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
 	return b.String(), shortened, hidden
 }
 
-// escapeHidden replaces every rune a chat app would not show as itself by
-// its Go escape, as strconv.QuoteToGraphic does: control characters (but
-// the newline, which code blocks show as a line break), format characters
-// such as the bidi overrides and isolates (U+202E, U+2066) and zero-width
-// ones, line and paragraph separators, and invalid bytes (\xff). Otherwise
-// a command could read differently from what runs. found reports whether
-// anything was replaced.
+// escapeHidden shows every rune a chat app would not show as itself
+// escaped (textutil.Graphic: controls but the newline, format characters
+// such as bidi overrides and zero-width ones, invalid bytes), so a command
+// cannot read differently from what runs. found reports whether there was
+// such a rune (a backslash doubled to keep the escapes unambiguous does
+// not count).
 func escapeHidden(s string) (out string, found bool) {
-	if !strings.ContainsFunc(s, hiddenRune) && utf8.ValidString(s) {
-		return s, false
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case hiddenRune(r):
-			q := strconv.QuoteRuneToGraphic(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String(), true
-}
-
-// hiddenRune reports a rune escapeHidden escapes.
-func hiddenRune(r rune) bool {
-	return r != '\n' && (!unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r))
+	return textutil.Graphic(s), textutil.HasHidden(s)
 }
 
 // summarize renders a call's arguments on one short line (for buttons,
@@ -208,8 +183,10 @@ func prettyArgs(args string) string {
 	if json.Indent(&buf, []byte(args), "", "  ") == nil {
 		args = buf.String()
 	}
-	s, _ := escapeHidden(args)
-	return s
+	if json.Valid([]byte(args)) {
+		return textutil.GraphicJSON(args) // JSON's own escapes stay readable as JSON
+	}
+	return textutil.Graphic(args)
 }
 
 // humanDuration renders d rounded for people: "15m", "1h30m", "45s".

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
@@ -11,17 +15,23 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
+// auditStatuses are the outcomes an audit entry can have (hitl.AuditEntry).
+var auditStatuses = []string{
+	"requested", "allowed", "approved", "denied", "expired", "executed",
+	"failed", "interrupted", "refused", "unallowed",
+}
+
 // audit prints recent audit entries: executed tool calls and approval
 // decisions.
 func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, path := newFlags("audit", stderr)
-	since := fs.String("since", "24h", "how far back: 90m, 24h, 7d")
-	conv := fs.String("conv", "", "only this conversation key")
-	tool := fs.String("tool", "", "only this tool")
-	status := fs.String("status", "", "only this outcome (executed, failed, approved, denied, expired, …)")
-	limit := fs.Int("limit", 100, "at most this many entries")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, done := parseFlags(fs, args); done {
+	flags, path := newFlags("audit", stderr)
+	since := flags.String("since", "24h", "how far back: 90m, 24h, 7d")
+	conv := flags.String("conv", "", "only this conversation key")
+	tool := flags.String("tool", "", "only this tool")
+	status := flags.String("status", "", "only this outcome: "+strings.Join(auditStatuses, ", "))
+	limit := flags.Int("limit", 100, "at most this many entries")
+	asJSON := flags.Bool("json", false, "print JSON")
+	if code, done := parseFlags(flags, args); done {
 		return code
 	}
 	back, err := auditfmt.ParseSince(*since)
@@ -29,11 +39,21 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bot audit: -since:", err)
 		return exitConfig
 	}
+	if *status != "" && !slices.Contains(auditStatuses, *status) {
+		fmt.Fprintf(stderr, "bot audit: -status %q: want one of %s\n", *status, strings.Join(auditStatuses, ", "))
+		return exitConfig
+	}
 	cfg, _, code := loadConfig(*path, stderr)
 	if cfg == nil {
 		return code
 	}
-	db, err := sqlite.Open(ctx, cfg.Store.DSN.Value(), sqlite.Options{ReadOnly: true})
+	dsn := cfg.Store.DSN.Value()
+	db, err := sqlite.Open(ctx, dsn, sqlite.Options{ReadOnly: true})
+	if errors.Is(err, fs.ErrNotExist) {
+		// A bot that never ran has audited nothing: that is an answer.
+		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", dsn)
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bot audit:", err)
 		return exitFail

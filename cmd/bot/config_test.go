@@ -156,14 +156,18 @@ func TestDoctorSaysDiscordIsNotThereYet(t *testing.T) {
 }
 
 // TestRunWithoutGatewayFails: a bot nobody could talk to stops at once
-// with a clear error instead of running idle for ever.
+// with a clear error instead of running idle for ever; it is a
+// configuration error (exit 2), found before the store is created.
 func TestRunWithoutGatewayFails(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\nhttp: {listen: \"\"}\n")
 	r := runOnce(t, dir, baseEnv(dir), "", "run")
-	if r.code != exitFail || !strings.Contains(r.stderr, "gateways: none is enabled") {
-		t.Fatalf("bot run: exit %d; want %d with a clear error\nstderr:\n%s", r.code, exitFail, r.stderr)
+	if r.code != exitConfig || !strings.Contains(r.stderr, "gateways: none is enabled") {
+		t.Fatalf("bot run: exit %d; want %d with a clear error\nstderr:\n%s", r.code, exitConfig, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gatehouse.db")); !os.IsNotExist(err) {
+		t.Errorf("the store was created despite the configuration error (stat: %v)", err)
 	}
 }
 

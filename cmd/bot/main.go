@@ -4,7 +4,9 @@
 //	bot [run] [-config config.yaml] [-v]   run the bot
 //	bot doctor [-config config.yaml]       check the configuration
 //	bot audit [-since 24h] [-json] …       print the audit log
+//	bot healthcheck [-config …]            ask a running bot's /healthz
 //	bot version                            print the version
+//	bot help                               list the commands and their flags
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -56,7 +59,7 @@ func stopOnSignal() (context.Context, context.CancelFunc) {
 // run dispatches the subcommand and returns the process's exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "run"
-	if len(args) > 0 && !isFlag(args[0]) {
+	if len(args) > 0 && (!isFlag(args[0]) || isHelp(args[0])) {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -66,10 +69,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return doctor(ctx, args, stdout, stderr)
 	case "audit":
 		return audit(ctx, args, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "gatehouse", version)
 		return exitOK
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
 	}
@@ -80,12 +85,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func isFlag(s string) bool { return len(s) > 0 && s[0] == '-' }
 
+// isHelp reports whether s asks for the overall help.
+func isHelp(s string) bool { return s == "-h" || s == "-help" || s == "--help" }
+
+// usage lists every command with its flags. `bot CMD -h` prints the same
+// flags from the command's own flag set; TestHelpListsEveryFlag keeps the
+// two in step.
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
-  bot [run] [-config config.yaml] [-v]   run the bot (every enabled gateway)
-  bot doctor [-config config.yaml]       check the configuration, say what would run
-  bot audit [-config …] [-since 24h] [-conv K] [-tool T] [-status S] [-limit N] [-json]
-  bot version                            print the version
+	fmt.Fprint(w, `usage: bot [command] [flags]
+
+commands:
+  run (the default)   run the bot: the console and the configured gateways
+      -config FILE    configuration file (default config.yaml); relative
+                      paths in it are relative to its directory
+      -v              show info logs on a terminal too
+  doctor              check the configuration and say what would run
+      -config FILE    configuration file (default config.yaml)
+  audit               print the audit log (read-only, beside a running bot)
+      -config FILE    configuration file (default config.yaml)
+      -since D        how far back: 90m, 24h, 7d (default 24h)
+      -conv KEY       only this conversation key
+      -tool NAME      only this tool
+      -status S       only this outcome: `+strings.Join(auditStatuses, ", ")+`
+      -limit N        at most this many entries (default 100)
+      -json           print JSON
+  healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
+      -config FILE    configuration file (default config.yaml)
+      -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)
+  version             print the version
+  help                print this help (also -h, --help)
+
+exit status: 0 ok, 1 failure, 2 bad configuration or usage
 `)
 }
 

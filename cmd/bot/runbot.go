@@ -34,11 +34,15 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 	})
 	if err != nil {
-		log.Error().Err(err).Msg("start-up failed")
+		// One line, printed once: the logger writes to the same stderr.
 		fmt.Fprintln(stderr, "bot:", sec.Redact(err.Error()))
+		if errors.Is(err, app.ErrConfig) {
+			return exitConfig
+		}
 		return exitFail
 	}
 	defer a.Close()
+	warnIfRoot(log) // once it is sure to run: a refused start prints one line only
 	context.AfterFunc(ctx, func() {
 		log.Warn().Msg("stopping: turns in flight get a grace period to finish; a second Ctrl-C (or signal) stops at once")
 	})
@@ -50,11 +54,22 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return exitOK
 }
 
+// warnIfRoot warns, in one line, when the bot runs as root.
+func warnIfRoot(log zerolog.Logger) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	log.Warn().Msg("running as root: every approved shell command runs as root too and can change anything on this machine, and no tool is kept from other processes' secrets; run the bot as an unprivileged user")
+}
+
 // loadConfig loads the configuration and collects the secrets it and the
 // environment hold. On a configuration error it prints one line naming the
 // key and returns exitConfig with a nil config.
 func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
 	cfg, err := config.Load(path, os.LookupEnv, gatewaytable.Specs())
+	if err == nil {
+		err = app.CheckStore(cfg)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Name is the console gateway's name.
@@ -141,12 +142,21 @@ func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- err
 }
 
 // Act prints a reply. Approval requests print like any reply: their text
-// already says how to answer.
+// already says how to answer. Replies carry text from the model, tools and
+// remote users, so every control character in them is shown escaped
+// (textutil.Visible), never sent to the terminal. An approval request or
+// outcome (Approval or Resolution set) was written by hitl, which escaped
+// the call it shows already: its remaining controls are escaped, its
+// escapes are not escaped a second time (textutil.VisibleEscaped).
 func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
 	}
-	c.notice(a.Text)
+	if a.Approval != nil || a.Resolution != nil {
+		c.notice(textutil.VisibleEscaped(a.Text))
+	} else {
+		c.notice(textutil.Visible(a.Text))
+	}
 	return core.Result{}, nil
 }
 

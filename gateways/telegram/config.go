@@ -54,14 +54,15 @@ type Config struct {
 	// HTTPClient makes the requests; default a client without an overall
 	// timeout (each request carries its own deadline).
 	HTTPClient *http.Client
-	// Pace limits sends; default 1/s per chat with bursts of 3, 30/s overall.
-	Pace gateways.PacerConfig
+	// Pace limits sends and edits; default 1 a second per chat and 30 a
+	// second overall, in any one-second window.
+	Pace gateways.Limits
 	// Backoff spaces retries; default 500ms up to 30s.
 	Backoff gateways.Backoff
-	// RetryFor is how long one request keeps being retried (with Backoff)
-	// on transient errors (5xx, transport) before it is given up; default
-	// 5m, so a reply rides out a short outage. Waits Telegram asks for
-	// (429) do not count; they are bounded separately, by maxRateLimited.
+	// RetryFor is how long one request keeps being retried after its
+	// first failure (5xx and transport errors with Backoff, 429s after the
+	// pause Telegram asks for) before it is given up; default 5m, so a
+	// reply rides out a short outage.
 	RetryFor time.Duration
 	// RetryAfterUnit is the length of one unit of a 429's retry_after;
 	// default 1s (tests shorten it).
@@ -119,10 +120,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
-	if c.Pace == (gateways.PacerConfig{}) {
-		c.Pace = gateways.PacerConfig{
-			PerChat: gateways.Rate{Every: time.Second, Burst: 3},
-			Global:  gateways.Rate{Every: time.Second / 30, Burst: 30},
+	if c.Pace == (gateways.Limits{}) {
+		c.Pace = gateways.Limits{
+			PerChat: gateways.Limit{N: 1, Per: time.Second},
+			Global:  gateways.Limit{N: 30, Per: time.Second},
 		}
 	}
 	if c.Backoff == (gateways.Backoff{}) {

@@ -78,9 +78,9 @@ func FastConfig(fake *faketg.Server) Config {
 	return Config{
 		Token: fake.Token(), APIURL: fake.URL(),
 		PollTimeout: time.Second, StallMargin: 300 * time.Millisecond,
-		Pace: gateways.PacerConfig{
-			PerChat: gateways.Rate{Every: time.Millisecond, Burst: 5},
-			Global:  gateways.Rate{Every: 100 * time.Microsecond, Burst: 50},
+		Pace: gateways.Limits{
+			PerChat: gateways.Limit{N: 5, Per: 5 * time.Millisecond},
+			Global:  gateways.Limit{N: 50, Per: 5 * time.Millisecond},
 		},
 		Backoff:        gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		RetryAfterUnit: 10 * time.Millisecond,

@@ -20,14 +20,32 @@ import (
 // as it is.
 const chunkLimit = 4000
 
-// maxRateLimited bounds the 429 answers one request may get before the
-// gateway gives up on it.
-const maxRateLimited = 20
+// errFormatting marks an attempt whose HTML Telegram could not parse: the
+// next attempt sends the chunk as plain text.
+var errFormatting = errors.New("telegram refused the formatting")
+
+// newOutbox builds the gateway's delivery layer from its configuration.
+func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
+	out, err := gateways.NewOutbox(gateways.OutboxConfig{
+		Limit:    chunkLimit,
+		Measure:  gateways.UTF16Len,
+		Pace:     g.cfg.Pace,
+		Backoff:  g.cfg.Backoff,
+		RetryFor: g.cfg.RetryFor,
+		Classify: g.classify,
+		Log:      g.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	return out, nil
+}
 
 // Act delivers an ActionReply: it edits the request message of a
-// Resolution, then sends the text, split, rendered, paced and retried, with
-// approval buttons on the last chunk when the reply is an approval request.
-// It returns an error when a chunk finally could not be delivered.
+// Resolution, then sends the text, split, rendered, paced and retried by
+// the delivery layer, with approval buttons on the last chunk when the
+// reply is an approval request. It returns an error when a chunk finally
+// could not be delivered.
 func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("telegram: cannot act on a %s action", a.Kind)
@@ -39,132 +57,97 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	if a.Resolution != nil {
 		g.resolve(ctx, a.Resolution)
 	}
-	unlock, err := g.locks.lock(ctx, chat)
-	if err != nil {
-		return core.Result{}, fmt.Errorf("telegram: reply to %s: %w", a.Conv.Key(), err)
-	}
-	defer unlock()
 	if err := g.reply(ctx, chat, a); err != nil {
 		return core.Result{}, fmt.Errorf("telegram: reply to %s: %w", a.Conv.Key(), err)
 	}
 	return core.Result{}, nil
 }
 
-// reply sends a's text in chunks.
+// reply sends a's text through the delivery layer. Each chunk is rendered
+// as HTML; if Telegram cannot parse the entities, the next attempt sends
+// that chunk as plain text.
 func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action) error {
-	chunks := splitReply(a.Text)
-	if len(chunks) == 0 && a.Approval != nil {
-		chunks = []string{"Approval needed: " + a.Approval.Tool}
+	text := a.Text
+	if strings.TrimSpace(text) == "" && a.Approval != nil {
+		text = "Approval needed: " + a.Approval.Tool
 	}
-	for i, c := range chunks {
-		msg := tgbotapi.NewMessage(chat, "")
-		if i == 0 && a.ReplyTo != "" {
+	buttons := tgbotapi.NewMessage(chat, "") // holds the keyboard, built once for every attempt
+	if a.Approval != nil {
+		g.attachKeyboard(&buttons, a.Approval)
+	}
+	conv := a.Conv
+	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
+	plain := false
+	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+		msg := tgbotapi.NewMessage(chat, renderHTML(c.Text))
+		msg.ParseMode = tgbotapi.ModeHTML
+		if plain {
+			msg.Text, msg.ParseMode = c.Text, ""
+		}
+		if c.Index == 0 && a.ReplyTo != "" {
 			msg.ReplyToMessageID, _ = strconv.Atoi(a.ReplyTo)
 			msg.AllowSendingWithoutReply = true
 		}
-		last := i == len(chunks)-1
-		if last && a.Approval != nil {
-			g.attachKeyboard(&msg, a.Approval)
+		if c.Last() {
+			msg.ReplyMarkup = buttons.ReplyMarkup
 		}
-		sent, err := g.sendChunk(ctx, msg, c)
+		m, err := g.call(ctx, msg)
 		if err != nil {
-			return fmt.Errorf("chunk %d of %d: %w", i+1, len(chunks), err)
+			if !plain && isEntityError(err) {
+				g.log.Warn().Int64("chat", chat).Err(err).Msg("Telegram refused the formatting; sending plain text")
+				plain = true
+				return "", fmt.Errorf("%w: %w", errFormatting, err)
+			}
+			return "", err
 		}
-		if last && a.Approval != nil {
-			g.prompts.add(a.Approval, promptRef{chat: chat, msgID: sent.id, text: sent.text, mode: sent.mode})
+		plain = false
+		if c.Last() && a.Approval != nil {
+			g.prompts.add(a.Approval, promptRef{chat: chat, msgID: m.MessageID, text: msg.Text, mode: msg.ParseMode})
 		}
-	}
-	return nil
+		return strconv.Itoa(m.MessageID), nil
+	})
+	return err
 }
 
-// splitReply splits text into the chunks to send, dropping blank ones
-// (Telegram refuses empty messages).
-func splitReply(text string) []string {
-	var out []string
-	for _, c := range gateways.Split(text, chunkLimit, gateways.UTF16Len) {
-		if strings.TrimSpace(c) != "" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// sentChunk is what was finally sent for a chunk.
-type sentChunk struct {
-	id   int
-	text string
-	mode string
-}
-
-// sendChunk sends one Markdown chunk rendered as HTML; if Telegram cannot
-// parse the entities, it sends the chunk again as plain text.
-func (g *Gateway) sendChunk(ctx context.Context, msg tgbotapi.MessageConfig, md string) (sentChunk, error) {
-	msg.Text, msg.ParseMode = renderHTML(md), tgbotapi.ModeHTML
-	m, err := g.send(ctx, msg.ChatID, msg)
-	if isEntityError(err) {
-		g.log.Warn().Int64("chat", msg.ChatID).Err(err).Msg("Telegram refused the formatting; sending plain text")
-		msg.Text, msg.ParseMode = md, ""
-		m, err = g.send(ctx, msg.ChatID, msg)
-	}
-	if err != nil {
-		return sentChunk{}, err
-	}
-	return sentChunk{id: m.MessageID, text: msg.Text, mode: msg.ParseMode}, nil
-}
-
-// send makes one API call for chat, paced, retried on 429 (after the
-// pause Telegram asks for) and on transient errors (with backoff, for up to
-// Config.RetryFor; the pauses of 429s do not count against it).
+// send makes c, an edit of a message the gateway sent to chat, through the
+// delivery layer: in order with the chat's replies, paced and retried. An
+// edit that changes nothing counts as done.
 func (g *Gateway) send(ctx context.Context, chat int64, c tgbotapi.Chattable) (tgbotapi.Message, error) {
-	key := strconv.FormatInt(chat, 10)
-	var giveUp time.Time // set at the first transient error
-	transient, limited := 0, 0
-	for {
-		if err := g.pacer.Wait(ctx, key); err != nil {
-			return tgbotapi.Message{}, err
+	var m tgbotapi.Message
+	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(chat, 10)}
+	err := g.out.Edit(ctx, conv, func(ctx context.Context) error {
+		var err error
+		m, err = g.call(ctx, c)
+		if isNotModified(err) {
+			return nil
 		}
-		m, err := g.call(ctx, c)
-		if err == nil {
-			return m, nil
-		}
-		if ctx.Err() != nil {
-			return m, ctx.Err()
-		}
-		var apiErr *tgbotapi.Error
-		switch {
-		case errors.As(err, &apiErr) && apiErr.Code == 429:
-			if limited++; limited > maxRateLimited {
-				return m, fmt.Errorf("rate limited %d times: %w", limited, err)
-			}
-			pause := g.retryAfter(apiErr, limited)
-			g.pacer.Pause(key, pause)
-			if !giveUp.IsZero() {
-				giveUp = giveUp.Add(pause)
-			}
-			continue
-		case errors.As(err, &apiErr) && apiErr.Code < 500:
-			return m, err
-		}
-		now := time.Now()
-		if giveUp.IsZero() {
-			giveUp = now.Add(g.cfg.RetryFor)
-		}
-		if transient++; !now.Before(giveUp) {
-			return m, fmt.Errorf("giving up after %d attempts over %s: %w", transient, g.cfg.RetryFor, err)
-		}
-		g.log.Debug().Err(err).Int("attempt", transient).Msg("send failed; retrying")
-		if err := gateways.Sleep(ctx, min(g.cfg.Backoff.Next(transient-1), giveUp.Sub(now))); err != nil {
-			return m, err
-		}
-	}
+		return err
+	})
+	return m, err
 }
 
-func (g *Gateway) retryAfter(e *tgbotapi.Error, n int) (d time.Duration) {
-	if e.RetryAfter > 0 {
-		return time.Duration(e.RetryAfter) * g.cfg.RetryAfterUnit
+// classify tells the delivery layer what a failed request means: a 429
+// with retry_after is a pause for the chat (Telegram does not say whether
+// a global limit was hit; the global pacing keeps below it), a refused
+// formatting is retried at once as plain text, another 4xx is permanent,
+// anything else (5xx, transport, a malformed answer) transient.
+func (g *Gateway) classify(err error) gateways.Failure {
+	var apiErr *tgbotapi.Error
+	switch {
+	case errors.Is(err, errFormatting):
+		return gateways.Failure{Verdict: gateways.RetryAfter}
+	case !errors.As(err, &apiErr) || apiErr.Code >= 500:
+		return gateways.Failure{Verdict: gateways.Transient}
+	case apiErr.Code == 429 && apiErr.RetryAfter > 0:
+		return gateways.Failure{Verdict: gateways.RetryAfter, After: time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit}
+	case apiErr.Code == 429:
+		return gateways.Failure{Verdict: gateways.Transient}
 	}
-	return g.cfg.Backoff.Next(n - 1)
+	return gateways.Failure{Verdict: gateways.Permanent}
 }
+
+// DeliveryStats returns the counters of the gateway's outbound delivery.
+func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() }
 
 // call makes one request with the send timeout and a scrubbed error.
 func (g *Gateway) call(ctx context.Context, c tgbotapi.Chattable) (tgbotapi.Message, error) {

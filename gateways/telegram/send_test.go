@@ -157,6 +157,26 @@ func TestUndeliverableReplyReturnsError(t *testing.T) {
 	assertNoToken(t, err.Error())
 }
 
+// A reply that finally cannot be delivered is logged at error level with
+// its conversation and counted.
+func TestUndeliverableReplyIsLoggedAndCounted(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.RetryFor = 20 * time.Millisecond }))
+	h.fake.FailNext("sendMessage", 1000, faketg.FaultServer)
+	if _, err := h.gw.Act(context.Background(), reply(convOf(alice.ID), "hi")); err == nil {
+		t.Fatal("undeliverable reply succeeded")
+	}
+	var logged bool
+	for line := range strings.SplitSeq(h.logs.String(), "\n") {
+		logged = logged || strings.Contains(line, `"level":"error"`) && strings.Contains(line, `"conv":"telegram:1001"`)
+	}
+	if !logged {
+		t.Fatalf("no error line with the conversation:\n%s", h.logs)
+	}
+	if st := h.gw.DeliveryStats(); st.Failed != 1 || st.Sent != 0 || st.Retried == 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
 func TestTransportErrorHasNoToken(t *testing.T) {
 	h := newHarness(t, withConfig(func(c *Config) { c.RetryFor = 20 * time.Millisecond }))
 	h.fake.Close()

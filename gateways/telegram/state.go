@@ -28,47 +28,6 @@ func (c *memCursors) SetCursor(_ context.Context, key, value string) error {
 	return nil
 }
 
-// chatLocks serialises the sends to each chat, so that the chunks of one
-// reply stay together and successive replies keep their order.
-type chatLocks struct {
-	mu sync.Mutex
-	m  map[int64]*chatLock
-}
-
-type chatLock struct {
-	ch   chan struct{}
-	refs int
-}
-
-func newChatLocks() *chatLocks { return &chatLocks{m: make(map[int64]*chatLock)} }
-
-// lock waits for chat's turn; the returned func ends it.
-func (l *chatLocks) lock(ctx context.Context, chat int64) (func(), error) {
-	l.mu.Lock()
-	c, ok := l.m[chat]
-	if !ok {
-		c = &chatLock{ch: make(chan struct{}, 1)}
-		l.m[chat] = c
-	}
-	c.refs++
-	l.mu.Unlock()
-	select {
-	case c.ch <- struct{}{}:
-		return func() { <-c.ch; l.release(chat, c) }, nil
-	case <-ctx.Done():
-		l.release(chat, c)
-		return nil, ctx.Err()
-	}
-}
-
-func (l *chatLocks) release(chat int64, c *chatLock) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if c.refs--; c.refs == 0 {
-		delete(l.m, chat)
-	}
-}
-
 // recentIDs remembers the last n update ids, to drop a webhook update
 // Telegram delivers twice.
 type recentIDs struct {

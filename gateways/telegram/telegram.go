@@ -1,6 +1,7 @@
 // Package telegram is the Telegram gateway: it receives updates (long
 // polling with its own loop, or a webhook), normalises them into signals,
-// renders replies as Telegram HTML, splits, paces and retries them, and
+// renders replies as Telegram HTML and sends them through the shared
+// delivery layer (gateways.Outbox: split, ordered, paced, retried), and
 // turns approval requests into inline buttons. It uses the unmodified
 // github.com/go-telegram-bot-api/telegram-bot-api/v5 client pointed at
 // Config.APIURL. The bot token never appears in a log line or an error.
@@ -29,8 +30,9 @@ import (
 const Name = "telegram"
 
 var (
-	_ gateways.Gateway = (*Gateway)(nil)
-	_ core.Typer       = (*Gateway)(nil)
+	_ gateways.Gateway          = (*Gateway)(nil)
+	_ core.Typer                = (*Gateway)(nil)
+	_ gateways.DeliveryReporter = (*Gateway)(nil)
 )
 
 // Gateway is the Telegram adapter. It is safe for concurrent use; Run is
@@ -42,8 +44,7 @@ type Gateway struct {
 	secrets   *secrets.Set
 	cursors   gateways.Cursors
 	approvals gateways.Approvals
-	pacer     *gateways.Pacer
-	locks     *chatLocks
+	out       *gateways.Outbox // splits, orders, paces, retries, reports
 	prompts   *promptBook
 	seen      *recentIDs
 	listener  net.Listener // webhook mode with Webhook.Listen
@@ -73,13 +74,14 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		secrets:   secrets.New(cfg.Token, url.PathEscape(cfg.Token), url.QueryEscape(cfg.Token), cfg.Webhook.SecretToken),
 		cursors:   d.Cursors,
 		approvals: d.Approvals,
-		pacer:     gateways.NewPacer(cfg.Pace),
-		locks:     newChatLocks(),
 		prompts:   newPromptBook(),
 		seen:      newRecentIDs(1024),
 	}
 	if g.cursors == nil {
 		g.cursors = newMemCursors()
+	}
+	if g.out, err = g.newOutbox(); err != nil {
+		return nil, err
 	}
 	if err := g.connect(ctx); err != nil {
 		return nil, err

@@ -56,7 +56,7 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 	c, err := Config{Token: "t"}.withDefaults()
-	if err != nil || c.APIURL != DefaultAPIURL || c.Mode != ModePolling || c.Group != GroupMention || c.Pace.PerChat.Every == 0 {
+	if err != nil || c.APIURL != DefaultAPIURL || c.Mode != ModePolling || c.Group != GroupMention || c.Pace.PerChat.N == 0 {
 		t.Fatalf("defaults %+v, %v", c, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -32,7 +33,8 @@ type Options struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	// Interactive is true when Stdin is a terminal: a gateway on it then
-	// shows a prompt.
+	// shows a prompt, and the end of its input (Ctrl-D) ends Run even when
+	// other gateways run.
 	Interactive bool
 	Log         zerolog.Logger
 	// Secrets are every secret the bot holds (config and environment).
@@ -59,13 +61,16 @@ type App struct {
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
 	routes   []route // extra handlers on http.listen
+
+	// interactive: the console is a terminal, where Ctrl-D means quit.
+	interactive bool
 }
 
 // New builds the App. It opens the store and constructs every component;
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log}
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -76,6 +81,9 @@ func New(ctx context.Context, o Options) (*App, error) {
 // build constructs the App's parts in dependency order.
 func (a *App) build(ctx context.Context, o Options) (err error) {
 	cfg := o.Config
+	if err := checkConfig(cfg, o); err != nil {
+		return err
+	}
 	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
 		return err
 	}
@@ -123,17 +131,27 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.buildGateways(ctx, o); err != nil {
 		return err
 	}
-	a.health = newHealth(a.engine, a.routes)
+	a.health = newHealth(a.engine, a.routes, a.gateways)
 	return nil
 }
 
 // Run runs the engine, the broker, every gateway, the health server and a
 // daily prune of history past store.retention until ctx ends. When the
-// only gateway is one whose input can end (the bot's own stdin), the end
-// of its input ends Run too, after the replies in flight are delivered.
+// only gateway is one whose input can end (the bot's own stdin), or that
+// input is a terminal (Options.Interactive: Ctrl-D), the end of its input
+// ends Run too, after the replies in flight are delivered. It returns an
+// error, before anything runs, when http.listen cannot be bound.
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var ln net.Listener
+	if a.cfg.HTTP.Listen != "" {
+		var err error
+		if ln, err = listen(a.cfg.HTTP.Listen); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.
 	if _, err := a.broker.Recover(ctx); err != nil {
@@ -142,8 +160,8 @@ func (a *App) Run(ctx context.Context) error {
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
-	if a.cfg.HTTP.Listen != "" {
-		g.Go(func() error { return a.health.serve(gctx, a.cfg.HTTP.Listen, a.log) })
+	if ln != nil {
+		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
 	if a.cfg.Store.Retention > 0 {
 		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
@@ -163,7 +181,10 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	if a.ender != nil && len(a.gateways) == 1 {
+	// Ctrl-D on a terminal quits, as the console's banner says, whatever
+	// else runs; the end of piped input (a service's closed or empty stdin)
+	// ends that gateway alone while other gateways serve other people.
+	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {
 		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
 	}
 	a.health.setReady()

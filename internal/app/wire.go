@@ -35,7 +35,7 @@ func openStore(ctx context.Context, cfg *config.Config, log zerolog.Logger) (sto
 		}
 		return db, nil
 	}
-	return nil, fmt.Errorf("store.driver: %q is not supported by this build (use sqlite)", cfg.Store.Driver)
+	return nil, configErrorf("store.driver: %q is not supported by this build (use sqlite)", cfg.Store.Driver)
 }
 
 // buildTools registers the built-in tools.

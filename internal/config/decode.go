@@ -16,6 +16,9 @@ import (
 type decoder struct {
 	lookup func(string) (string, bool)
 	lines  map[string]int
+	// unset maps a key path whose value expanded to "" to the variables
+	// (unset or empty, without a default) it referenced.
+	unset map[string][]string
 }
 
 var (
@@ -157,9 +160,15 @@ func (d *decoder) text(n *yaml.Node, path, want string) (string, error) {
 	if n.Kind != yaml.ScalarNode {
 		return "", d.fail(n, path, "want %s, got %s", want, kindName(n))
 	}
-	s, err := expand(n.Value, d.lookup)
+	s, empty, err := expandVars(n.Value, d.lookup)
 	if err != nil {
 		return "", d.fail(n, path, "%v", err)
+	}
+	if s == "" && len(empty) > 0 {
+		if d.unset == nil {
+			d.unset = map[string][]string{}
+		}
+		d.unset[path] = empty
 	}
 	return s, nil
 }

@@ -14,9 +14,18 @@ import (
 // is a literal $, and a $ not followed by { or $ stays as it is. An unset
 // VAR without default expands to "".
 func expand(s string, lookup func(string) (string, bool)) (string, error) {
+	v, _, err := expandVars(s, lookup)
+	return v, err
+}
+
+// expandVars is expand that also returns the variables, referenced without
+// a default, that were unset or empty: when the value ends up empty, they
+// are why, and a "required" error names them.
+func expandVars(s string, lookup func(string) (string, bool)) (string, []string, error) {
 	if !strings.Contains(s, "$") {
-		return s, nil
+		return s, nil, nil
 	}
+	var empty []string
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch {
@@ -29,11 +38,15 @@ func expand(s string, lookup func(string) (string, bool)) (string, error) {
 		case strings.HasPrefix(s[i:], "${"):
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
-				return "", errors.New("unterminated ${ (write $$ for a literal $)")
+				return "", nil, errors.New("unterminated ${ (write $$ for a literal $)")
 			}
-			v, err := lookupRef(s[i+2:i+end], lookup)
+			ref := s[i+2 : i+end]
+			v, err := lookupRef(ref, lookup)
 			if err != nil {
-				return "", err
+				return "", nil, err
+			}
+			if v == "" && !strings.Contains(ref, ":-") {
+				empty = append(empty, ref)
 			}
 			b.WriteString(v)
 			i += end + 1
@@ -42,7 +55,7 @@ func expand(s string, lookup func(string) (string, bool)) (string, error) {
 			i++
 		}
 	}
-	return b.String(), nil
+	return b.String(), empty, nil
 }
 
 // lookupRef resolves the inside of one ${…}.

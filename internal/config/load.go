@@ -2,7 +2,9 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -22,7 +24,53 @@ func Load(path string, lookupEnv func(string) (string, bool), table []GatewaySpe
 	if e, ok := errors.AsType[*Error](err); ok {
 		e.File = path
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	if err := c.resolvePaths(filepath.Dir(path)); err != nil {
+		return nil, &Error{File: path, Msg: err.Error(), err: err}
+	}
+	return c, nil
+}
+
+// resolvePaths makes the relative paths in the configuration, tools.workspace
+// and the sqlite store.dsn, relative to dir, the configuration file's
+// directory, rather than to the working directory: `bot -config
+// /etc/gatehouse/config.yaml` run from / uses /etc/gatehouse/gatehouse.db,
+// not /gatehouse.db. The result is absolute.
+func (c *Config) resolvePaths(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("config directory: %w", err)
+	}
+	if !filepath.IsAbs(c.Tools.Workspace) {
+		c.Tools.Workspace = filepath.Join(dir, c.Tools.Workspace)
+	}
+	if c.Store.Driver == "sqlite" {
+		c.Store.DSN = Secret(resolveSQLite(dir, c.Store.DSN.Value()))
+	}
+	return nil
+}
+
+// resolveSQLite resolves a relative file path in a sqlite DSN, a plain path
+// or a "file:" URI, either with a query, against dir. In-memory names stay.
+func resolveSQLite(dir, dsn string) string {
+	base, query, hasQuery := strings.Cut(dsn, "?")
+	uri, isURI := strings.CutPrefix(base, "file:")
+	if !isURI {
+		uri = base
+	}
+	if uri == "" || uri == ":memory:" || filepath.IsAbs(uri) || (isURI && strings.HasPrefix(uri, "/")) {
+		return dsn
+	}
+	p := filepath.Join(dir, uri)
+	if isURI {
+		p = "file:" + p
+	}
+	if hasQuery {
+		p += "?" + query
+	}
+	return p
 }
 
 // readReason is the os error without the path it repeats.
@@ -60,9 +108,25 @@ func Parse(data []byte, lookupEnv func(string) (string, bool), table []GatewaySp
 	if err := c.validate(); err != nil {
 		e, _ := errors.AsType[*Error](err)
 		e.Line = lineOf(d.lines, e.Key)
+		if vars := d.unset[e.Key]; len(vars) > 0 {
+			e.Msg += " (" + unsetVars(vars) + ")"
+		}
 		return nil, e
 	}
 	return c, nil
+}
+
+// unsetVars says which ${VAR}s left a value empty.
+func unsetVars(vars []string) string {
+	refs := make([]string, len(vars))
+	for i, v := range vars {
+		refs[i] = "${" + v + "}"
+	}
+	verb := "is"
+	if len(refs) > 1 {
+		verb = "are"
+	}
+	return strings.Join(refs, ", ") + " " + verb + " unset or empty in the environment"
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)

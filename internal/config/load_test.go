@@ -61,7 +61,11 @@ func TestDefaultFileMatchesDefault(t *testing.T) {
 	c.LLM.Providers, c.Tools.Timeouts, c.Policy.Rules = nil, nil, nil
 	consoleOf(c).Enable = nil
 	got, _ := yaml.Marshal(c)
-	want, _ := yaml.Marshal(Default(specs()))
+	def := Default(specs())
+	if err := def.resolvePaths("testdata"); err != nil { // as Load does
+		t.Fatal(err)
+	}
+	want, _ := yaml.Marshal(def)
 	if string(got) != string(want) {
 		t.Errorf("default.yaml drifted from Default(specs()):\n got %s\nwant %s", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 )
@@ -41,12 +42,22 @@ type Options struct {
 func New(w io.Writer, o Options) zerolog.Logger {
 	var out io.Writer = zerolog.SyncWriter(w)
 	if console(o) {
-		out = zerolog.ConsoleWriter{Out: out, NoColor: !o.Terminal, TimeFormat: "15:04:05"}
+		out = zerolog.ConsoleWriter{Out: out, NoColor: !o.Terminal, TimeFormat: "15:04:05", FormatPrepare: visibleMessage}
 	}
 	// The scrubber sees zerolog's JSON in both cases: the console writer
 	// formats what is already clean.
 	out = &scrubber{out: out, secrets: o.Secrets}
 	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
+}
+
+// visibleMessage escapes the control characters of a console log line's
+// message (textutil.Visible), which zerolog prints as it is: a message can
+// quote a model's or a tool's words. Field values it already quotes.
+func visibleMessage(evt map[string]any) error {
+	if m, ok := evt[zerolog.MessageFieldName].(string); ok {
+		evt[zerolog.MessageFieldName] = textutil.Visible(m)
+	}
+	return nil
 }
 
 func console(o Options) bool {

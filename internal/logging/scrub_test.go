@@ -2,7 +2,10 @@ package logging
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -64,4 +67,47 @@ func FuzzScrubKeepsJSONValid(f *testing.F) {
 			t.Fatalf("line(%q) with %q = %q: secret left", line, secret, out)
 		}
 	})
+}
+
+// TestScrubEncodedSecrets: a log line carrying a secret base64-, hex- or
+// URL-encoded (an Authorization header, a URL, a dumped body) is scrubbed
+// like the secret itself.
+func TestScrubEncodedSecrets(t *testing.T) {
+	const secret = "987654321:AAsecret/tok+en"
+	var buf bytes.Buffer
+	log := New(&buf, Options{Format: FormatJSON, Secrets: secrets.New(secret)})
+	for _, enc := range []string{
+		base64.StdEncoding.EncodeToString([]byte("user:" + secret)),
+		base64.RawURLEncoding.EncodeToString([]byte(secret)),
+		hex.EncodeToString([]byte(secret)),
+		strings.ToUpper(hex.EncodeToString([]byte(secret))),
+		"https://api.example/bot" + url.PathEscape(secret) + "/getMe",
+		"q=" + url.QueryEscape(secret),
+	} {
+		buf.Reset()
+		log.Error().Str("header", "Basic "+enc).Msg("request failed: " + enc)
+		out := buf.String()
+		if strings.Contains(out, enc) || !strings.Contains(out, secrets.Mask) {
+			t.Errorf("log line keeps %q:\n%s", enc, out)
+		}
+		if !json.Valid([]byte(strings.TrimSpace(out))) {
+			t.Errorf("log line is not JSON: %s", out)
+		}
+	}
+}
+
+// TestConsoleLogEscapesControls: the human-readable format prints a
+// message as it is, so one quoting a model's words could drive the
+// terminal; its control characters are shown escaped.
+func TestConsoleLogEscapesControls(t *testing.T) {
+	var buf bytes.Buffer
+	log := New(&buf, Options{Format: FormatConsole})
+	log.Warn().Str("reply", "a\x1b[2Jb").Msg("model said \x1b[2J\rfake\u009b")
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\r\u009b") {
+		t.Errorf("console log line emits a control character: %q", out)
+	}
+	if !strings.Contains(out, `model said \x1b[2J\rfake\u009b`) {
+		t.Errorf("console log line does not show the message escaped: %q", out)
+	}
 }

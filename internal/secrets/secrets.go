@@ -9,7 +9,10 @@ import (
 )
 
 // Mask replaces a secret wherever one is removed.
-const Mask = "[REDACTED]"
+const Mask = "[" + maskWord + "]"
+
+// maskWord is Mask's run of word characters.
+const maskWord = "REDACTED"
 
 // minLen is the shortest value treated as a secret: shorter ones would mask
 // ordinary words.
@@ -29,21 +32,56 @@ var keyPattern = regexp.MustCompile(
 
 // Set is an immutable set of secret values. The zero value and nil hold none.
 type Set struct {
-	values []string // longest first, so a secret containing another is masked whole
+	values int // how many secrets
+	// forms are the secrets and their encoded forms (see Forms), longest
+	// first, so a form containing another is masked whole.
+	forms []form
+}
+
+// form is one string to mask. word says it is made of word characters
+// only (see isWord), as hex and base64 forms are: it can only occur in a
+// text whose longest run of word characters is at least as long, which
+// spares most searches in prose and logs.
+type form struct {
+	s    string
+	word bool
 }
 
 // New returns a Set of the given values; empty and very short values are
-// ignored.
+// ignored. The encoded forms of each secret are computed here, once.
 func New(values ...string) *Set {
 	s := &Set{}
+	var seen []string
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) >= minLen && !slices.Contains(s.values, v) {
-			s.values = append(s.values, v)
+		if len(v) < minLen || slices.Contains(seen, v) {
+			continue
+		}
+		seen = append(seen, v)
+		for _, f := range Forms(v) {
+			if !slices.ContainsFunc(s.forms, func(g form) bool { return g.s == f }) {
+				s.forms = append(s.forms, form{s: f, word: wordOnly(f)})
+			}
 		}
 	}
-	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	s.values = len(seen)
+	slices.SortStableFunc(s.forms, func(a, b form) int { return len(b.s) - len(a.s) })
 	return s
+}
+
+// skip reports that f cannot occur in text: it is word-only and longer
+// than text's longest run of word characters, *run, which skip computes
+// at its first use (a negative *run means not yet). Masking joins no runs
+// (the mask's brackets end one) and adds only the mask's own "REDACTED",
+// so a run measured before masking, or that, bounds the runs after it.
+func skip(f form, text string, run *int) bool {
+	if !f.word {
+		return false
+	}
+	if *run < 0 {
+		*run = max(longestWordRun(text), len(maskWord))
+	}
+	return len(f.s) > *run
 }
 
 // Len reports how many secrets the set holds.
@@ -51,30 +89,34 @@ func (s *Set) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.values)
+	return s.values
 }
 
-// Contains reports whether text contains one of the secrets.
+// Contains reports whether text contains one of the secrets, in any of the
+// forms Forms lists.
 func (s *Set) Contains(text string) bool {
 	if s == nil {
 		return false
 	}
-	for _, v := range s.values {
-		if strings.Contains(text, v) {
+	run := -1
+	for _, f := range s.forms {
+		if !skip(f, text, &run) && strings.Contains(text, f.s) {
 			return true
 		}
 	}
 	return false
 }
 
-// Redact returns text with every secret, and every string shaped like a
-// well-known API key, replaced by Mask. It returns text itself, without
-// allocating, when there is nothing to remove.
+// Redact returns text with every secret, each of its encoded forms (see
+// Forms), and every string shaped like a well-known API key replaced by
+// Mask. It returns text itself, without allocating, when there is nothing
+// to remove.
 func (s *Set) Redact(text string) string {
 	if s != nil {
-		for _, v := range s.values {
-			if strings.Contains(text, v) {
-				text = strings.ReplaceAll(text, v, Mask)
+		run := -1
+		for _, f := range s.forms {
+			if !skip(f, text, &run) && strings.Contains(text, f.s) {
+				text = strings.ReplaceAll(text, f.s, Mask)
 			}
 		}
 	}
@@ -84,10 +126,20 @@ func (s *Set) Redact(text string) string {
 	return text
 }
 
+// keyLiterals are the fixed strings of which every match of keyPattern
+// holds one. Checking for them first spares the regular expression, the
+// slow part of Redact, on the text that holds none: almost all of it.
+var keyLiterals = []string{"sk-", "xox", "xapp-", ":AA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AKIA", "AIza"}
+
 // LooksLikeKey reports whether text contains a string shaped like a
 // well-known API key or token.
 func LooksLikeKey(text string) bool {
-	return keyPattern.MatchString(text)
+	for _, lit := range keyLiterals {
+		if strings.Contains(text, lit) {
+			return keyPattern.MatchString(text)
+		}
+	}
+	return false
 }
 
 // Leaks reports whether text contains a secret of the set or a string shaped

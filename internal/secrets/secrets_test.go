@@ -40,3 +40,25 @@ func TestSecretEnvName(t *testing.T) {
 		t.Errorf("FromEnv = %q", got)
 	}
 }
+
+func TestLooksLikeKeyEveryShape(t *testing.T) {
+	for _, key := range []string{
+		"sk-abcdefghijklmnopqrstuvwxyz0123", "sk-proj-abcdefghijklmnopqrstuvwxyz",
+		"xoxb-1234567890-abcdef", "xoxp-1234567890-abcdef", "xapp-1-A0123456789",
+		"123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+		"ghu_abcdefghijklmnopqrstuvwxyz0123456789", "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+		"ghr_abcdefghijklmnopqrstuvwxyz0123456789",
+		"AKIAIOSFODNN7EXAMPLE", "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+	} {
+		if !LooksLikeKey("x " + key + " y") {
+			t.Errorf("LooksLikeKey misses %q", key)
+		}
+		if got := New().Redact("x " + key + " y"); got != "x "+Mask+" y" {
+			t.Errorf("Redact(%q) = %q", key, got)
+		}
+	}
+	if LooksLikeKey("ask-me-anything the skies though right AKIAno") {
+		t.Error("LooksLikeKey matches innocent text")
+	}
+}

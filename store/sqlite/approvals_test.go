@@ -233,12 +233,18 @@ func TestApprovalsList(t *testing.T) {
 
 // TestConcurrentClaimsExactlyOnce: 100 goroutines claim one token against
 // the real file, through two handles opened on it (as two processes would);
-// exactly one wins, the rest see ErrNotPending and the winner's claim.
+// exactly one wins, the rest see ErrNotPending and the winner's claim. The
+// store's lock keeps a second instance off the file, so the second handle
+// is opened past the lock (a test hook): the claim itself is atomic even
+// without the lock.
 func TestConcurrentClaimsExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	db := openAt(t, path, sqlite.Options{})
-	handles := []*sqlite.DB{db, openAt(t, path, sqlite.Options{})}
+	second, err := sqlite.OpenWithoutLock(ctx, path, sqlite.Options{})
+	mustNoErr(t, err)
+	t.Cleanup(func() { second.Close() })
+	handles := []*sqlite.DB{db, second}
 	mustCreate(t, db, pending("RACE"))
 	const n = 100
 	var (

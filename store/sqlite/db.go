@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -44,6 +45,8 @@ type Options struct {
 	// `bot doctor`): nothing is created, migrated or pruned, and every write
 	// fails. Its schema version must be this build's.
 	ReadOnly bool
+
+	noLock bool // tests only (export_test.go): open past the lock
 }
 
 func (o Options) withDefaults() Options {
@@ -61,8 +64,9 @@ func (o Options) withDefaults() Options {
 
 // DB is an open SQLite store. It is safe for concurrent use.
 type DB struct {
-	w    *sql.DB // the one writer connection
-	r    *sql.DB // query-only read pool
+	w    *sql.DB  // the one writer connection
+	r    *sql.DB  // query-only read pool
+	lock *os.File // the held lock file; nil when read-only
 	opts Options
 }
 
@@ -72,6 +76,11 @@ var _ store.Store = (*DB)(nil)
 // "file:" URI, applies pending schema migrations and prunes old history
 // (unless o.ReadOnly). A database written by a newer gatehouse is refused
 // with ErrSchemaTooNew and left untouched.
+//
+// Unless o.ReadOnly, Open first takes an exclusive lock on the database (a
+// flock on the file path+".lock"), held until Close: a database another
+// process holds open is refused with ErrLocked before anything reads or
+// writes it. A read-only DB takes no lock.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	path, err := filePath(dsn)
 	if err != nil {
@@ -80,18 +89,23 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if o.ReadOnly {
 		return openReadOnly(ctx, dsn, path, o)
 	}
-	if err := ensureFile(path); err != nil {
-		return nil, err
-	}
 	db := &DB{opts: o.withDefaults()}
+	if !o.noLock {
+		if db.lock, err = acquireLock(path); err != nil {
+			return nil, err
+		}
+	}
+	if err := ensureFile(path); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
 	if db.w, err = openPool(dsn, writerParams, 1); err != nil {
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	if err := db.setUp(ctx); err != nil {
-		return nil, errors.Join(err, db.w.Close())
+		return nil, errors.Join(err, db.Close())
 	}
 	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
-		return nil, errors.Join(err, db.w.Close())
+		return nil, errors.Join(err, db.Close())
 	}
 	if _, err := db.Prune(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
@@ -116,7 +130,7 @@ func (db *DB) setUp(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both connection pools.
+// Close closes both connection pools, then releases the lock.
 func (db *DB) Close() error {
 	var errs []error
 	if db.r != nil {
@@ -124,6 +138,12 @@ func (db *DB) Close() error {
 	}
 	if db.w != nil && db.w != db.r {
 		errs = append(errs, db.w.Close())
+	}
+	if db.lock != nil {
+		// Closing the file releases the flock. The lock file stays: removing
+		// it would race with the next instance locking it.
+		errs = append(errs, db.lock.Close())
+		db.lock = nil
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)

@@ -1,0 +1,35 @@
+package core
+
+import "context"
+
+// What a gateway can do beyond sending text is a small interface its
+// actuator may implement, discovered by type assertion where it is needed.
+// A gateway that implements none of them still gets everything as text: an
+// approval request carries the typed commands, a resolution is a reply.
+
+// Typer is an optional ability of a gateway actuator: show a typing indicator
+// in conv until stop is called (or ctx ends). The Engine starts it when a turn
+// begins and stops it when the turn ends.
+type Typer interface {
+	StartTyping(ctx context.Context, conv Conversation) (stop func())
+}
+
+// ApprovalPrompter is an optional ability of a gateway actuator: send an
+// approval request with buttons for the decisions p offers. A press comes
+// back to the broker (gateways.Approvals) as the identity that pressed; the
+// token in a button only correlates, it never authorises.
+type ApprovalPrompter interface {
+	// PromptApproval sends text, the request the core wrote, to conv with
+	// the buttons of p. It returns an error only when the request could
+	// not be delivered at all.
+	PromptApproval(ctx context.Context, conv Conversation, text string, p ApprovalPrompt) error
+}
+
+// ApprovalUpdater is an optional ability of a gateway actuator that sent
+// approval requests with buttons: once the approval is resolved it updates
+// those request messages in place (the outcome shown, who resolved it and
+// when, the buttons removed). Failures are the gateway's to log; the
+// resolution notice is sent as a reply regardless.
+type ApprovalUpdater interface {
+	UpdateApproval(ctx context.Context, r ApprovalResolution)
+}

@@ -1,0 +1,153 @@
+package gateways
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Limit is a platform's rate limit: at most N requests in any window of
+// length Per. A zero N means no limit.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+// Limits are a platform's limits as data: one for all chats together, one
+// for each chat (e.g. Telegram: 30 per second overall, 1 per second per
+// chat).
+type Limits struct {
+	Global  Limit
+	PerChat Limit
+}
+
+// maxIdleChats is how many chat windows a Pacer keeps before it forgets
+// the idle ones (empty and not paused).
+const maxIdleChats = 4096
+
+// Pacer spaces out requests so that no window of a limit's length ever
+// holds more than its N, globally and per chat, and holds them while a
+// server's retry-after pause lasts. It keeps the times of the last N
+// requests (a sliding window), so a burst gets N requests through at once
+// and then one each time the oldest leaves the window; unlike a token
+// bucket that starts full, it never lets 2N through in the first window.
+// Wait delays a request; it never drops one. A Pacer is safe for
+// concurrent use.
+//
+// Time is read with time.Now and waited with timers, so tests run it in a
+// testing/synctest bubble, whose clock is exact and fake.
+type Pacer struct {
+	limits Limits
+
+	mu     sync.Mutex
+	global window
+	chats  map[string]*window
+}
+
+// NewPacer returns a Pacer with the given limits.
+func NewPacer(l Limits) *Pacer {
+	return &Pacer{limits: l, chats: make(map[string]*window)}
+}
+
+// Wait blocks until a request to chat is allowed, then records it as made
+// now. It returns ctx.Err() if ctx ends first.
+func (p *Pacer) Wait(ctx context.Context, chat string) error {
+	for {
+		d := p.reserve(chat, time.Now())
+		if d <= 0 {
+			return nil
+		}
+		if err := Sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+}
+
+// Pause holds every request to chat for d (a server's retry-after).
+func (p *Pacer) Pause(chat string, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.chat(chat).pause(time.Now().Add(d))
+}
+
+// PauseAll holds every request to every chat for d (a retry-after the
+// server says is global, as Discord's "global": true does).
+func (p *Pacer) PauseAll(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.global.pause(time.Now().Add(d))
+}
+
+// reserve records a request to chat at now and returns 0, or returns how
+// long to wait before asking again.
+func (p *Pacer) reserve(chat string, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.chat(chat)
+	if d := max(w.wait(p.limits.PerChat, now), p.global.wait(p.limits.Global, now)); d > 0 {
+		return d
+	}
+	w.record(p.limits.PerChat, now)
+	p.global.record(p.limits.Global, now)
+	return 0
+}
+
+// chat returns the chat's window, creating it; p.mu is held.
+func (p *Pacer) chat(key string) *window {
+	if w, ok := p.chats[key]; ok {
+		return w
+	}
+	if len(p.chats) >= maxIdleChats {
+		now := time.Now()
+		for k, w := range p.chats {
+			if w.idle(p.limits.PerChat, now) {
+				delete(p.chats, k)
+			}
+		}
+	}
+	w := &window{}
+	p.chats[key] = w
+	return w
+}
+
+// window is the times of the last requests under one limit, and a pause.
+type window struct {
+	times []time.Time // a ring of at most N times; times[next] is the oldest once full
+	next  int
+	last  time.Time // the newest request
+	until time.Time // paused until
+}
+
+// wait returns how long until a request fits l and no pause holds.
+func (w *window) wait(l Limit, now time.Time) time.Duration {
+	d := w.until.Sub(now)
+	if l.N > 0 && len(w.times) >= l.N {
+		d = max(d, w.times[w.next].Add(l.Per).Sub(now))
+	}
+	return max(d, 0)
+}
+
+// record adds a request made at now.
+func (w *window) record(l Limit, now time.Time) {
+	w.last = now
+	switch {
+	case l.N <= 0:
+	case len(w.times) < l.N:
+		w.times = append(w.times, now)
+	default:
+		w.times[w.next] = now
+		w.next = (w.next + 1) % l.N
+	}
+}
+
+func (w *window) pause(until time.Time) {
+	if until.After(w.until) {
+		w.until = until
+	}
+}
+
+// idle reports that forgetting w changes nothing: no pause holds and no
+// request is within the limit's window.
+func (w *window) idle(l Limit, now time.Time) bool {
+	return !w.until.After(now) && (l.N <= 0 || !w.last.Add(l.Per).After(now))
+}

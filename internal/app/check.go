@@ -1,0 +1,44 @@
+package app
+
+import (
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+)
+
+// checkConfig finds, before anything is opened or connected, what the
+// configuration allows but this build cannot run: a store driver it does not
+// have, or no gateway anybody could talk to. Its errors match ErrConfig.
+func checkConfig(cfg *config.Config, o Options) error {
+	if err := CheckStore(cfg); err != nil {
+		return err
+	}
+	if len(o.Gateways) > 0 {
+		return nil
+	}
+	sections, err := gatewaytable.Sections(cfg.Gateways)
+	if err != nil {
+		return err
+	}
+	for _, s := range sections {
+		// A gateway on the bot's own terminal needs one; a section that
+		// has no adapter in this build does not run (its doctor says so).
+		if t, ok := s.Section.(gateways.TerminalUser); ok && t.UsesTerminal() && o.Stdin == nil {
+			continue
+		}
+		if s.Section.Doctor().Runs {
+			return nil
+		}
+	}
+	return configErrorf("gateways: none is enabled, so nobody could talk to the bot (enable gateways.console or set a platform token)")
+}
+
+// CheckStore fails, with an error matching ErrConfig, when this build has no
+// driver for store.driver: the configuration accepts "postgres", which has
+// none yet.
+func CheckStore(cfg *config.Config) error {
+	if d := cfg.Store.Driver; d != "sqlite" && d != "" {
+		return configErrorf("store.driver: %q is not supported by this build yet (use \"sqlite\")", d)
+	}
+	return nil
+}
