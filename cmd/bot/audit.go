@@ -15,7 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
-// auditStatuses are the outcomes an audit entry can have (hitl.AuditEntry).
+// auditStatuses are the outcomes an audit entry can have (record.AuditEntry).
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
 	"failed", "interrupted", "refused", "unallowed",
