@@ -7,12 +7,18 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
+
+// ErrNotCreated is matched (errors.Is) by the error of a read-only open of
+// a store that does not exist yet: the bot creates it on its first run, so
+// for `bot audit` it means nothing has been recorded yet.
+var ErrNotCreated = errors.New("store: not created yet")
 
 // UsageStore records token usage per conversation, aggregated per UTC day,
 // and reads it back.

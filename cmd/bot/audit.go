@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
+	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
 	"github.com/gatehouse-bot/gatehouse/store/record"
-	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
 // auditStatuses are the outcomes an audit entry can have (record.AuditEntry).
@@ -47,11 +47,11 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return code
 	}
-	dsn := cfg.Store.DSN.Value()
-	db, err := sqlite.Open(ctx, dsn, sqlite.Options{ReadOnly: true})
-	if errors.Is(err, fs.ErrNotExist) {
+	db, err := storetable.OpenReadOnly(ctx, cfg)
+	if errors.Is(err, store.ErrNotCreated) {
 		// A bot that never ran has audited nothing: that is an answer.
-		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", dsn)
+		d, _ := storetable.Lookup(cfg.Store.Driver) // loadConfig checked it
+		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", d.Where(cfg))
 		return exitOK
 	}
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
@@ -84,7 +85,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+	if a.store, err = storetable.Open(ctx, cfg); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
