@@ -12,27 +12,28 @@ import (
 )
 
 // Store persists approvals. Claim is the exactly-once point: it moves a
-// pending, unexpired approval to StatusExecuting (or StatusDenied) in one
-// atomic step, so of any number of concurrent claimants exactly one wins.
+// pending, unexpired approval to record.StatusExecuting (or
+// record.StatusDenied) in one atomic step, so of any number of concurrent claimants exactly one wins.
 //
 // The contract every implementation must meet is the test
 // hitltest.StoreContract.
 type Store interface {
 	// CreateApproval stores a new approval; a token already stored gives
-	// ErrDuplicate.
+	// record.ErrDuplicate.
 	CreateApproval(ctx context.Context, a record.Approval) error
 	// Approval returns the approval with the token (already normalised).
 	Approval(ctx context.Context, token string) (record.Approval, error)
 	// ClaimApproval moves a pending approval whose Expires is after now to
-	// status to (StatusExecuting or StatusDenied), recording by and note.
-	// It returns the approval as it is afterwards, or ErrNotPending with the
-	// approval as it is, or ErrNotFound.
+	// status to (record.StatusExecuting or record.StatusDenied), recording
+	// by and note. It returns the approval as it is afterwards, or
+	// record.ErrNotPending with the approval as it is, or record.ErrNotFound.
 	ClaimApproval(ctx context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error)
 	// FinishApproval records the end state of a claimed approval
-	// (StatusExecuted, StatusFailed, StatusExpired, StatusInterrupted).
+	// (record.StatusExecuted, StatusFailed, StatusExpired or
+	// StatusInterrupted).
 	// Executed, Failed and Interrupted apply only to an executing approval;
 	// Expired only to a pending one whose Expires is not after now. Any
-	// other state gives ErrNotPending, so that of concurrent finishers
+	// other state gives record.ErrNotPending, so that of concurrent finishers
 	// exactly one succeeds. Note replaces the approval's Note.
 	FinishApproval(ctx context.Context, token string, to record.Status, note string, now time.Time) error
 	// Approvals lists approvals with one of the statuses (all approvals

@@ -262,7 +262,7 @@ func (b *Broker) StandingAllowed(ctx context.Context, tool, args string) bool {
 }
 
 // standing returns the standing allow for exactly call and the workspace
-// files that changed since it was added; ErrNotFound when there is none.
+// files that changed since it was added; record.ErrNotFound when there is none.
 func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (record.StandingAllow, []string, error) {
 	s, err := b.o.Standing.StandingAllowFor(ctx, call.Name, call.Args)
 	if err != nil {

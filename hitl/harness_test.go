@@ -10,14 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
-	"github.com/gatehouse-bot/gatehouse/store/record"
-
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // The cast: two in-process gateways, alpha and beta.

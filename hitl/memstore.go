@@ -31,7 +31,7 @@ func NewMemoryStore() *MemoryStore {
 	return &MemoryStore{approvals: make(map[string]*record.Approval)}
 }
 
-// CreateApproval stores a; a token already stored gives ErrDuplicate.
+// CreateApproval stores a; a token already stored gives record.ErrDuplicate.
 func (m *MemoryStore) CreateApproval(_ context.Context, a record.Approval) error {
 	if a.Token == "" {
 		return fmt.Errorf("hitl: create approval: empty token")
@@ -46,7 +46,7 @@ func (m *MemoryStore) CreateApproval(_ context.Context, a record.Approval) error
 	return nil
 }
 
-// Approval returns the approval with the token, or ErrNotFound.
+// Approval returns the approval with the token, or record.ErrNotFound.
 func (m *MemoryStore) Approval(_ context.Context, token string) (record.Approval, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -58,7 +58,7 @@ func (m *MemoryStore) Approval(_ context.Context, token string) (record.Approval
 }
 
 // ClaimApproval atomically moves a pending approval whose Expires is after
-// now to to (StatusExecuting or StatusDenied).
+// now to to (record.StatusExecuting or record.StatusDenied).
 func (m *MemoryStore) ClaimApproval(_ context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error) {
 	if to != record.StatusExecuting && to != record.StatusDenied {
 		return record.Approval{}, fmt.Errorf("hitl: claim approval: cannot claim to %q", to)

@@ -19,10 +19,10 @@ type StandingStore interface {
 	// StandingAllows lists all standing allows, in ID order.
 	StandingAllows(ctx context.Context) ([]record.StandingAllow, error)
 	// RemoveStandingAllow deletes the allow with the ID and returns it, or
-	// ErrNotFound.
+	// record.ErrNotFound.
 	RemoveStandingAllow(ctx context.Context, id int64) (record.StandingAllow, error)
 	// StandingAllowFor returns the allow for tool with exactly args, or
-	// ErrNotFound.
+	// record.ErrNotFound.
 	StandingAllowFor(ctx context.Context, tool, args string) (record.StandingAllow, error)
 }
 
