@@ -13,7 +13,8 @@ import (
 
 // Store persists approvals. Claim is the exactly-once point: it moves a
 // pending, unexpired approval to record.StatusExecuting (or
-// record.StatusDenied) in one atomic step, so of any number of concurrent claimants exactly one wins.
+// record.StatusDenied) in one atomic step, so of any number of concurrent
+// claimants exactly one wins.
 //
 // The contract every implementation must meet is the test
 // hitltest.StoreContract.
