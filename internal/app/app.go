@@ -21,7 +21,9 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Options are what the App needs besides the configuration.
@@ -83,7 +85,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+	if a.store, err = storetable.Open(ctx, cfg); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
@@ -252,7 +254,7 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	if res.Failed {
 		outcome = "failed"
 	}
-	e := hitl.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+	e := record.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
 		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
 	if err := t.audit.AppendAudit(ctx, e); err != nil {
 		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")

@@ -6,6 +6,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 )
 
 // checkConfig finds, before anything is opened or connected, what the
@@ -40,11 +41,11 @@ func checkConfig(cfg *config.Config, o Options) error {
 }
 
 // CheckStore fails, with an error matching ErrConfig, when this build has no
-// driver for store.driver: the configuration accepts "postgres", which has
-// none yet.
+// driver for store.driver (internal/storetable): the configuration accepts
+// "postgres", which has none yet.
 func CheckStore(cfg *config.Config) error {
-	if d := cfg.Store.Driver; d != "sqlite" && d != "" {
-		return configErrorf("store.driver: %q is not supported by this build yet (use \"sqlite\")", d)
+	if _, err := storetable.Lookup(cfg.Store.Driver); err != nil {
+		return configErrorf("%v", err)
 	}
 	return nil
 }

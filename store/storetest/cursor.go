@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// CursorContract tests a gateways.Cursors: unset keys read "", values round
+// CursorContract tests a store.Cursors (gateways.Cursors): unset keys read "", values round
 // trip and are replaced, keys are independent.
-func CursorContract(t *testing.T, newCursors func(t *testing.T) gateways.Cursors) {
+func CursorContract(t *testing.T, newCursors func(t *testing.T) store.Cursors) {
 	t.Helper()
 	ctx := context.Background()
 	c := newCursors(t)
