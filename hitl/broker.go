@@ -149,11 +149,11 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 // validate checks the options a person configured.
 func (o *Options) validate() error {
 	if len(o.Approvers) == 0 {
-		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity such as console:local")
+		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity (gateway:id)")
 	}
 	for _, id := range o.Approvers {
 		if g, rest, ok := splitIdentity(id); !ok || g == "" || rest == "" {
-			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. telegram:123456789", id)
+			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. slack:U0123ABCD", id)
 		}
 	}
 	for _, c := range o.Notify {

@@ -54,7 +54,7 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 }
 
 // approve claims a for execution and starts its run in the background: the
-// caller (a conversation's worker, or a button press Telegram wants answered
+// caller (a conversation's worker, or a button press the platform wants answered
 // within seconds) is answered at once, and the outcome is announced when the
 // run ends.
 func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, always bool) answer {

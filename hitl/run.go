@@ -177,7 +177,7 @@ func (b *Broker) stopRuns() {
 // WaitIdle waits until no approved action is running and every outcome
 // signal has been submitted (Run must be running for that), or until ctx
 // ends. A caller that wants everything answered before it stops (e.g. at
-// the end of piped console input) waits for the engine, then for this,
+// the end of piped input) waits for the engine, then for this,
 // then for the engine again.
 func (b *Broker) WaitIdle(ctx context.Context) error {
 	for {

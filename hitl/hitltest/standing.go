@@ -20,7 +20,7 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 	s := newStore(t)
 	add := func(tool, args string) record.StandingAllow {
 		t.Helper()
-		a, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: tool, Args: args, AddedBy: "telegram:1", Added: base, Conv: "telegram:1"})
+		a, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: tool, Args: args, AddedBy: "alpha:1", Added: base, Conv: "alpha:1"})
 		if err != nil {
 			t.Fatalf("AddStandingAllow(%s, %s): %v", tool, args, err)
 		}
@@ -57,8 +57,8 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 	if err != nil || len(list) != 2 || list[0].ID != first.ID || list[1].ID != second.ID {
 		t.Fatalf("StandingAllows = %+v, %v; want the two allows in ID order", list, err)
 	}
-	if list[0].Tool != "shell" || list[0].Args != `{"command":"ls"}` || list[0].AddedBy != "telegram:1" ||
-		!list[0].Added.Equal(base) || list[0].Conv != "telegram:1" {
+	if list[0].Tool != "shell" || list[0].Args != `{"command":"ls"}` || list[0].AddedBy != "alpha:1" ||
+		!list[0].Added.Equal(base) || list[0].Conv != "alpha:1" {
 		t.Errorf("stored allow = %+v", list[0])
 	}
 	removed, err := s.RemoveStandingAllow(ctx, first.ID)
@@ -82,13 +82,13 @@ func standingFilesContract(t *testing.T, s hitl.StandingStore) {
 	add := func(files map[string]string, by string) record.StandingAllow {
 		t.Helper()
 		a, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: "shell", Args: `{"command":"sh run.sh"}`,
-			AddedBy: core.Identity(by), Added: base, Conv: "telegram:1", Files: files})
+			AddedBy: core.Identity(by), Added: base, Conv: "alpha:1", Files: files})
 		if err != nil {
 			t.Fatalf("AddStandingAllow: %v", err)
 		}
 		return a
 	}
-	first := add(bound, "telegram:1")
+	first := add(bound, "alpha:1")
 	bound["run.sh"] = "changed after adding" // the store must have copied the map
 	got, err := s.StandingAllowFor(ctx, "shell", `{"command":"sh run.sh"}`)
 	want := map[string]string{"run.sh": "sha256:" + strings.Repeat("ab", 32), "sh": "absent", "sub dir/x.py": "dir"}
@@ -109,7 +109,7 @@ func standingFilesContract(t *testing.T, s hitl.StandingStore) {
 			t.Errorf("StandingAllows lists files %v, want %v", a.Files, rebound)
 		}
 	}
-	none := record.StandingAllow{Tool: "current_time", Args: `{}`, AddedBy: "telegram:1", Added: base, Files: map[string]string{}}
+	none := record.StandingAllow{Tool: "current_time", Args: `{}`, AddedBy: "alpha:1", Added: base, Files: map[string]string{}}
 	if _, err := s.AddStandingAllow(ctx, none); err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +124,8 @@ func AuditContract(t *testing.T, newAudit func(t *testing.T) hitl.Audit) {
 	ctx := context.Background()
 	a := newAudit(t)
 	entries := []record.AuditEntry{
-		{At: base, Conv: "telegram:1", Tool: "shell", Args: `{}`, RequestedBy: "telegram:1", Outcome: "requested"},
-		{At: base.Add(time.Minute), Conv: "telegram:1", Tool: "shell", RequestedBy: "telegram:1", ApprovedBy: "slack:U1", Outcome: "executed", Detail: "ok"},
+		{At: base, Conv: "alpha:1", Tool: "shell", Args: `{}`, RequestedBy: "alpha:1", Outcome: "requested"},
+		{At: base.Add(time.Minute), Conv: "alpha:1", Tool: "shell", RequestedBy: "alpha:1", ApprovedBy: "slack:U1", Outcome: "executed", Detail: "ok"},
 		{At: base.Add(2 * time.Minute), Conv: "slack:C1", Tool: "read_file", RequestedBy: "slack:U2", Outcome: "allowed"},
 		{At: base.Add(3 * time.Minute), Conv: "slack:C1", Tool: "shell", RequestedBy: "slack:U2", ApprovedBy: "slack:U1", Outcome: "denied"},
 	}

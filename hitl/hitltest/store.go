@@ -29,8 +29,8 @@ func sample(token string, offset time.Duration) record.Approval {
 	call := llm.ToolCall{ID: "call_" + token, Name: "shell", Args: `{"command":"ls -la"}`}
 	return record.Approval{
 		Token:       token,
-		Conv:        core.Conversation{Gateway: "telegram", Chat: "-100123", Thread: "7"},
-		RequestedBy: "telegram:42",
+		Conv:        core.Conversation{Gateway: "alpha", Chat: "-100123", Thread: "7"},
+		RequestedBy: "alpha:42",
 		Call:        call,
 		Digest:      hitl.Digest(call),
 		Rule:        "shell",
@@ -120,16 +120,16 @@ func testExpiryBoundary(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	a := sample("DDDDDDDD", 0)
 	mustCreate(t, s, a)
-	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "console:local", "", a.Expires); !errors.Is(err, record.ErrNotPending) {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("claim at the expiry instant = %v, want ErrNotPending", err)
 	}
-	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "console:local", "", a.Expires.Add(time.Hour)); !errors.Is(err, record.ErrNotPending) {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires.Add(time.Hour)); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("claim after expiry = %v, want ErrNotPending", err)
 	}
 	if got := mustGet(t, s, a.Token); got.Status != record.StatusPending {
 		t.Errorf("a refused late claim changed the status to %s", got.Status)
 	}
-	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "console:local", "", a.Expires.Add(-time.Second)); err != nil {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires.Add(-time.Second)); err != nil {
 		t.Errorf("claim a second before expiry = %v, want success", err)
 	}
 }
@@ -148,7 +148,7 @@ func testConcurrentClaims(t *testing.T, s hitl.Store) {
 			if i%2 == 1 {
 				to = record.StatusDenied
 			}
-			_, err := s.ClaimApproval(ctx, "EEEEEEEE", to, "telegram:1", "", base)
+			_, err := s.ClaimApproval(ctx, "EEEEEEEE", to, "alpha:1", "", base)
 			switch {
 			case err == nil:
 				wins.Add(1)
@@ -171,14 +171,14 @@ func testFinish(t *testing.T, s hitl.Store) {
 	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusExecuted, "ok", base); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("finish of a pending approval = %v, want ErrNotPending", err)
 	}
-	if _, err := s.ClaimApproval(ctx, "FFFFFFFF", record.StatusExecuting, "console:local", "", base); err != nil {
+	if _, err := s.ClaimApproval(ctx, "FFFFFFFF", record.StatusExecuting, "term:local", "", base); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusExecuted, "total 0", base.Add(time.Second)); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
 	got := mustGet(t, s, "FFFFFFFF")
-	if got.Status != record.StatusExecuted || got.Note != "total 0" || got.ResolvedBy != "console:local" {
+	if got.Status != record.StatusExecuted || got.Note != "total 0" || got.ResolvedBy != "term:local" {
 		t.Errorf("finished approval = %s note %q by %q", got.Status, got.Note, got.ResolvedBy)
 	}
 	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusFailed, "again", base); !errors.Is(err, record.ErrNotPending) {
@@ -189,7 +189,7 @@ func testFinish(t *testing.T, s hitl.Store) {
 	}
 	for tok, to := range map[string]record.Status{"GGGGGGGF": record.StatusFailed, "GGGGGGGR": record.StatusInterrupted} {
 		mustCreate(t, s, sample(tok, 0))
-		if _, err := s.ClaimApproval(ctx, tok, record.StatusExecuting, "console:local", "", base); err != nil {
+		if _, err := s.ClaimApproval(ctx, tok, record.StatusExecuting, "term:local", "", base); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.FinishApproval(ctx, tok, to, "x", base); err != nil {
@@ -219,7 +219,7 @@ func testExpire(t *testing.T, s hitl.Store) {
 	}
 	b := sample("JJJJJJJJ", 0)
 	mustCreate(t, s, b)
-	if _, err := s.ClaimApproval(ctx, b.Token, record.StatusExecuting, "console:local", "", base); err != nil {
+	if _, err := s.ClaimApproval(ctx, b.Token, record.StatusExecuting, "term:local", "", base); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishApproval(ctx, b.Token, record.StatusExpired, "late", b.Expires.Add(time.Hour)); !errors.Is(err, record.ErrNotPending) {
@@ -232,7 +232,7 @@ func testList(t *testing.T, s hitl.Store) {
 	mustCreate(t, s, sample("MMMMMMMM", 2*time.Second))
 	mustCreate(t, s, sample("KKKKKKKK", 0))
 	mustCreate(t, s, sample("NNNNNNNN", time.Second))
-	if _, err := s.ClaimApproval(ctx, "NNNNNNNN", record.StatusDenied, "console:local", "", base.Add(time.Minute)); err != nil {
+	if _, err := s.ClaimApproval(ctx, "NNNNNNNN", record.StatusDenied, "term:local", "", base.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	pending, err := s.Approvals(ctx, record.StatusPending)

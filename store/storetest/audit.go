@@ -30,7 +30,7 @@ var auditBase = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 func auditRoundTrip(t *testing.T, a store.Audit) {
 	want := record.AuditEntry{
 		At: auditBase, Conv: "slack:C1:T1", Tool: "shell", Args: `{"command":"rm -rf ./build"}`,
-		RequestedBy: "slack:U1", ApprovedBy: "telegram:42", Outcome: "executed",
+		RequestedBy: "slack:U1", ApprovedBy: "alpha:42", Outcome: "executed",
 		Detail: "exit 0\nüñí",
 	}
 	if err := a.AppendAudit(context.Background(), want); err != nil {
@@ -57,10 +57,10 @@ func auditSample(t *testing.T, a store.Audit) []record.AuditEntry {
 	for i := range 10 {
 		e := record.AuditEntry{
 			At:          auditBase.Add(time.Duration(i) * time.Minute),
-			Conv:        []string{"telegram:1", "slack:C1"}[i%2],
+			Conv:        []string{"alpha:1", "slack:C1"}[i%2],
 			Tool:        []string{"shell", "read_file", "fetch"}[i%3],
 			Args:        fmt.Sprintf(`{"n":%d}`, i),
-			RequestedBy: "telegram:7",
+			RequestedBy: "alpha:7",
 			Outcome:     []string{"executed", "denied"}[i/5],
 			Detail:      fmt.Sprint(i),
 		}
@@ -93,8 +93,8 @@ func auditFilters(t *testing.T, a store.Audit) {
 		{"since is inclusive", record.AuditFilter{Since: all[7].At}, pick(7, 8, 9)},
 		{"limit keeps newest", record.AuditFilter{Limit: 3}, pick(7, 8, 9)},
 		{"limit above count", record.AuditFilter{Limit: 50}, pick(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)},
-		{"combined", record.AuditFilter{Conv: "telegram:1", Tool: "shell", Since: all[1].At}, pick(6)},
-		{"conv and limit", record.AuditFilter{Conv: "telegram:1", Limit: 2}, pick(6, 8)},
+		{"combined", record.AuditFilter{Conv: "alpha:1", Tool: "shell", Since: all[1].At}, pick(6)},
+		{"conv and limit", record.AuditFilter{Conv: "alpha:1", Limit: 2}, pick(6, 8)},
 		{"no match", record.AuditFilter{Tool: "nope"}, nil},
 		{"since after all", record.AuditFilter{Since: all[9].At.Add(time.Nanosecond)}, nil},
 	}

@@ -14,13 +14,13 @@ func CursorContract(t *testing.T, newCursors func(t *testing.T) store.Cursors) {
 	t.Helper()
 	ctx := context.Background()
 	c := newCursors(t)
-	if v, err := c.Cursor(ctx, "telegram.offset"); err != nil || v != "" {
+	if v, err := c.Cursor(ctx, "alpha.offset"); err != nil || v != "" {
 		t.Fatalf("unset Cursor = %q, %v; want \"\", nil", v, err)
 	}
 	steps := []struct{ key, value string }{
-		{"telegram.offset", "1001"},
+		{"alpha.offset", "1001"},
 		{"slack.ts", "1712345678.000100"},
-		{"telegram.offset", "1002"}, // replaces
+		{"alpha.offset", "1002"}, // replaces
 		{"discord.seq", strings.Repeat("é", 300)},
 		{"slack.ts", ""}, // set to empty reads as unset
 	}
