@@ -47,6 +47,15 @@ type Signal struct {
 	// Private is true for one-to-one chats (DMs, the local terminal).
 	Private bool
 	At      time.Time
+	// Schedule names the configured schedule whose run this is; set only
+	// by the scheduler (internal/schedule), with From its
+	// ScheduleIdentity. Such a message is admitted without an allow list:
+	// the configuration is its authority. No gateway sets it (a test in
+	// internal/archtest keeps it so): a gateway builds a Signal from a
+	// platform update, whose text and ids fill Text, From and Conv, never
+	// this field; and a platform user's identity always carries the
+	// gateway's own name, never "schedule:".
+	Schedule string
 	// Done, when set, is called once the Engine has finished with the
 	// signal (its turn ran, or it was refused or was a command). It is not
 	// called for a signal dropped at shutdown, so a gateway that commits its

@@ -93,6 +93,9 @@ type Broker struct {
 	cancelRuns context.CancelFunc
 	runs       sync.WaitGroup
 	active     map[int64]*run // runs going on, by a number of their own; under mu
+	// followUps counts, by requester, outcome signals submitted to the
+	// engine whose turn has not finished; under mu.
+	followUps map[core.Identity]int
 	nextRun    int64
 
 	ready     chan struct{} // closed when Run's start-up work is done
@@ -132,6 +135,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
 		active:    make(map[int64]*run),
+		followUps: make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
 	}
@@ -139,6 +143,12 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	for _, id := range o.Approvers {
+		if id.IsSchedule() {
+			// A schedule acts on the configuration's authority; letting it
+			// approve would let a prompt approve its own held calls.
+			b.log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")
+			continue
+		}
 		b.approvers[id] = true
 	}
 	// Cancelled by Run at shutdown, after the grace period.

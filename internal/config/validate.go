@@ -40,6 +40,7 @@ func (c *Config) validate() error {
 	c.Store.check(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
+	checkSchedules(ch, c.Schedules)
 	if err := ch.err(); err != nil {
 		return err
 	}
