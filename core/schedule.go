@@ -16,7 +16,9 @@ func ScheduleIdentity(name string) Identity { return Identity(ScheduleGateway + 
 
 // IsSchedule reports whether id is a schedule's identity. Such an identity
 // is never an approver, wherever it is listed.
-func (id Identity) IsSchedule() bool { return id.Gateway() == ScheduleGateway && len(id) > len(ScheduleGateway)+1 }
+func (id Identity) IsSchedule() bool {
+	return id.Gateway() == ScheduleGateway && len(id) > len(ScheduleGateway)+1
+}
 
 // ScheduleInfo describes one configured schedule for /schedules.
 type ScheduleInfo struct {

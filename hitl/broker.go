@@ -93,10 +93,11 @@ type Broker struct {
 	cancelRuns context.CancelFunc
 	runs       sync.WaitGroup
 	active     map[int64]*run // runs going on, by a number of their own; under mu
+	nextRun    int64
+
 	// followUps counts, by requester, outcome signals submitted to the
 	// engine whose turn has not finished; under mu.
 	followUps map[core.Identity]int
-	nextRun    int64
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
