@@ -13,7 +13,8 @@ const (
 	// run, denied, expired); Text is the outcome written by the core for the LLM.
 	KindApprovalOutcome
 	// KindHeartbeat is a periodic wake-up with no text. Reserved: the
-	// Engine accepts and ignores it until scheduled tasks exist.
+	// Engine accepts and ignores it; scheduled prompts are KindMessage
+	// signals from a schedule's identity (see Signal.Schedule).
 	KindHeartbeat
 	// KindError reports a loop error in a conversation (e.g. a gateway that
 	// could not deliver); Text describes it.
