@@ -41,7 +41,7 @@ func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 		a.allow[gw] = set
 	}
 	for _, id := range approvers {
-		a.approvers[id] = true
+		a.approvers[id] = !id.IsSchedule()
 	}
 	return a
 }
@@ -50,6 +50,9 @@ func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 func (a *Auth) Allowed(s Signal) bool {
 	if s.From == "" {
 		return false
+	}
+	if s.From.IsSchedule() || s.Schedule != "" {
+		return scheduled(s) // only the scheduler's own signals, never an approver entry
 	}
 	if a.approvers[s.From] {
 		return true

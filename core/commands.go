@@ -23,6 +23,7 @@ var coreCommands = []CommandHelp{
 	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, uptime"},
 	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
+	{Name: "schedules", Summary: "the configured schedules and their next run"},
 }
 
 // maxCommandDistance is how far a mistyped command may be from a known
@@ -101,6 +102,8 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 		reply = e.reset(ctx, log, s.Conv)
 	case "cancel":
 		reply = e.cancel(s.Conv)
+	case "schedules":
+		reply = e.schedulesText()
 	default:
 		return false
 	}

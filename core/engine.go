@@ -29,6 +29,8 @@ type Config struct {
 	// Commands sees authorised messages before the queue and the LLM (the
 	// hitl broker); it may also be a CommandLister and a StatusReporter.
 	Commands CommandHandler
+	// Schedules lists the configured schedules for /schedules; optional.
+	Schedules ScheduleLister
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from

@@ -95,6 +95,10 @@ type Broker struct {
 	active     map[int64]*run // runs going on, by a number of their own; under mu
 	nextRun    int64
 
+	// followUps counts, by requester, outcome signals submitted to the
+	// engine whose turn has not finished; under mu.
+	followUps map[core.Identity]int
+
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
 
@@ -132,6 +136,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
 		active:    make(map[int64]*run),
+		followUps: make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
 	}
@@ -139,6 +144,12 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	for _, id := range o.Approvers {
+		if id.IsSchedule() {
+			// A schedule acts on the configuration's authority; letting it
+			// approve would let a prompt approve its own held calls.
+			b.log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")
+			continue
+		}
 		b.approvers[id] = true
 	}
 	// Cancelled by Run at shutdown, after the grace period.

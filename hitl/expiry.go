@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -204,8 +205,13 @@ func (b *Broker) drain(ctx context.Context) {
 			return
 		}
 		s := b.outbox[0]
+		b.followUps[s.From]++
 		b.mu.Unlock()
+		s.Done = b.followUpDone(s.From)
 		err := b.d.Submit(ctx, s)
+		if err != nil {
+			s.Done()
+		}
 		if err != nil && ctx.Err() != nil {
 			return // kept in the outbox; Run logs what is left
 		}
@@ -229,4 +235,43 @@ func (b *Broker) dropOutbox() {
 	}
 	b.outbox = nil
 	b.settleLocked()
+}
+
+// followUpDone returns the Done of an outcome signal on behalf of
+// requester: it ends the follow-up's count, once.
+func (b *Broker) followUpDone(requester core.Identity) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.followUps[requester]--; b.followUps[requester] <= 0 {
+				delete(b.followUps, requester)
+			}
+		})
+	}
+}
+
+// Outstanding reports whether anything requested by requester is still
+// going after its turn: an approval waiting for a decision, an approved
+// action running, or its outcome not yet submitted or its follow-up turn
+// not finished. The scheduler asks it before a schedule's next run.
+func (b *Broker) Outstanding(ctx context.Context, requester core.Identity) (bool, error) {
+	b.mu.Lock()
+	busy := b.followUps[requester] > 0
+	for _, s := range b.outbox {
+		busy = busy || s.From == requester
+	}
+	for _, r := range b.active {
+		busy = busy || r.requester == requester
+	}
+	b.mu.Unlock()
+	if busy {
+		return true, nil
+	}
+	pending, err := b.Pending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("hitl: outstanding: %w", err)
+	}
+	return slices.ContainsFunc(pending, func(a record.Approval) bool { return a.RequestedBy == requester }), nil
 }

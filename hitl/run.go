@@ -48,6 +48,7 @@ var errRunCancelled = errors.New("cancelled while running (/cancel)")
 // run is one approved action going on.
 type run struct {
 	conv      string // the approval's conversation key
+	requester core.Identity
 	cancel    context.CancelFunc
 	cancelled bool // by CancelRuns
 }
@@ -57,7 +58,7 @@ type run struct {
 // line; replied says it already reached conv in the acknowledgement.
 func (b *Broker) start(a record.Approval, extra string, conv core.Conversation, replied bool) {
 	ctx, cancel := context.WithCancel(b.runCtx)
-	r := &run{conv: a.Conv.Key(), cancel: cancel}
+	r := &run{conv: a.Conv.Key(), requester: a.RequestedBy, cancel: cancel}
 	b.mu.Lock()
 	b.nextRun++
 	id := b.nextRun

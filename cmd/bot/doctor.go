@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -35,6 +36,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorGateways(r, cfg)
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
+	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -62,6 +63,7 @@ type App struct {
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
 	routes   []route // extra handlers on http.listen
+	sched    *schedule.Scheduler
 
 	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
@@ -100,6 +102,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
+	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -108,6 +113,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		History:      a.store,
 		Usage:        a.store,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		Schedules:    a.sched,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -126,10 +132,14 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	}
 	policy.Standing = a.broker
 	a.engine.UseHITL(a.broker, a.broker)
+	a.sched.UseTracker(a.broker)
 	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
 		return err
 	}
 	if err := a.buildGateways(ctx, o); err != nil {
+		return err
+	}
+	if err := a.checkScheduleGateways(); err != nil {
 		return err
 	}
 	a.health = newHealth(a.engine, a.routes, a.gateways)
@@ -161,6 +171,7 @@ func (a *App) Run(ctx context.Context) error {
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
+	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
 	if ln != nil {
 		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
