@@ -157,6 +157,7 @@ type fakeApprovals struct {
 	mu      sync.Mutex
 	presses []pressCall
 	reply   string
+	onPress func() // called before recording a press
 }
 
 type pressCall struct {
@@ -167,6 +168,9 @@ type pressCall struct {
 }
 
 func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
+	if f.onPress != nil {
+		f.onPress()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.presses = append(f.presses, pressCall{from, conv, token, d})
