@@ -56,6 +56,8 @@ type Gateway struct {
 	queue      chan *discordgo.Message // MESSAGE_CREATE in arrival order
 	run        atomic.Pointer[runState]
 	wg         sync.WaitGroup // interactions and replies started by Run
+	bgMu       sync.Mutex
+	bgStopped  bool // Run is returning: no new background work
 	conn       connStats
 	registered atomic.Bool // the slash commands were registered
 }
@@ -143,14 +145,23 @@ func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() 
 // interactions are acknowledged at once and handled in the background.
 func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
 	g.run.Store(&runState{ctx: ctx, inbox: inbox})
-	defer g.wg.Wait()
+	defer g.waitBackground()
 	remove := g.addHandlers()
 	defer remove()
 	if err := g.open(ctx); err != nil {
 		return nil // ctx ended before the websocket opened
 	}
-	defer g.close()
-	g.goBackground(func() { g.supervise(ctx) })
+	sctx, stopSupervisor := context.WithCancel(ctx)
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		g.supervise(sctx)
+	}()
+	defer func() {
+		stopSupervisor()
+		<-supervised // no reopening once closed
+		g.close()
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -163,11 +174,25 @@ func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
 	}
 }
 
-// goBackground runs f in a goroutine Run waits for.
+// goBackground runs f in a goroutine Run waits for; once Run is waiting,
+// f is not started.
 func (g *Gateway) goBackground(f func()) {
+	g.bgMu.Lock()
+	defer g.bgMu.Unlock()
+	if g.bgStopped {
+		return
+	}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		f()
 	}()
+}
+
+// waitBackground stops new background work and waits for the rest.
+func (g *Gateway) waitBackground() {
+	g.bgMu.Lock()
+	g.bgStopped = true
+	g.bgMu.Unlock()
+	g.wg.Wait()
 }
