@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,26 @@ func TestReconnects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stoppedInbox is an engine that has stopped.
+type stoppedInbox struct{}
+
+func (stoppedInbox) Submit(context.Context, core.Signal) error { return core.ErrStopped }
+
+func TestRunEndsWhenTheEngineStops(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake)
+	done := make(chan error, 1)
+	go func() { done <- h.gw.Run(context.Background(), stoppedInbox{}) }()
+	fake.InjectMessage(dm(fake, ann, "anyone there?"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return once the engine refused a signal")
+	}
+	testutil.WaitFor(t, "the websocket closed", func() bool { return fake.Connected() == 0 })
 }
