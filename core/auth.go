@@ -11,9 +11,9 @@ import (
 // approvers, who may always talk. Closed by default: an empty list admits
 // only the approvers; "*" opens a gateway explicitly.
 //
-// An allow entry matches a sender identity ("telegram:123"), a conversation
-// key ("telegram:-1001234"), or, as a convenience, the bare id after the
-// gateway prefix ("123" in gateways.telegram.allow).
+// An allow entry matches a sender identity ("<gateway>:123"), a conversation
+// key ("<gateway>:-1001234"), or, as a convenience, the bare id after the
+// gateway prefix ("123" in gateways.<gateway>.allow).
 type Auth struct {
 	allow     map[string]map[string]bool // gateway → entries
 	approvers map[Identity]bool

@@ -12,7 +12,7 @@ import (
 )
 
 // commandWord matches a first word that is a chat command: a slash, letters
-// only, and optionally "@botname" as Telegram sends in groups. "/tmp/x"
+// only, and optionally "@botname" as some platforms send in groups. "/tmp/x"
 // is not one.
 var commandWord = regexp.MustCompile(`^/([A-Za-z]+)(?:@[A-Za-z0-9_]+)?$`)
 

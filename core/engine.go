@@ -193,7 +193,7 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 }
 
 // WaitIdle blocks until every submitted signal has been processed (or ctx
-// ends). The console uses it to exit after piped input is answered.
+// ends). A gateway on piped input uses it to exit once everything is answered.
 func (e *Engine) WaitIdle(ctx context.Context) error {
 	return e.queues.waitIdle(ctx)
 }

@@ -16,6 +16,19 @@ type Held struct {
 	Reason string
 }
 
+// ApprovalDecision is what an approval button means when pressed. It lives
+// in core, not in gateways, so that hitl (which resolves presses) and the
+// adapters (which draw the buttons) share it without importing each other.
+// It is distinct from Decision, a gate's verdict.
+type ApprovalDecision uint8
+
+// The decisions an approval button can carry.
+const (
+	DecisionApprove ApprovalDecision = iota + 1
+	DecisionDeny
+	DecisionApproveAlways
+)
+
 // Holder takes actions that need approval (the hitl broker implements it).
 // Hold must not block on a human: it records the request, notifies, and
 // returns the text the LLM sees as the tool result (never containing a token).

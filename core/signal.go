@@ -44,7 +44,7 @@ type Signal struct {
 	// MessageID is the platform's id of the incoming message, for threading
 	// replies; may be empty.
 	MessageID string
-	// Private is true for one-to-one chats (DMs, the console).
+	// Private is true for one-to-one chats (DMs, the local terminal).
 	Private bool
 	At      time.Time
 	// Done, when set, is called once the Engine has finished with the

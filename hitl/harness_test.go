@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
-
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // The cast: two in-process gateways, alpha and beta.
@@ -332,7 +332,7 @@ func (h *harness) noSignal(t *testing.T) {
 }
 
 // status returns the stored status of token.
-func (h *harness) status(t *testing.T, token string) hitl.Status {
+func (h *harness) status(t *testing.T, token string) record.Status {
 	t.Helper()
 	a, err := h.store.Approval(context.Background(), token)
 	if err != nil {
@@ -344,7 +344,7 @@ func (h *harness) status(t *testing.T, token string) hitl.Status {
 // audit returns the outcomes in the audit log, in order.
 func (h *harness) audit(t *testing.T) []string {
 	t.Helper()
-	es, err := h.store.QueryAudit(context.Background(), hitl.AuditFilter{})
+	es, err := h.store.QueryAudit(context.Background(), record.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

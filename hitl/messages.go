@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // heldText is the tool result the LLM sees for a held call. It never
@@ -27,7 +28,7 @@ func replyHint(token string) string {
 // requestText is the approval request people see, written by the broker,
 // without the reply hint; note, when set, is a line saying why the call is
 // held again.
-func requestText(a Approval, now time.Time, note string) string {
+func requestText(a record.Approval, now time.Time, note string) string {
 	var b strings.Builder
 	rendered, shortened, hidden := renderCall(a.Call)
 	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
@@ -53,7 +54,7 @@ func requestText(a Approval, now time.Time, note string) string {
 }
 
 // ruleText renders the rule and reason that held the call.
-func ruleText(a Approval) string {
+func ruleText(a record.Approval) string {
 	switch {
 	case a.Rule != "" && a.Reason != "":
 		return fmt.Sprintf("rule %s (%s)", a.Rule, a.Reason)
@@ -64,7 +65,7 @@ func ruleText(a Approval) string {
 }
 
 // showText is the full action for /show.
-func showText(a Approval, now time.Time) string {
+func showText(a record.Approval, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Request %s: %s\ntool: %s\narguments:\n%s\n", a.Token, statusText(a, now), a.Call.Name, codeBlock(prettyArgs(a.Call.Args)+"\n"))
 	fmt.Fprintf(&b, "asked in %s by %s at %s", a.Conv.Key(), a.RequestedBy, a.Created.UTC().Format(time.DateTime+" UTC"))
@@ -78,11 +79,11 @@ func showText(a Approval, now time.Time) string {
 }
 
 // statusText describes where an approval is, for people.
-func statusText(a Approval, now time.Time) string {
+func statusText(a record.Approval, now time.Time) string {
 	switch {
-	case a.Status == StatusPending && now.Before(a.Expires):
+	case a.Status == record.StatusPending && now.Before(a.Expires):
 		return fmt.Sprintf("pending, expires in %s", humanDuration(a.Expires.Sub(now)))
-	case a.Status == StatusPending:
+	case a.Status == record.StatusPending:
 		return "expired"
 	case a.ResolvedBy != "":
 		return fmt.Sprintf("%s (resolved by %s)", a.Status, a.ResolvedBy)
@@ -91,7 +92,7 @@ func statusText(a Approval, now time.Time) string {
 }
 
 // pendingLine is one /pending entry.
-func pendingLine(a Approval, now time.Time, selfOnlyDeny bool) string {
+func pendingLine(a record.Approval, now time.Time, selfOnlyDeny bool) string {
 	line := fmt.Sprintf("• %s — %s %s — asked in %s by %s, expires in %s",
 		a.Token, a.Call.Name, codeSpan(summarize(a.Call)), a.Conv.Key(), a.RequestedBy, humanDuration(a.Expires.Sub(now)))
 	if selfOnlyDeny {
@@ -101,12 +102,12 @@ func pendingLine(a Approval, now time.Time, selfOnlyDeny bool) string {
 }
 
 // callRef names a call for people: "shell `ls -la`".
-func callRef(a Approval) string {
+func callRef(a record.Approval) string {
 	return a.Call.Name + " " + codeSpan(summarize(a.Call))
 }
 
 // runNotice tells people what became of an approved call.
-func runNotice(a Approval, res core.Result, runErr error) string {
+func runNotice(a record.Approval, res core.Result, runErr error) string {
 	head := fmt.Sprintf("Approved by %s: %s (request %s)", a.ResolvedBy, callRef(a), a.Token)
 	switch {
 	case errors.Is(runErr, errRunCancelled):
@@ -129,7 +130,7 @@ func outputBlock(out string) string {
 }
 
 // denyNotice tells people a request was denied.
-func denyNotice(a Approval) string {
+func denyNotice(a record.Approval) string {
 	s := fmt.Sprintf("Denied by %s: %s (request %s) will not run.", a.ResolvedBy, callRef(a), a.Token)
 	if a.Note != "" {
 		s += " Reason: " + a.Note
@@ -138,30 +139,30 @@ func denyNotice(a Approval) string {
 }
 
 // expiredNotice tells people a request expired.
-func expiredNotice(a Approval) string {
+func expiredNotice(a record.Approval) string {
 	return fmt.Sprintf("Expired: nobody answered request %s (%s) in time; it will not run.", a.Token, callRef(a))
 }
 
 // interruptedNotice tells people a run was cut by a restart.
-func interruptedNotice(a Approval) string {
+func interruptedNotice(a record.Approval) string {
 	return fmt.Sprintf("Interrupted: %s (request %s, approved by %s) was running when the bot stopped; it was not run again and its result is unknown.",
 		callRef(a), a.Token, a.ResolvedBy)
 }
 
 // mismatchNotice tells people an approved call was refused because it no
 // longer matched what was approved.
-func mismatchNotice(a Approval) string {
+func mismatchNotice(a record.Approval) string {
 	return fmt.Sprintf("Refused: %s (request %s) was approved by %s but did not run: the stored action no longer matches what was approved.",
 		callRef(a), a.Token, a.ResolvedBy)
 }
 
 // llmCall names a held call for the LLM, with its arguments (no token).
-func llmCall(a Approval) string {
+func llmCall(a record.Approval) string {
 	return fmt.Sprintf("The held %s call with arguments %s", a.Call.Name, clip(a.Call.Args, maxArgsForLLM))
 }
 
 // llmRan is the outcome signal text of an approved call.
-func llmRan(a Approval, res core.Result, runErr error) string {
+func llmRan(a record.Approval, res core.Result, runErr error) string {
 	head := "[gatehouse] " + llmCall(a) + " was approved by " + string(a.ResolvedBy)
 	switch {
 	case errors.Is(runErr, errRunCancelled):
@@ -183,7 +184,7 @@ func orNone(out string) string {
 }
 
 // llmDenied is the outcome signal text of a denied call.
-func llmDenied(a Approval) string {
+func llmDenied(a record.Approval) string {
 	reason := "no reason given"
 	if a.Note != "" {
 		reason = a.Note
@@ -193,19 +194,19 @@ func llmDenied(a Approval) string {
 }
 
 // llmExpired is the outcome signal text of an expired request.
-func llmExpired(a Approval) string {
+func llmExpired(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was not approved in time (the request expired after %s); it did not run. Tell the user; do not run it again unless the user asks.",
 		llmCall(a), humanDuration(a.Expires.Sub(a.Created)))
 }
 
 // llmInterrupted is the outcome signal text of a run cut by a restart.
-func llmInterrupted(a Approval) string {
+func llmInterrupted(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was approved by %s, but the bot stopped while it was running; it was not run again and its result is unknown. Tell the user.",
 		llmCall(a), a.ResolvedBy)
 }
 
 // llmMismatch is the outcome signal text of a refused, altered action.
-func llmMismatch(a Approval) string {
+func llmMismatch(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was approved by %s but was not run: the stored action no longer matched what was approved. Tell the user.",
 		llmCall(a), a.ResolvedBy)
 }

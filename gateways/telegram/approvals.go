@@ -19,11 +19,11 @@ const promptKeep = time.Hour
 // attachKeyboard adds the approval buttons to msg.
 func (g *Gateway) attachKeyboard(msg *tgbotapi.MessageConfig, p core.ApprovalPrompt) {
 	row := []tgbotapi.InlineKeyboardButton{
-		tgbotapi.NewInlineKeyboardButtonData("✅ Approve", callbackData(gateways.DecisionApprove, p.Token)),
-		tgbotapi.NewInlineKeyboardButtonData("❌ Deny", callbackData(gateways.DecisionDeny, p.Token)),
+		tgbotapi.NewInlineKeyboardButtonData("✅ Approve", callbackData(core.DecisionApprove, p.Token)),
+		tgbotapi.NewInlineKeyboardButtonData("❌ Deny", callbackData(core.DecisionDeny, p.Token)),
 	}
 	if p.AllowAlways {
-		row = append(row, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(gateways.DecisionApproveAlways, p.Token)))
+		row = append(row, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(core.DecisionApproveAlways, p.Token)))
 	}
 	for _, b := range row {
 		if len(*b.CallbackData) > maxCallbackData {

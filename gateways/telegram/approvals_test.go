@@ -76,11 +76,11 @@ func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 	req := h.fake.Sent()[0]
 	for _, tc := range []struct {
 		data string
-		d    gateways.Decision
+		d    core.ApprovalDecision
 	}{
-		{"a:K7Q2", gateways.DecisionApprove},
-		{"d:K7Q2", gateways.DecisionDeny},
-		{"A:K7Q2", gateways.DecisionApproveAlways},
+		{"a:K7Q2", core.DecisionApprove},
+		{"d:K7Q2", core.DecisionDeny},
+		{"A:K7Q2", core.DecisionApproveAlways},
 	} {
 		h.fake.InjectCallback(faketg.Callback{From: bob, ChatID: group.ID, MessageID: req.MessageID, Data: tc.data})
 		testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) > 0 })

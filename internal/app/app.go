@@ -21,7 +21,9 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Options are what the App needs besides the configuration.
@@ -61,7 +63,7 @@ type App struct {
 	health   *health
 	routes   []route // extra handlers on http.listen
 
-	// interactive: the console is a terminal, where Ctrl-D means quit.
+	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
 }
 
@@ -83,7 +85,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+	if a.store, err = storetable.Open(ctx, cfg); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
@@ -180,7 +182,7 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	// Ctrl-D on a terminal quits, as the console's banner says, whatever
+	// Ctrl-D on a terminal quits, as the terminal banner says, whatever
 	// else runs; the end of piped input (a service's closed or empty stdin)
 	// ends that gateway alone while other gateways serve other people.
 	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {
@@ -252,7 +254,7 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	if res.Failed {
 		outcome = "failed"
 	}
-	e := hitl.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+	e := record.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
 		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
 	if err := t.audit.AppendAudit(ctx, e); err != nil {
 		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")
