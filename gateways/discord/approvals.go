@@ -11,7 +11,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // promptKeep is how long past its expiry a request message is remembered,
@@ -73,11 +72,11 @@ func (g *Gateway) buttons(p core.ApprovalPrompt) []discordgo.MessageComponent {
 }
 
 // parseCustomID reads an approval button's custom_id.
-func parseCustomID(id string) (gateways.Decision, string, bool) {
+func parseCustomID(id string) (core.ApprovalDecision, string, bool) {
 	for _, p := range []struct {
 		prefix string
-		d      gateways.Decision
-	}{{idApprove, gateways.DecisionApprove}, {idDeny, gateways.DecisionDeny}, {idApproveAlways, gateways.DecisionApproveAlways}} {
+		d      core.ApprovalDecision
+	}{{idApprove, core.DecisionApprove}, {idDeny, core.DecisionDeny}, {idApproveAlways, core.DecisionApproveAlways}} {
 		if token, ok := strings.CutPrefix(id, p.prefix); ok && token != "" {
 			return p.d, token, true
 		}

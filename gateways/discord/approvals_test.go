@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -93,7 +92,7 @@ func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 		t.Error("the press was resolved before it was acknowledged")
 	}
 	calls := h.appr.calls()
-	want := pressCall{from: "discord:3002", conv: guildConv, token: prompt.Token, d: gateways.DecisionApproveAlways}
+	want := pressCall{from: "discord:3002", conv: guildConv, token: prompt.Token, d: core.DecisionApproveAlways}
 	if len(calls) != 1 || calls[0] != want {
 		t.Fatalf("presses %+v, want %+v", calls, want)
 	}
@@ -101,7 +100,7 @@ func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 	dmChan := fake.DMChannel(ann.ID)
 	fake.InjectButtonPress(fakediscord.Press{ChannelID: dmChan, MessageID: req.ID, User: ann, CustomID: "gh:d:" + prompt.Token})
 	testutil.WaitFor(t, "the DM press", func() bool { return len(h.appr.calls()) == 2 })
-	if c := h.appr.calls()[1]; c.from != "discord:3001" || c.d != gateways.DecisionDeny || c.conv.Chat != dmChan {
+	if c := h.appr.calls()[1]; c.from != "discord:3001" || c.d != core.DecisionDeny || c.conv.Chat != dmChan {
 		t.Errorf("DM press %+v", c)
 	}
 	// A button that is not an approval's resolves nothing.
