@@ -126,6 +126,11 @@ func TestReconnects(t *testing.T) {
 			if s := h.inbox.next(t); s.Text != "after" {
 				t.Fatalf("signal %+v", s)
 			}
+			if tc.name == "op 7" { // the session survives a reconnect request: it is resumed
+				if r := fake.Resumes(); len(r) == 0 || !r[0].OK || len(fake.Identifies()) != 1 {
+					t.Errorf("op 7: resumes %+v, %d identifies; want one resumed session", r, len(fake.Identifies()))
+				}
+			}
 			if tc.name != "op 9" { // op 9 re-identifies on the same socket
 				testutil.WaitFor(t, "the reconnect counted and logged", func() bool {
 					return h.gw.Reconnects() > 0 && strings.Contains(h.logs.String(), "websocket reconnected")
