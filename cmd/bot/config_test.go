@@ -137,21 +137,26 @@ func TestDoctorHidesURLCredentials(t *testing.T) {
 	}
 }
 
-// TestDoctorSaysDiscordIsNotThereYet: a Discord token in the environment
-// enables the gateway in the config, but this version has no adapter: doctor
-// says it is ignored rather than pretending it runs, and a Discord-only
-// setup cannot run.
-func TestDoctorSaysDiscordIsNotThereYet(t *testing.T) {
+// TestDoctorReportsDiscord: a Discord token in the environment enables the
+// Discord gateway: doctor says it runs, how it behaves in guild channels
+// and who may talk to it, without the token; a Discord-only setup is a
+// setup that runs.
+func TestDoctorReportsDiscord(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "config.yaml", defaultConfig(t))
 	r := runOnce(t, dir, baseEnv(dir, "DISCORD_BOT_TOKEN=discord-token-123456"), "", "doctor")
-	if r.code != exitOK || !strings.Contains(r.stdout, "no discord adapter yet: ignored") {
-		t.Fatalf("bot doctor: exit %d\n%s", r.code, r.stdout)
+	want := "discord: enabled; guild channels: mention; who may talk: only the approvers (allow is empty)"
+	if r.code != exitOK || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "adapter yet") {
+		t.Fatalf("bot doctor: exit %d; want a line %q\n%s", r.code, want, r.stdout)
 	}
-	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token}\nhttp: {listen: \"\"}\n")
-	if r := runOnce(t, dir, baseEnv(dir), "", "doctor"); r.code != exitFail {
-		t.Fatalf("bot doctor with only Discord: exit %d; want %d\n%s", r.code, exitFail, r.stdout)
+	if strings.Contains(r.stdout+r.stderr, "discord-token-123456") {
+		t.Errorf("doctor printed the Discord token:\n%s", r.stdout)
+	}
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token, guild_id: \"5001\"}\nhttp: {listen: \"\"}\n")
+	r = runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if r.code != exitOK || !strings.Contains(r.stdout, "slash commands in guild 5001") {
+		t.Fatalf("bot doctor with only Discord: exit %d; want %d\n%s", r.code, exitOK, r.stdout)
 	}
 }
 
@@ -184,13 +189,13 @@ func TestDoctorGatewayLines(t *testing.T) {
 		{"no credentials", nil, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: disabled (set gateways.telegram.token (TELEGRAM_BOT_TOKEN) to enable)",
-			"          discord: not available in this version",
+			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
 			"          slack: not available in this version",
 		}},
 		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=123:tg-doctor-token", "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
-			"          discord: not available in this version",
+			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
 			"          slack: configured, but this version has no slack adapter yet: ignored",
 		}},
 	}

@@ -1,87 +1,198 @@
-// Package discord is the Discord gateway. In this version it holds only its
-// configuration section (gateways.discord): keys, defaults, validation,
-// secrets, doctor and start-up lines. There is no adapter yet, so a
-// configured Discord gateway is reported and ignored.
+// Package discord is the Discord gateway: it receives messages and
+// interactions over Discord's websocket gateway, normalises them into
+// signals, sends replies through the shared delivery layer (split below
+// 2000 characters, paced, retried), turns approval requests into buttons
+// and registers the /approve, /deny and /pending slash commands. It uses
+// the unmodified github.com/bwmarrin/discordgo, pointed at Config.APIURL
+// through its session's HTTP transport. The bot token never appears in a
+// log line or an error.
 package discord
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
 
+	"github.com/bwmarrin/discordgo"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // Name is the gateway's name, the first part of its conversation keys and
 // identities.
 const Name = "discord"
 
-// DefaultAPIURL is Discord's REST base.
-const DefaultAPIURL = "https://discord.com"
+// intents are the gateway events the bot needs: guild messages, DMs and
+// their content (a privileged intent, enabled in the Developer Portal).
+const intents = discordgo.IntentsGuildMessages | discordgo.IntentsDirectMessages | discordgo.IntentMessageContent
 
-// Spec is the Discord gateway's entry in the gateway table.
-func Spec() confkit.Spec {
-	return confkit.Spec{
-		Name:        Name,
-		New:         func() confkit.Section { return &Section{APIURL: DefaultAPIURL} },
-		EnvPrefixes: []string{"DISCORD_"},
+var (
+	_ gateways.Gateway          = (*Gateway)(nil)
+	_ core.Typer                = (*Gateway)(nil)
+	_ core.ApprovalPrompter     = (*Gateway)(nil)
+	_ core.ApprovalUpdater      = (*Gateway)(nil)
+	_ gateways.DeliveryReporter = (*Gateway)(nil)
+)
+
+// Gateway is the Discord adapter. It is safe for concurrent use; Run is
+// called once.
+type Gateway struct {
+	cfg        Config
+	log        zerolog.Logger
+	s          *discordgo.Session
+	self       discordgo.User // the bot's user, from GET /users/@me
+	secrets    *secrets.Set
+	approvals  gateways.Approvals
+	out        *gateways.Outbox
+	prompts    *promptBook
+	slash      *slashBook
+	guilds     *channelGuilds
+	queue      chan *discordgo.Message // MESSAGE_CREATE in arrival order
+	run        atomic.Pointer[runState]
+	wg         sync.WaitGroup // interactions and replies started by Run
+	bgMu       sync.Mutex
+	bgStopped  bool // Run is returning: no new background work
+	conn       connStats
+	registered atomic.Bool // the slash commands were registered
+}
+
+// runState is what a running gateway hands to its background work.
+type runState struct {
+	ctx   context.Context
+	inbox gateways.Inbox
+}
+
+// New checks the configuration, checks the token with GET /users/@me and
+// returns the gateway. The websocket is opened by Run.
+func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		log:       d.Log.With().Str("gateway", Name).Logger(),
+		secrets:   secrets.New(cfg.Token),
+		approvals: d.Approvals,
+		prompts:   newPromptBook(),
+		slash:     newSlashBook(),
+		guilds:    newChannelGuilds(4096),
+		queue:     make(chan *discordgo.Message, 256),
+	}
+	g.conn.lost = make(chan struct{}, 1)
+	if g.out, err = g.newOutbox(); err != nil {
+		return nil, err
+	}
+	if g.s, err = g.session(); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
+	defer cancel()
+	me, err := g.s.User("@me", discordgo.WithContext(rctx))
+	if err != nil {
+		return nil, fmt.Errorf("discord: connect (GET /users/@me): %w", g.scrub(err))
+	}
+	if me == nil || me.ID == "" {
+		return nil, errors.New("discord: connect (GET /users/@me): no user in the answer")
+	}
+	g.self = *me
+	g.log.Info().Str("bot", me.Username).Str("bot_id", me.ID).Msg("connected")
+	return g, nil
+}
+
+// session builds the discordgo session: our transport (api_url,
+// gateway_url), its logging off (its debug output prints the
+// Authorization header; the gateway logs from events instead), 429s
+// returned to the delivery layer rather than slept on, events handled in
+// order on the reading goroutine.
+func (g *Gateway) session() (*discordgo.Session, error) {
+	t, err := newRewriter(g.cfg.APIURL, g.cfg.GatewayURL, g.cfg.HTTPClient.Transport)
+	if err != nil {
+		return nil, err
+	}
+	s, err := discordgo.New("Bot " + g.cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: session: %w", g.scrub(err))
+	}
+	s.Client = &http.Client{Transport: t, Jar: g.cfg.HTTPClient.Jar}
+	s.LogLevel = discordgo.LogError - 1 // silent
+	s.Debug = false
+	s.ShouldRetryOnRateLimit = false
+	s.SyncEvents = true
+	s.ShouldReconnectOnError = false // Run reconnects, with a context (see connection.go)
+	s.StateEnabled = false
+	s.Identify.Intents = intents
+	return s, nil
+}
+
+// Name returns "discord".
+func (g *Gateway) Name() string { return Name }
+
+// Self returns the bot's own user.
+func (g *Gateway) Self() discordgo.User { return g.self }
+
+// DeliveryStats returns the outbound delivery counters.
+func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() }
+
+// Run opens the websocket and receives events until ctx ends; it returns
+// nil on cancellation. Messages are submitted in the order they arrive;
+// interactions are acknowledged at once and handled in the background.
+func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
+	g.run.Store(&runState{ctx: ctx, inbox: inbox})
+	defer g.waitBackground()
+	remove := g.addHandlers()
+	defer remove()
+	if err := g.open(ctx); err != nil {
+		return nil // ctx ended before the websocket opened
+	}
+	sctx, stopSupervisor := context.WithCancel(ctx)
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		g.supervise(sctx)
+	}()
+	defer func() {
+		stopSupervisor()
+		<-supervised // no reopening once closed
+		g.close()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m := <-g.queue:
+			if err := g.onMessage(ctx, inbox, m); err != nil {
+				return nil // ctx ended or the engine stopped
+			}
+		}
 	}
 }
 
-// Section is the gateways.discord configuration section.
-type Section struct {
-	// Enable is the "enabled" key as written; nil when absent. Use Enabled.
-	Enable *bool          `yaml:"enabled"`
-	Token  confkit.Secret `yaml:"token"`
-	// APIURL is the REST base (https://discord.com).
-	APIURL string `yaml:"api_url"`
-	// GatewayURL overrides the websocket URL; empty asks the API for it.
-	GatewayURL string `yaml:"gateway_url"`
-	// AllowList lists who may talk to the bot (user or channel ids).
-	AllowList []string `yaml:"allow"`
+// goBackground runs f in a goroutine Run waits for; once Run is waiting,
+// f is not started.
+func (g *Gateway) goBackground(f func()) {
+	g.bgMu.Lock()
+	defer g.bgMu.Unlock()
+	if g.bgStopped {
+		return
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
 }
 
-var _ gateways.Section = (*Section)(nil)
-
-// Enabled reports whether the gateway is configured to run: credentials
-// set and not disabled.
-func (s *Section) Enabled() bool { return confkit.Enabled(s.Enable, s.Token != "") }
-
-// Check validates the section.
-func (s *Section) Check(c *confkit.Checker, _ confkit.Globals) {
-	c.Credentials(s.Enable, confkit.Credential{Key: "token", Set: s.Token != ""})
-	if c.Required("api_url", s.APIURL) {
-		c.URL("api_url", s.APIURL, "http", "https")
-	}
-	if s.GatewayURL != "" {
-		c.URL("gateway_url", s.GatewayURL, "ws", "wss")
-	}
-	c.IDs("allow", s.AllowList)
+// waitBackground stops new background work and waits for the rest.
+func (g *Gateway) waitBackground() {
+	g.bgMu.Lock()
+	g.bgStopped = true
+	g.bgMu.Unlock()
+	g.wg.Wait()
 }
-
-// Secrets returns the bot token.
-func (s *Section) Secrets() []confkit.Secret { return []confkit.Secret{s.Token} }
-
-// URLs returns the REST and websocket URLs.
-func (s *Section) URLs() []string { return []string{s.APIURL, s.GatewayURL} }
-
-// Allow returns gateways.discord.allow.
-func (s *Section) Allow() []string { return s.AllowList }
-
-// Doctor says plainly that this version has no Discord adapter.
-func (s *Section) Doctor() gateways.Status {
-	if s.Enabled() {
-		return gateways.Status{Lines: []string{Name + ": configured, but this version has no discord adapter yet: ignored"}}
-	}
-	return gateways.Status{Lines: []string{Name + ": not available in this version"}}
-}
-
-// Warnings says, when the section is configured, that it is ignored.
-func (s *Section) Warnings() []string {
-	if !s.Enabled() {
-		return nil
-	}
-	return []string{"gateways.discord is configured, but this version has no Discord adapter yet: ignored"}
-}
-
-// Build returns nil: there is no adapter in this version.
-func (s *Section) Build(context.Context, gateways.Deps) (gateways.Gateway, error) { return nil, nil }

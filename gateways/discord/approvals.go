@@ -1,0 +1,195 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// promptKeep is how long past its expiry a request message is remembered,
+// for the late resolutions (expired, executed) that edit it.
+const promptKeep = time.Hour
+
+// maxCustomID is the longest custom_id Discord accepts, in characters.
+const maxCustomID = 100
+
+// The custom_id prefixes of the approval buttons: "gh:a:TOKEN" etc. A
+// custom_id only names the approval; the broker decides who may resolve it.
+const (
+	idApprove       = "gh:a:"
+	idDeny          = "gh:d:"
+	idApproveAlways = "gh:A:"
+)
+
+// PromptApproval sends the approval request text, followed by the typed-
+// command hint, to conv with Approve, Deny and (where allowed) Approve
+// always buttons on its last message, and remembers that message so
+// UpdateApproval can edit it.
+func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, text string, p core.ApprovalPrompt) error {
+	if err := checkChannel(conv); err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "Approval needed: " + p.Tool
+	}
+	a := core.Action{Kind: core.ActionReply, Conv: conv, Text: p.WithHint(text)}
+	ids, err := g.reply(ctx, a, g.buttons(p))
+	if err != nil {
+		return fmt.Errorf("discord: approval request to %s: %w", conv.Key(), err)
+	}
+	if len(ids) > 0 {
+		ref := promptRef{channel: conv.Chat, msgID: ids[len(ids)-1]}
+		if len(ids) == 1 {
+			ref.text = text // the whole request is in that message
+		}
+		g.prompts.add(p, ref)
+	}
+	return nil
+}
+
+// buttons returns the approval buttons for p, or none when the token does
+// not fit a custom_id (the typed commands still work).
+func (g *Gateway) buttons(p core.ApprovalPrompt) []discordgo.MessageComponent {
+	row := []discordgo.MessageComponent{
+		discordgo.Button{Label: "Approve", Style: discordgo.SuccessButton, CustomID: idApprove + p.Token},
+		discordgo.Button{Label: "Deny", Style: discordgo.DangerButton, CustomID: idDeny + p.Token},
+	}
+	if p.AllowAlways {
+		row = append(row, discordgo.Button{Label: "Approve always", Style: discordgo.PrimaryButton, CustomID: idApproveAlways + p.Token})
+	}
+	if utf8.RuneCountInString(idApproveAlways+p.Token) > maxCustomID || p.Token == "" {
+		g.log.Warn().Int("bytes", len(p.Token)).Msg("approval token does not fit a button; sending the request without buttons")
+		return nil
+	}
+	return []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
+}
+
+// parseCustomID reads an approval button's custom_id.
+func parseCustomID(id string) (core.ApprovalDecision, string, bool) {
+	for _, p := range []struct {
+		prefix string
+		d      core.ApprovalDecision
+	}{{idApprove, core.DecisionApprove}, {idDeny, core.DecisionDeny}, {idApproveAlways, core.DecisionApproveAlways}} {
+		if token, ok := strings.CutPrefix(id, p.prefix); ok && token != "" {
+			return p.d, token, true
+		}
+	}
+	return 0, "", false
+}
+
+// UpdateApproval edits every request message of the approval that does
+// not show this outcome yet: the hint gives way to the outcome line (who
+// and when) and the buttons are removed. The broker announces a resolution
+// to each conversation that saw the request, so the same one may arrive
+// several times. Failures are logged by the delivery layer; the broker
+// sends the resolution notice as a reply anyway.
+func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
+	for _, ref := range g.prompts.get(r.Token) {
+		if ref.shown == r.Status {
+			continue
+		}
+		conv := core.Conversation{Gateway: Name, Chat: ref.channel}
+		edit := &discordgo.MessageEdit{ID: ref.msgID, Channel: ref.channel, Components: &[]discordgo.MessageComponent{}, AllowedMentions: mentions()}
+		if body := ref.text + "\n\n" + outcomeLine(r); ref.text != "" && utf8.RuneCountInString(body) <= chunkLimit {
+			edit.Content = &body
+		} // else no room for the outcome: only the buttons go
+		err := g.out.Edit(ctx, conv, func(ctx context.Context) error {
+			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+			defer cancel()
+			_, err := g.s.ChannelMessageEditComplex(edit, discordgo.WithContext(rctx))
+			return g.scrub(err)
+		})
+		if err == nil {
+			g.prompts.shown(r.Token, ref, r.Status)
+		}
+	}
+}
+
+// outcomeLine is the line added to a resolved request:
+// "✅ Approved by discord:42 at 2026-05-01 14:03 UTC".
+func outcomeLine(r core.ApprovalResolution) string {
+	line := statusText(r.Status)
+	if r.By != "" {
+		line += " by " + string(r.By)
+	}
+	if !r.At.IsZero() {
+		line += " at " + r.At.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return line
+}
+
+func statusText(status string) string {
+	switch status {
+	case "approved":
+		return "✅ Approved"
+	case "executed":
+		return "✅ Approved and run"
+	case "denied":
+		return "❌ Denied"
+	case "expired":
+		return "⌛ Expired"
+	case "failed":
+		return "⚠️ Approved, but it failed"
+	}
+	return "Resolved: " + status
+}
+
+// promptRef is a request message with buttons the gateway sent.
+type promptRef struct {
+	channel string
+	msgID   string
+	text    string // the request without the hint; "" when it took several messages
+	keep    time.Time
+	shown   string // the status the message shows; "" while pending
+}
+
+// promptBook remembers, by token, the request messages to edit when the
+// approval is resolved. It lives in memory: after a restart a resolution
+// is still sent as a reply, only the old buttons stay (a press on them is
+// resolved by the broker as usual).
+type promptBook struct {
+	mu sync.Mutex
+	m  map[string][]promptRef
+}
+
+func newPromptBook() *promptBook { return &promptBook{m: make(map[string][]promptRef)} }
+
+func (b *promptBook) add(p core.ApprovalPrompt, ref promptRef) {
+	now := time.Now()
+	ref.keep = p.Expires.Add(promptKeep)
+	if p.Expires.IsZero() {
+		ref.keep = now.Add(24 * time.Hour)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for token, refs := range b.m {
+		if len(refs) > 0 && refs[0].keep.Before(now) {
+			delete(b.m, token)
+		}
+	}
+	b.m[p.Token] = append(b.m[p.Token], ref)
+}
+
+func (b *promptBook) get(token string) []promptRef {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]promptRef(nil), b.m[token]...)
+}
+
+// shown records that a request message now shows status.
+func (b *promptBook) shown(token string, ref promptRef, status string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, r := range b.m[token] {
+		if r.channel == ref.channel && r.msgID == ref.msgID {
+			b.m[token][i].shown = status
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package discord
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// testToken is shaped like nothing well-known, so only the gateway's own
+// care can keep it out of the logs.
+const testToken = "MTEwMDAw.TEST-discord-token-never-logged"
+
+// harness runs one gateway against one fake.
+type harness struct {
+	t       *testing.T
+	fake    *fakediscord.Server
+	gw      *Gateway
+	inbox   *recInbox
+	appr    *fakeApprovals
+	logs    *testutil.SyncBuffer
+	cancel  context.CancelFunc
+	runDone chan error
+}
+
+type option func(*Config)
+
+// newFake starts a fake with test-speed heartbeats.
+func newFake(o fakediscord.Options) *fakediscord.Server {
+	o.Token = testToken
+	if o.HeartbeatInterval == 0 {
+		o.HeartbeatInterval = 100 * time.Millisecond
+	}
+	return fakediscord.New(o)
+}
+
+// newHarness builds a gateway on fake with fast test settings. Its cleanup
+// stops both and checks that no log line holds the token.
+func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness {
+	t.Helper()
+	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	cfg := FastConfig(fake)
+	for _, o := range opts {
+		o(&cfg)
+	}
+	gw, err := New(context.Background(), cfg, Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.gw = gw
+	t.Cleanup(func() {
+		h.stop()
+		fake.Close()
+		assertNoToken(t, h.logs.String())
+	})
+	return h
+}
+
+// FastConfig is the gateway's configuration against the fake with
+// test-speed settings; the end-to-end tests use it too.
+func FastConfig(fake *fakediscord.Server) Config {
+	return Config{
+		Token: fake.Token(), APIURL: fake.URL(),
+		Pace: gateways.Limits{
+			PerChat: gateways.Limit{N: 50, Per: 10 * time.Millisecond},
+			Global:  gateways.Limit{N: 500, Per: 10 * time.Millisecond},
+		},
+		Backoff:     gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		OpenBackoff: gateways.Backoff{Min: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+		RetryFor:    20 * time.Second,
+		SendTimeout: 5 * time.Second,
+		TypingEvery: 20 * time.Millisecond,
+	}
+}
+
+// start runs the gateway and waits for its session to be ready.
+func (h *harness) start() *harness {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.runDone = make(chan error, 1)
+	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	testutil.WaitFor(h.t, "the session identified", func() bool { return len(h.fake.Identifies()) > 0 })
+	return h
+}
+
+// stop cancels Run and waits for it to return.
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.runDone:
+		if err != nil {
+			h.t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		h.t.Error("Run did not return after cancellation")
+	}
+	h.cancel = nil
+}
+
+func assertNoToken(t *testing.T, logs string) {
+	t.Helper()
+	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-discord-token") {
+		t.Errorf("the bot token leaked into the logs:\n%s", logs)
+	}
+}
+
+// recInbox records submitted signals.
+type recInbox struct {
+	ch chan core.Signal
+}
+
+func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
+
+func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
+	select {
+	case r.ch <- s:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *recInbox) next(t *testing.T) core.Signal {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("no signal arrived")
+		return core.Signal{}
+	}
+}
+
+func (r *recInbox) empty(t *testing.T) {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		t.Fatalf("unexpected signal %+v", s)
+	default:
+	}
+}
+
+// fakeApprovals records presses.
+type fakeApprovals struct {
+	mu      sync.Mutex
+	presses []pressCall
+	reply   string
+	onPress func() // called before recording a press
+}
+
+type pressCall struct {
+	from  core.Identity
+	conv  core.Conversation
+	token string
+	d     core.ApprovalDecision
+}
+
+func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+	if f.onPress != nil {
+		f.onPress()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.presses = append(f.presses, pressCall{from, conv, token, d})
+	return f.reply
+}
+
+func (f *fakeApprovals) calls() []pressCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]pressCall(nil), f.presses...)
+}
+
+// Users, a guild and a channel for injected messages.
+var (
+	ann      = fakediscord.User{ID: "3001", Username: "ann"}
+	ben      = fakediscord.User{ID: "3002", Username: "ben"}
+	otherBot = fakediscord.User{ID: "3999", Username: "otherbot", Bot: true}
+)
+
+const (
+	guildID = "5001"
+	chanID  = "4001"
+)
+
+func dm(fake *fakediscord.Server, from fakediscord.User, text string) fakediscord.Message {
+	return fakediscord.Message{ChannelID: fake.DMChannel(from.ID), Author: from, Content: text}
+}
+
+func inGuild(from fakediscord.User, text string) fakediscord.Message {
+	return fakediscord.Message{ChannelID: chanID, GuildID: guildID, Author: from, Content: text}
+}
+
+func reply(channel, text string) core.Action {
+	return core.Action{Kind: core.ActionReply, Conv: core.Conversation{Gateway: Name, Chat: channel}, Text: text}
+}
+
+func mention(fake *fakediscord.Server) string { return "<@" + fake.Bot().ID + ">" }

@@ -1,0 +1,163 @@
+package discord
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+func TestDMBecomesSignal(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake).start()
+	if ids := fake.Identifies(); ids[0].Intents != int(intents) {
+		t.Errorf("intents %d, want %d", ids[0].Intents, intents)
+	}
+	id := fake.InjectMessage(dm(fake, ann, "hello there"))
+	s := h.inbox.next(t)
+	want := core.Conversation{Gateway: Name, Chat: fake.DMChannel(ann.ID)}
+	if s.Conv != want || s.From != "discord:3001" || s.Text != "hello there" || s.MessageID != id || !s.Private || s.Kind != core.KindMessage {
+		t.Fatalf("signal %+v", s)
+	}
+}
+
+func TestGuildMentionMode(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake).start()
+	fake.InjectMessage(inGuild(ann, "just chatting"))
+	fake.InjectMessage(inGuild(otherBot, mention(fake)+" I am a bot"))
+	fake.InjectMessage(inGuild(ann, mention(fake)+" what is up?"))
+	s := h.inbox.next(t)
+	if s.Text != "what is up?" || s.Private || s.Conv.Chat != chanID || s.From != "discord:3001" {
+		t.Fatalf("signal %+v", s)
+	}
+	// A reply to the bot's message and a command are addressed too.
+	if _, err := h.gw.Act(t.Context(), reply(chanID, "I said something")); err != nil {
+		t.Fatal(err)
+	}
+	botMsg := fake.Messages(chanID)[0].ID
+	fake.InjectMessage(fakediscord.Message{ChannelID: chanID, GuildID: guildID, Author: ben, Content: "and a reply", ReplyTo: botMsg})
+	if s := h.inbox.next(t); s.Text != "and a reply" || s.From != "discord:3002" {
+		t.Fatalf("reply signal %+v", s)
+	}
+	fake.InjectMessage(inGuild(ben, "/pending"))
+	if s := h.inbox.next(t); s.Text != "/pending" {
+		t.Fatalf("command signal %+v", s)
+	}
+	h.inbox.empty(t)
+}
+
+func TestGuildAllMode(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake, func(c *Config) { c.Guild = GuildAll }).start()
+	fake.InjectMessage(inGuild(ann, "no mention at all"))
+	if s := h.inbox.next(t); s.Text != "no mention at all" {
+		t.Fatalf("signal %+v", s)
+	}
+}
+
+func TestOwnMessagesIgnored(t *testing.T) {
+	fake := newFake(fakediscord.Options{}) // the fake echoes the bot's messages, as Discord does
+	h := newHarness(t, fake, func(c *Config) { c.Guild = GuildAll }).start()
+	if _, err := h.gw.Act(t.Context(), reply(chanID, "from the bot "+mention(fake))); err != nil {
+		t.Fatal(err)
+	}
+	fake.InjectMessage(inGuild(ann, "after"))
+	if s := h.inbox.next(t); s.Text != "after" {
+		t.Fatalf("first signal %+v: the bot's own message came back", s)
+	}
+}
+
+func TestAttachmentOnlyGetsNotSupported(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake).start()
+	m := dm(fake, ann, "")
+	m.Attachments = []fakediscord.Attachment{{Filename: "cat.png", Size: 10}}
+	fake.InjectMessage(m)
+	ch := fake.DMChannel(ann.ID)
+	testutil.WaitFor(t, "the not-supported reply", func() bool {
+		msgs := fake.Messages(ch)
+		return len(msgs) == 1 && strings.Contains(msgs[0].Content, "not supported yet")
+	})
+	h.inbox.empty(t)
+}
+
+func TestMalformedDispatchSkipped(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake).start()
+	fake.InjectDispatch("MESSAGE_CREATE", []byte(`{"id":12,"channel_id":["x"],"content":5}`))
+	fake.InjectDispatch("MESSAGE_CREATE", []byte(`{"id":"77","channel_id":"4001","content":"no author"}`))
+	fake.InjectDispatch("INTERACTION_CREATE", []byte(`{"id":"88","type":3,"data":"nope"}`))
+	fake.InjectMessage(dm(fake, ann, "still alive"))
+	if s := h.inbox.next(t); s.Text != "still alive" {
+		t.Fatalf("signal %+v", s)
+	}
+	if logs := h.logs.String(); strings.Count(logs, "skipping a malformed") < 3 {
+		t.Errorf("malformed events not logged:\n%s", logs)
+	}
+}
+
+func TestReconnects(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		break_ func(*fakediscord.Server)
+	}{
+		{"dropped", (*fakediscord.Server).DropConnection},
+		{"op 7", (*fakediscord.Server).SendReconnect},
+		{"op 9", func(s *fakediscord.Server) { s.SendInvalidSession(false) }},
+		{"no heartbeat acks", func(s *fakediscord.Server) { s.SetHeartbeatAcks(false) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFake(fakediscord.Options{HeartbeatInterval: 50 * time.Millisecond})
+			h := newHarness(t, fake).start()
+			fake.InjectMessage(dm(fake, ann, "before"))
+			h.inbox.next(t)
+			sessions := len(fake.Identifies()) + len(fake.Resumes())
+			tc.break_(fake)
+			testutil.WaitFor(t, "a new session", func() bool {
+				return len(fake.Identifies())+len(fake.Resumes()) > sessions && fake.Connected() == 1
+			})
+			fake.SetHeartbeatAcks(true)
+			fake.InjectMessage(dm(fake, ann, "after"))
+			if s := h.inbox.next(t); s.Text != "after" {
+				t.Fatalf("signal %+v", s)
+			}
+			if tc.name == "op 7" { // the session survives a reconnect request: it is resumed
+				if r := fake.Resumes(); len(r) == 0 || !r[0].OK || len(fake.Identifies()) != 1 {
+					t.Errorf("op 7: resumes %+v, %d identifies; want one resumed session", r, len(fake.Identifies()))
+				}
+			}
+			if tc.name != "op 9" { // op 9 re-identifies on the same socket
+				testutil.WaitFor(t, "the reconnect counted and logged", func() bool {
+					return h.gw.Reconnects() > 0 && strings.Contains(h.logs.String(), "websocket reconnected")
+				})
+			}
+		})
+	}
+}
+
+// stoppedInbox is an engine that has stopped.
+type stoppedInbox struct{}
+
+func (stoppedInbox) Submit(context.Context, core.Signal) error { return core.ErrStopped }
+
+func TestRunEndsWhenTheEngineStops(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake)
+	done := make(chan error, 1)
+	go func() { done <- h.gw.Run(context.Background(), stoppedInbox{}) }()
+	fake.InjectMessage(dm(fake, ann, "anyone there?"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return once the engine refused a signal")
+	}
+	testutil.WaitFor(t, "the websocket closed", func() bool { return fake.Connected() == 0 })
+}
