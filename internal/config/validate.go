@@ -2,8 +2,8 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"net/url"
 	"path"
 	"regexp"
