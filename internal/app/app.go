@@ -98,6 +98,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
+	notify, err := notifyConversations(cfg)
+	if err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -105,6 +109,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Auth:         core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers)),
 		History:      a.store,
 		Usage:        a.store,
+		Budget:       buildBudget(cfg, a.store),
+		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
