@@ -81,7 +81,7 @@ func (e *Engine) overBudget(ctx context.Context, log zerolog.Logger, s Signal) b
 		return false
 	}
 	reset := nextUTCMidnight(now)
-	in := reset.Sub(now).Round(time.Minute)
+	in := reset.Sub(now).Truncate(time.Minute)
 	log.Warn().Str("cap", c.Key).Str("limit", c.Limit).Str("used", c.Used).Msg("budget reached: turn refused")
 	e.tell(ctx, log, s, fmt.Sprintf("I can't start on this: %s is used up (%s = %s; used today: %s). "+
 		"It resets at 00:00 UTC (in %s). Commands such as /status still work.",

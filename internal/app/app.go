@@ -46,6 +46,9 @@ type Options struct {
 	// runtime settings before it is built, to adjust what has no
 	// configuration key (pacing, poll timeout); tests use it.
 	Tune func(settings any)
+	// Now, when set, is the clock of the engine and of the store's usage
+	// days (tests of the daily budgets); nil is time.Now.
+	Now func() time.Time
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -83,7 +86,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+	if a.store, err = openStore(ctx, cfg, o.Now, o.Log); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
@@ -121,6 +124,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Concurrency:  cfg.Engine.Concurrency,
 		QueueSize:    cfg.Engine.Queue,
 		Log:          o.Log,
+		Now:          o.Now,
 	})
 	if err != nil {
 		return err

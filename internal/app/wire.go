@@ -25,12 +25,13 @@ import (
 )
 
 // openStore opens the configured store.
-func openStore(ctx context.Context, cfg *config.Config, log zerolog.Logger) (store.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, now func() time.Time, log zerolog.Logger) (store.Store, error) {
 	switch cfg.Store.Driver {
 	case "sqlite", "":
 		db, err := sqlite.Open(ctx, cfg.Store.DSN.Value(), sqlite.Options{
 			History:   cfg.LLM.History,
 			Retention: cfg.Store.Retention.D(),
+			Now:       now,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
