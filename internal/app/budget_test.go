@@ -188,8 +188,8 @@ func TestSharedBudgets(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name, price, budget string
-		wants       []string
-		status      string
+		wants               []string
+		status              string
 	}{
 		{"daily_tokens", "", "{daily_tokens: 100}",
 			[]string{"budget.daily_tokens = 100 tokens", "all conversations", "in 12h"}, "all conversations "},
