@@ -62,45 +62,46 @@ func (n *budgetNotices) first(day, key string) bool {
 	return true
 }
 
-// overBudget reports whether s's conversation has reached a cap of
-// Config.Budget; if so it has told the user, and once a day per cap the
-// Config.BudgetNotify conversations. A budget that cannot be read lets the
-// turn start (logged): a broken store must not silence the bot.
-func (e *Engine) overBudget(ctx context.Context, log zerolog.Logger, s Signal) bool {
+// budgetReached returns the cap of Config.Budget that s's conversation has
+// reached, if any. A budget that cannot be read lets the turn start
+// (logged): a broken store must not silence the bot.
+func (e *Engine) budgetReached(ctx context.Context, log zerolog.Logger, s Signal) (BudgetCap, bool) {
 	if e.cfg.Budget == nil {
-		return false
+		return BudgetCap{}, false
 	}
-	now := e.cfg.Now()
-	key := s.Conv.Key()
-	c, over, err := e.cfg.Budget.Exceeded(ctx, key, now)
+	c, over, err := e.cfg.Budget.Exceeded(ctx, s.Conv.Key(), e.cfg.Now())
 	if err != nil {
 		log.Error().Err(err).Msg("budget not checked; the turn starts")
-		return false
+		return BudgetCap{}, false
 	}
-	if !over {
-		return false
-	}
-	reset := nextUTCMidnight(now)
-	in := reset.Sub(now).Truncate(time.Minute)
+	return c, over
+}
+
+// refuseOverBudget tells the user of s that cap c refuses the turn, and
+// the Config.BudgetNotify conversations once a day per cap (for a
+// PerConversation cap, once a day per conversation).
+func (e *Engine) refuseOverBudget(ctx context.Context, log zerolog.Logger, s Signal, c BudgetCap) {
+	now := e.cfg.Now()
+	key := s.Conv.Key()
+	in := fmtWait(nextUTCMidnight(now).Sub(now).Truncate(time.Minute))
 	log.Warn().Str("cap", c.Key).Str("limit", c.Limit).Str("used", c.Used).Msg("budget reached: turn refused")
 	e.tell(ctx, log, s, fmt.Sprintf("I can't start on this: %s is used up (%s = %s; used today: %s). "+
 		"It resets at 00:00 UTC (in %s). Commands such as /status still work.",
-		c.What, c.Key, c.Limit, c.Used, fmtWait(in)))
+		c.What, c.Key, c.Limit, c.Used, in))
 	notice := c.Key
 	if c.PerConversation {
 		notice += " " + key
 	}
 	if !e.notices.first(now.UTC().Format(time.DateOnly), notice) {
-		return true
+		return
 	}
 	text := fmt.Sprintf("Budget reached: %s (%s = %s; used today: %s). Turns are refused until 00:00 UTC (in %s). "+
-		"First refused in %s.", c.What, c.Key, c.Limit, c.Used, fmtWait(in), textutil.Graphic(key))
+		"First refused in %s.", c.What, c.Key, c.Limit, c.Used, in, textutil.Graphic(key))
 	for _, conv := range e.cfg.BudgetNotify {
 		if _, err := e.Act(ctx, Action{Kind: ActionReply, Conv: conv, Text: text}); err != nil {
 			log.Error().Err(err).Str("notify", conv.Key()).Msg("budget notice not delivered")
 		}
 	}
-	return true
 }
 
 // nextUTCMidnight is the 00:00 UTC that follows t.

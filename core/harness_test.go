@@ -109,6 +109,9 @@ type harnessOpts struct {
 	concurrency  int
 	maxToolCalls int
 	maxMessage   int
+	budget       core.Budget
+	budgetNotify []core.Conversation
+	history      core.History
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -152,6 +155,9 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		MaxMessage:   o.maxMessage,
 		Concurrency:  o.concurrency,
 		Model:        "test-model",
+		Budget:       o.budget,
+		BudgetNotify: o.budgetNotify,
+		History:      o.history,
 		Log:          log,
 	})
 	if err != nil {
