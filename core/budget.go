@@ -85,23 +85,24 @@ func (e *Engine) refuseOverBudget(ctx context.Context, log zerolog.Logger, s Sig
 	key := s.Conv.Key()
 	in := fmtWait(nextUTCMidnight(now).Sub(now).Truncate(time.Minute))
 	log.Warn().Str("cap", c.Key).Str("limit", c.Limit).Str("used", c.Used).Msg("budget reached: turn refused")
-	e.tell(ctx, log, s, fmt.Sprintf("I can't start on this: %s is used up (%s = %s; used today: %s). "+
-		"It resets at 00:00 UTC (in %s). Commands such as /status still work.",
-		c.What, c.Key, c.Limit, c.Used, in))
 	notice := c.Key
 	if c.PerConversation {
 		notice += " " + key
 	}
-	if !e.notices.first(now.UTC().Format(time.DateOnly), notice) {
-		return
-	}
-	text := fmt.Sprintf("Budget reached: %s (%s = %s; used today: %s). Turns are refused until 00:00 UTC (in %s). "+
-		"First refused in %s.", c.What, c.Key, c.Limit, c.Used, in, textutil.Graphic(key))
-	for _, conv := range e.cfg.BudgetNotify {
-		if _, err := e.Act(ctx, Action{Kind: ActionReply, Conv: conv, Text: text}); err != nil {
-			log.Error().Err(err).Str("notify", conv.Key()).Msg("budget notice not delivered")
+	// The notices go first: once the user has the answer, whatever this
+	// refusal does is done.
+	if e.notices.first(now.UTC().Format(time.DateOnly), notice) {
+		text := fmt.Sprintf("Budget reached: %s (%s = %s; used today: %s). Turns are refused until 00:00 UTC (in %s). "+
+			"First refused in %s.", c.What, c.Key, c.Limit, c.Used, in, textutil.Graphic(key))
+		for _, conv := range e.cfg.BudgetNotify {
+			if _, err := e.Act(ctx, Action{Kind: ActionReply, Conv: conv, Text: text}); err != nil {
+				log.Error().Err(err).Str("notify", conv.Key()).Msg("budget notice not delivered")
+			}
 		}
 	}
+	e.tell(ctx, log, s, fmt.Sprintf("I can't start on this: %s is used up (%s = %s; used today: %s). "+
+		"It resets at 00:00 UTC (in %s). Commands such as /status still work.",
+		c.What, c.Key, c.Limit, c.Used, in))
 }
 
 // nextUTCMidnight is the 00:00 UTC that follows t.
