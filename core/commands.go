@@ -20,7 +20,7 @@ var commandWord = regexp.MustCompile(`^/([A-Za-z]+)(?:@[A-Za-z0-9_]+)?$`)
 var coreCommands = []CommandHelp{
 	{Name: "help", Summary: "list the commands"},
 	{Name: "start", Summary: "the same list, as a greeting"},
-	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, uptime"},
+	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, today's usage, uptime"},
 	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
 	{Name: "schedules", Summary: "the configured schedules and their next run"},
@@ -177,6 +177,7 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 		}
 		lines = append(lines, fmt.Sprintf("History: %d %s in this conversation", len(hist), unit))
 	}
+	lines = append(lines, e.budgetStatus(ctx, log, conv)...)
 	if e.turns.busy(conv.Key()) {
 		lines = append(lines, "Turn: one is in progress (/cancel stops it)")
 	}

@@ -23,6 +23,10 @@ type Config struct {
 	// History defaults to an in-memory history of 40 messages a conversation.
 	History History
 	Usage   UsageRecorder // optional
+	// Budget caps usage per UTC day, checked at the start of every turn;
+	// nil is unlimited. BudgetNotify are told once a day per reached cap.
+	Budget       Budget
+	BudgetNotify []Conversation
 	// Holder takes actions that need approval; without one they are
 	// refused. A RunCanceller Holder has its running actions stopped by /cancel.
 	Holder Holder
@@ -72,6 +76,7 @@ type Engine struct {
 	log       zerolog.Logger
 	counters  counters
 	turns     runningTurns
+	notices   budgetNotices
 
 	runMu     sync.Mutex
 	running   bool

@@ -110,6 +110,9 @@ type harnessOpts struct {
 	maxToolCalls int
 	maxMessage   int
 	schedules    core.ScheduleLister
+	budget       core.Budget
+	budgetNotify []core.Conversation
+	history      core.History
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -154,6 +157,9 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		MaxMessage:   o.maxMessage,
 		Concurrency:  o.concurrency,
 		Model:        "test-model",
+		Budget:       o.budget,
+		BudgetNotify: o.budgetNotify,
+		History:      o.history,
 		Log:          log,
 	})
 	if err != nil {

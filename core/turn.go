@@ -65,6 +65,16 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 // the LLM replies, the step limit is reached, or a step fails for good.
 func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text string) {
 	key := s.Conv.Key()
+	if c, over := e.budgetReached(ctx, log, s); over {
+		if s.Kind == KindApprovalOutcome {
+			// The outcome happened: the model learns of it in the next turn.
+			if err := e.cfg.History.Append(ctx, key, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
+				log.Error().Err(err).Msg("history append")
+			}
+		}
+		e.refuseOverBudget(ctx, log, s, c)
+		return
+	}
 	if typer, ok := e.typer(s.Conv); ok && s.Kind == KindMessage {
 		stop := typer.StartTyping(ctx, s.Conv)
 		defer stop()

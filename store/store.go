@@ -27,6 +27,19 @@ type UsageStore interface {
 	// Usage returns the conversation's usage on the UTC calendar day that
 	// contains day; a day without usage is the zero Usage, not an error.
 	Usage(ctx context.Context, conv string, day time.Time) (llm.Usage, error)
+	// DayUsage returns the usage of all conversations together on the UTC
+	// calendar day that contains day; a day without usage is the zero Usage.
+	DayUsage(ctx context.Context, day time.Time) (llm.Usage, error)
+	// UsageDays returns the total usage of each UTC day from the day that
+	// contains since up to today, oldest first; days without usage are
+	// left out.
+	UsageDays(ctx context.Context, since time.Time) ([]DayUsage, error)
+}
+
+// DayUsage is the usage of all conversations together on one UTC day.
+type DayUsage struct {
+	Day   string // UTC, YYYY-MM-DD
+	Usage llm.Usage
 }
 
 // Approvals keeps approvals: the methods of hitl.Store, listed here so that

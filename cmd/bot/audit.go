@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/budget"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
@@ -22,7 +25,7 @@ var auditStatuses = []string{
 }
 
 // audit prints recent audit entries: executed tool calls and approval
-// decisions.
+// decisions; with -usage, the token usage of each UTC day instead.
 func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags, path := newFlags("audit", stderr)
 	since := flags.String("since", "24h", "how far back: 90m, 24h, 7d")
@@ -31,8 +34,13 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := flags.String("status", "", "only this outcome: "+strings.Join(auditStatuses, ", "))
 	limit := flags.Int("limit", 100, "at most this many entries")
 	asJSON := flags.Bool("json", false, "print JSON")
+	usage := flags.Bool("usage", false, "print token usage per UTC day (all conversations; USD with llm.providers[0].price) instead of entries")
 	if code, done := parseFlags(flags, args); done {
 		return code
+	}
+	if *usage && (*conv != "" || *tool != "" || *status != "") {
+		fmt.Fprintln(stderr, "bot audit: -usage counts all conversations: it takes no -conv, -tool or -status")
+		return exitConfig
 	}
 	back, err := auditfmt.ParseSince(*since)
 	if err != nil {
@@ -59,6 +67,9 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer db.Close()
+	if *usage {
+		return auditUsage(ctx, db, cfg, time.Now().Add(-back), *asJSON, stdout, stderr)
+	}
 	entries, err := db.QueryAudit(ctx, record.AuditFilter{
 		Conv: *conv, Tool: *tool, Outcome: *status, Since: time.Now().Add(-back), Limit: *limit,
 	})
@@ -67,6 +78,25 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	if err := auditfmt.WriteAudit(stdout, entries, *asJSON); err != nil {
+		fmt.Fprintln(stderr, "bot audit:", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// auditUsage prints the token usage of each UTC day since since, priced
+// at the first provider's price when it has one (as budget.daily_usd is).
+func auditUsage(ctx context.Context, db store.UsageStore, cfg *config.Config, since time.Time, asJSON bool, stdout, stderr io.Writer) int {
+	days, err := db.UsageDays(ctx, since)
+	if err != nil {
+		fmt.Fprintln(stderr, "bot audit:", err)
+		return exitFail
+	}
+	var cost func(llm.Usage) float64
+	if ps := cfg.LLM.Providers; len(ps) > 0 && ps[0].Price != nil {
+		cost = budget.Price{InputPerMTok: ps[0].Price.InputPerMTok, OutputPerMTok: ps[0].Price.OutputPerMTok}.Cost
+	}
+	if err := auditfmt.WriteUsage(stdout, days, cost, asJSON); err != nil {
 		fmt.Fprintln(stderr, "bot audit:", err)
 		return exitFail
 	}

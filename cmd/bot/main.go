@@ -109,6 +109,8 @@ commands:
       -status S       only this outcome: `+strings.Join(auditStatuses, ", ")+`
       -limit N        at most this many entries (default 100)
       -json           print JSON
+      -usage          instead, token usage per UTC day (all conversations;
+                      USD at llm.providers[0].price); takes -since and -json
   healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
       -config FILE    configuration file (default config.yaml)
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)

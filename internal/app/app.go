@@ -49,6 +49,9 @@ type Options struct {
 	// runtime settings before it is built, to adjust what has no
 	// configuration key (pacing, poll timeout); tests use it.
 	Tune func(settings any)
+	// Now, when set, is the clock of the engine and of the store's usage
+	// days (tests of the daily budgets); nil is time.Now.
+	Now func() time.Time
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -87,7 +90,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = storetable.Open(ctx, cfg); err != nil {
+	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
@@ -105,6 +108,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
 		return err
 	}
+	notify, err := notifyConversations(cfg)
+	if err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -112,6 +119,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Auth:         core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers)),
 		History:      a.store,
 		Usage:        a.store,
+		Budget:       buildBudget(cfg, a.store),
+		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
 		Redact:       o.Secrets.Redact,
@@ -123,6 +132,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Concurrency:  cfg.Engine.Concurrency,
 		QueueSize:    cfg.Engine.Queue,
 		Log:          o.Log,
+		Now:          o.Now,
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -117,8 +118,8 @@ func identities(ids []string) []core.Identity {
 	return out
 }
 
-// buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zerolog.Logger) (*hitl.Broker, error) {
+// notifyConversations parses hitl.notify.
+func notifyConversations(cfg *config.Config) ([]core.Conversation, error) {
 	notify := make([]core.Conversation, 0, len(cfg.HITL.Notify))
 	for i, key := range cfg.HITL.Notify {
 		c, err := core.ParseConversation(key)
@@ -126,6 +127,31 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zero
 			return nil, fmt.Errorf("hitl.notify[%d]: %w", i, err)
 		}
 		notify = append(notify, c)
+	}
+	return notify, nil
+}
+
+// buildBudget builds the daily caps over the store's usage, priced at the
+// first provider's price when it has one.
+func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
+	var price *budget.Price
+	if len(cfg.LLM.Providers) > 0 && cfg.LLM.Providers[0].Price != nil {
+		p := cfg.LLM.Providers[0].Price
+		price = &budget.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+	}
+	caps := budget.Caps{
+		ConversationDailyTokens: cfg.Budget.ConversationDailyTokens,
+		DailyTokens:             cfg.Budget.DailyTokens,
+		DailyUSD:                cfg.Budget.DailyUSD,
+	}
+	return budget.New(usage, caps, price)
+}
+
+// buildBroker builds the approval broker on the store.
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zerolog.Logger) (*hitl.Broker, error) {
+	notify, err := notifyConversations(cfg)
+	if err != nil {
+		return nil, err
 	}
 	b, err := hitl.NewBroker(d, hitl.Options{
 		TTL:               cfg.HITL.TTL.D(),

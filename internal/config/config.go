@@ -19,6 +19,7 @@ type Config struct {
 	Store    Store    `yaml:"store"`
 	HTTP     HTTP     `yaml:"http"`
 	Log      Log      `yaml:"log"`
+	Budget   Budget   `yaml:"budget"`
 	// Schedules are prompts run on a cron schedule (see Schedule).
 	Schedules []Schedule `yaml:"schedules"`
 }
@@ -55,6 +56,28 @@ type Provider struct {
 	Stream bool   `yaml:"stream"`
 	// Timeout bounds one request; defaults to llm.timeout.
 	Timeout Duration `yaml:"timeout"`
+	// Price is what the provider charges; optional. budget.daily_usd
+	// needs the first provider's price.
+	Price *Price `yaml:"price"`
+}
+
+// Price is a provider's price in USD per million tokens.
+type Price struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok"`
+}
+
+// Budget caps the model's usage per UTC day, counted from the token usage
+// the API reports; 0 means unlimited. When a cap is reached, turns are
+// refused until the next 00:00 UTC; commands still work.
+type Budget struct {
+	// ConversationDailyTokens caps one conversation's tokens a day.
+	ConversationDailyTokens int `yaml:"conversation_daily_tokens"`
+	// DailyTokens caps all conversations' tokens together a day.
+	DailyTokens int `yaml:"daily_tokens"`
+	// DailyUSD caps all conversations' cost a day, in USD, priced at the
+	// first provider's price (llm.providers[0].price).
+	DailyUSD float64 `yaml:"daily_usd"`
 }
 
 // Engine sizes the core loop.

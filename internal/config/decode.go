@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -173,7 +174,7 @@ func (d *decoder) text(n *yaml.Node, path, want string) (string, error) {
 	return s, nil
 }
 
-// scalar decodes strings, bools and ints. An empty value (an unset ${VAR})
+// scalar decodes strings, bools, ints and float64s. An empty value (an unset ${VAR})
 // keeps a bool's or int's default.
 func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) error {
 	switch v.Kind() {
@@ -204,6 +205,17 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string) error {
 			return d.fail(n, path, "want an integer, got %s", quote(s))
 		}
 		v.SetInt(i)
+		return nil
+	case reflect.Float64:
+		s, err := d.text(n, path, "a number")
+		if err != nil || s == "" {
+			return err
+		}
+		f, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return d.fail(n, path, "want a number, got %s", quote(s))
+		}
+		v.SetFloat(f)
 		return nil
 	}
 	return d.fail(n, path, "unsupported type %s", v.Type()) // a bug in this package's types

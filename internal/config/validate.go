@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"path"
 	"regexp"
@@ -42,6 +43,7 @@ func (c *Config) validate() error {
 	c.HTTP.check(ch)
 	c.Log.check(ch)
 	checkSchedules(ch, c.Schedules)
+	c.Budget.check(ch, c.LLM.Providers)
 	if err := ch.err(); err != nil {
 		return err
 	}
@@ -64,6 +66,29 @@ func (l *LLM) check(ch *checker) {
 		}
 		names[p.Name] = i
 		ch.positive(key+".timeout", p.Timeout)
+		if p.Price != nil {
+			notNegative(ch, key+".price.input_per_mtok", p.Price.InputPerMTok)
+			notNegative(ch, key+".price.output_per_mtok", p.Price.OutputPerMTok)
+		}
+	}
+}
+
+func (b *Budget) check(ch *checker, providers []Provider) {
+	notNegative(ch, "budget.conversation_daily_tokens", float64(b.ConversationDailyTokens))
+	notNegative(ch, "budget.daily_tokens", float64(b.DailyTokens))
+	notNegative(ch, "budget.daily_usd", b.DailyUSD)
+	if b.DailyUSD > 0 && (len(providers) == 0 || providers[0].Price == nil) {
+		// The cost is priced at the first provider's price: without one
+		// the cap could never be reached.
+		ch.fail("budget.daily_usd", "needs a price on the first provider (llm.providers[0].price: {input_per_mtok, output_per_mtok})")
+	}
+}
+
+// notNegative checks a number that may be zero (unlimited, free) but not
+// negative; NaN is refused too.
+func notNegative(ch *checker, key string, v float64) {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		ch.fail(key, "must be 0 or more, got %v", v)
 	}
 }
 

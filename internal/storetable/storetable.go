@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -24,8 +25,9 @@ type Driver struct {
 	// Name is its store.driver value.
 	Name string
 	// Open opens the store the bot runs on: created or upgraded as needed,
-	// writable, and held by this process alone.
-	Open func(ctx context.Context, cfg *config.Config) (store.Store, error)
+	// writable, and held by this process alone. now is the clock that
+	// dates usage (UTC days); nil means time.Now.
+	Open func(ctx context.Context, cfg *config.Config, now func() time.Time) (store.Store, error)
 	// OpenReadOnly opens an existing store for reading only: nothing is
 	// created, upgraded or written, and a running bot is not disturbed. A
 	// store that does not exist yet gives an error matching
@@ -62,13 +64,14 @@ func Lookup(name string) (Driver, error) {
 	return Driver{}, fmt.Errorf("store.driver: %q is not supported by this build yet (use %s)", name, strings.Join(names, " or "))
 }
 
-// Open opens the configured store for the bot.
-func Open(ctx context.Context, cfg *config.Config) (store.Store, error) {
+// Open opens the configured store for the bot; now dates usage (nil:
+// time.Now).
+func Open(ctx context.Context, cfg *config.Config, now func() time.Time) (store.Store, error) {
 	d, err := Lookup(cfg.Store.Driver)
 	if err != nil {
 		return nil, err
 	}
-	return d.Open(ctx, cfg)
+	return d.Open(ctx, cfg, now)
 }
 
 // OpenReadOnly opens the configured, existing store for reading only; see
@@ -85,10 +88,11 @@ func OpenReadOnly(ctx context.Context, cfg *config.Config) (store.Store, error) 
 func sqliteDriver() Driver {
 	return Driver{
 		Name: "sqlite",
-		Open: func(ctx context.Context, cfg *config.Config) (store.Store, error) {
+		Open: func(ctx context.Context, cfg *config.Config, now func() time.Time) (store.Store, error) {
 			db, err := sqlite.Open(ctx, cfg.Store.DSN.Value(), sqlite.Options{
 				History:   cfg.LLM.History,
 				Retention: cfg.Store.Retention.D(),
+				Now:       now,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: %w", err)

@@ -74,7 +74,7 @@ func TestReadOnlyOpen(t *testing.T) {
 		t.Errorf("Where = %q, want %q", got, path)
 	}
 
-	bot, err := storetable.Open(ctx, cfg)
+	bot, err := storetable.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
 // dayKey is the UTC calendar day of t, the aggregation key of usage.
@@ -36,4 +37,38 @@ func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage,
 		return llm.Usage{}, fmt.Errorf("sqlite: usage: %w", err)
 	}
 	return u, nil
+}
+
+// DayUsage returns the usage of all conversations on the UTC day containing day.
+func (db *DB) DayUsage(ctx context.Context, day time.Time) (llm.Usage, error) {
+	var u llm.Usage
+	err := db.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0)
+		FROM usage WHERE day = ?`, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens)
+	if err != nil {
+		return llm.Usage{}, fmt.Errorf("sqlite: day usage: %w", err)
+	}
+	return u, nil
+}
+
+// UsageDays returns each UTC day's total usage from the day containing
+// since onwards, oldest first.
+func (db *DB) UsageDays(ctx context.Context, since time.Time) ([]store.DayUsage, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT day, SUM(prompt_tokens), SUM(completion_tokens)
+		FROM usage WHERE day >= ? GROUP BY day ORDER BY day`, dayKey(since))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: usage days: %w", err)
+	}
+	defer rows.Close()
+	var out []store.DayUsage
+	for rows.Next() {
+		var d store.DayUsage
+		if err := rows.Scan(&d.Day, &d.Usage.PromptTokens, &d.Usage.CompletionTokens); err != nil {
+			return nil, fmt.Errorf("sqlite: usage days: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: usage days: %w", err)
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +80,39 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		got, err := u.Usage(ctx, tt.conv, tt.day)
 		if err != nil || got != tt.want {
 			t.Errorf("Usage(%s, %s) = %+v, %v; want %+v", tt.conv, tt.day, got, err, tt.want)
+		}
+	}
+	totals := []struct {
+		day  time.Time
+		want llm.Usage
+	}{
+		{day1, llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
+		{time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
+		{day2.Add(20 * time.Hour), llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{day1.AddDate(0, 0, -1), llm.Usage{}},
+	}
+	for _, tt := range totals {
+		got, err := u.DayUsage(ctx, tt.day)
+		if err != nil || got != tt.want {
+			t.Errorf("DayUsage(%s) = %+v, %v; want %+v", tt.day, got, err, tt.want)
+		}
+	}
+	days := []struct {
+		since time.Time
+		want  []store.DayUsage
+	}{
+		{day1.AddDate(0, 0, -7), []store.DayUsage{
+			{Day: "2026-03-01", Usage: llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
+			{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		}},
+		// Any time of day 2 starts at day 2.
+		{day2.Add(23 * time.Hour), []store.DayUsage{{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3}}}},
+		{day2.AddDate(0, 0, 1), nil},
+	}
+	for _, tt := range days {
+		got, err := u.UsageDays(ctx, tt.since)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("UsageDays(%s) = %+v, %v; want %+v", tt.since, got, err, tt.want)
 		}
 	}
 }

@@ -1,0 +1,90 @@
+package budget_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/budget"
+)
+
+// fixedUsage is usage of one day: per conversation and in all.
+type fixedUsage map[string]llm.Usage
+
+func (f fixedUsage) Usage(_ context.Context, conv string, _ time.Time) (llm.Usage, error) {
+	return f[conv], nil
+}
+
+func (f fixedUsage) DayUsage(context.Context, time.Time) (llm.Usage, error) {
+	var t llm.Usage
+	for _, u := range f {
+		t.PromptTokens += u.PromptTokens
+		t.CompletionTokens += u.CompletionTokens
+	}
+	return t, nil
+}
+
+// TestExceeded: a cap is reached when today's usage is at or over it; the
+// conversation's own cap is named first; 0 is unlimited; the cost is the
+// price per million tokens of each kind.
+func TestExceeded(t *testing.T) {
+	usage := fixedUsage{
+		"a": {PromptTokens: 800, CompletionTokens: 200}, // 1000 tokens
+		"b": {PromptTokens: 4000, CompletionTokens: 0},
+	}
+	price := &budget.Price{InputPerMTok: 100, OutputPerMTok: 1000} // a: $0.28, b: $0.40
+	tests := []struct {
+		name    string
+		caps    budget.Caps
+		price   *budget.Price
+		conv    string
+		wantKey string
+		used    string
+	}{
+		{"unlimited", budget.Caps{}, price, "a", "", ""},
+		{"conversation at cap", budget.Caps{ConversationDailyTokens: 1000, DailyTokens: 10}, nil, "a", "budget.conversation_daily_tokens", "1000 tokens"},
+		{"conversation under cap", budget.Caps{ConversationDailyTokens: 1001}, nil, "a", "", ""},
+		{"other conversation", budget.Caps{ConversationDailyTokens: 1000}, nil, "c", "", ""},
+		{"all conversations", budget.Caps{ConversationDailyTokens: 5000, DailyTokens: 5000}, nil, "c", "budget.daily_tokens", "5000 tokens"},
+		{"all under cap", budget.Caps{DailyTokens: 5001}, nil, "c", "", ""},
+		{"usd", budget.Caps{DailyUSD: 0.68}, price, "c", "budget.daily_usd", "$0.6800"},
+		{"usd under cap", budget.Caps{DailyUSD: 0.69}, price, "c", "", ""},
+		{"usd without price", budget.Caps{DailyUSD: 0.01}, nil, "c", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, over, err := budget.New(usage, tt.caps, tt.price).Exceeded(context.Background(), tt.conv, time.Now())
+			if err != nil || over != (tt.wantKey != "") || c.Key != tt.wantKey || c.Used != tt.used {
+				t.Errorf("Exceeded = %+v, %v, %v; want key %q used %q", c, over, err, tt.wantKey, tt.used)
+			}
+		})
+	}
+}
+
+// TestStatusLines: usage is shown against the caps that are set, and the
+// cost only with a price.
+func TestStatusLines(t *testing.T) {
+	usage := fixedUsage{"a": {PromptTokens: 800, CompletionTokens: 200}, "b": {PromptTokens: 4000}}
+	price := &budget.Price{InputPerMTok: 100, OutputPerMTok: 1000}
+	tests := []struct {
+		caps  budget.Caps
+		price *budget.Price
+		want  []string
+	}{
+		{budget.Caps{}, nil, []string{"Usage today (UTC): this conversation 1000 tokens; all conversations 5000 tokens"}},
+		{budget.Caps{ConversationDailyTokens: 2000, DailyUSD: 2}, price, []string{
+			"Usage today (UTC): this conversation 1000 of 2000 tokens; all conversations 5000 tokens",
+			"Cost today (UTC): $0.6800 of $2.00"}},
+		{budget.Caps{DailyTokens: 9000}, price, []string{
+			"Usage today (UTC): this conversation 1000 tokens; all conversations 5000 of 9000 tokens",
+			"Cost today (UTC): $0.6800"}},
+	}
+	for _, tt := range tests {
+		got, err := budget.New(usage, tt.caps, tt.price).StatusLines(context.Background(), "a", time.Now())
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("StatusLines(%+v) = %q, %v; want %q", tt.caps, got, err, tt.want)
+		}
+	}
+}
