@@ -125,9 +125,11 @@ func (g *Gateway) Reconnects() uint64 {
 // API, and submits the signals to inbox in arrival order. It returns nil
 // on cancellation.
 func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
+	defer g.wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // before the wait: the background work ends with Run
 	rs := &runState{ctx: ctx, inbox: inbox, queue: make(chan inbound, inboundQueue)}
 	g.run.Store(rs)
-	defer g.wg.Wait()
 	g.goBackground(func() { g.submitLoop(rs) })
 	if g.cfg.Mode == ModeEvents {
 		return g.runEvents(ctx)
