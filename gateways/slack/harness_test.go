@@ -97,6 +97,7 @@ func (h *harness) start() *harness {
 	h.cancel = cancel
 	h.runDone = make(chan error, 1)
 	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	testutil.WaitFor(h.t, "Run started", func() bool { return h.gw.run.Load() != nil })
 	if h.gw.cfg.Mode == ModeSocket {
 		testutil.WaitFor(h.t, "a socket mode connection", func() bool { return h.fake.Live() > 0 })
 	}
