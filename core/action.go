@@ -42,25 +42,42 @@ type Action struct {
 	Text string
 	// ReplyTo is the platform message id the reply answers; may be empty.
 	ReplyTo string
+	// Escaped is true when Text was written by the core or the approval
+	// broker with its untrusted parts (a call's arguments, tool output)
+	// already made visible (textutil.Graphic): a gateway that escapes
+	// control characters for a terminal must not escape its escapes again.
+	Escaped bool
 	// Call is the tool call (ActionTool).
 	Call llm.ToolCall
-	// Approval, on a reply, marks it as an approval request: gateways that
-	// have buttons render Approve/Deny for it.
-	Approval *ApprovalPrompt
-	// Resolution, on a reply, reports that an approval was resolved:
-	// gateways that can edit messages update the request in place.
-	Resolution *ApprovalResolution
 }
 
 // ApprovalPrompt is what a gateway needs to render approval buttons.
 // Gateways must route a button press to the broker as the pressing identity;
 // the token only correlates, it never authorises.
 type ApprovalPrompt struct {
-	Token       string
-	Tool        string
-	Summary     string // readable, shortened rendering of the arguments
-	AllowAlways bool   // offer "Approve always"
+	Token   string
+	Tool    string
+	Summary string // readable, shortened rendering of the arguments
+	// Hint is the one line that tells how to answer the request by typed
+	// command ("Reply /approve K7Q2MX9P or /deny K7Q2MX9P …"). It is not
+	// part of the request text: a gateway shows it after the text while
+	// the request is open (WithHint) and leaves it out once it is resolved.
+	Hint        string
+	AllowAlways bool // offer "Approve always"
 	Expires     time.Time
+}
+
+// WithHint returns the request text followed by p.Hint on a line of its
+// own: the request as it reads while it is open, and all a gateway without
+// buttons sends.
+func (p ApprovalPrompt) WithHint(text string) string {
+	switch {
+	case p.Hint == "":
+		return text
+	case text == "":
+		return p.Hint
+	}
+	return text + "\n" + p.Hint
 }
 
 // ApprovalResolution tells gateways what became of an approval request.

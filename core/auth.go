@@ -11,9 +11,9 @@ import (
 // approvers, who may always talk. Closed by default: an empty list admits
 // only the approvers; "*" opens a gateway explicitly.
 //
-// An allow entry matches a sender identity ("telegram:123"), a conversation
-// key ("telegram:-1001234"), or, as a convenience, the bare id after the
-// gateway prefix ("123" in gateways.telegram.allow).
+// An allow entry matches a sender identity ("<gateway>:123"), a conversation
+// key ("<gateway>:-1001234"), or, as a convenience, the bare id after the
+// gateway prefix ("123" in gateways.<gateway>.allow).
 type Auth struct {
 	allow     map[string]map[string]bool // gateway → entries
 	approvers map[Identity]bool
@@ -41,7 +41,7 @@ func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 		a.allow[gw] = set
 	}
 	for _, id := range approvers {
-		a.approvers[id] = true
+		a.approvers[id] = !id.IsSchedule()
 	}
 	return a
 }
@@ -50,6 +50,9 @@ func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 func (a *Auth) Allowed(s Signal) bool {
 	if s.From == "" {
 		return false
+	}
+	if s.From.IsSchedule() || s.Schedule != "" {
+		return scheduled(s) // only the scheduler's own signals, never an approver entry
 	}
 	if a.approvers[s.From] {
 		return true

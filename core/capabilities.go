@@ -6,6 +6,8 @@ import "context"
 // actuator may implement, discovered by type assertion where it is needed.
 // A gateway that implements none of them still gets everything as text: an
 // approval request carries the typed commands, a resolution is a reply.
+// The Engine's Prompt and Resolved (Dispatcher) make that choice for the
+// hitl broker, which knows no gateway.
 
 // Typer is an optional ability of a gateway actuator: show a typing indicator
 // in conv until stop is called (or ctx ends). The Engine starts it when a turn
@@ -20,8 +22,10 @@ type Typer interface {
 // token in a button only correlates, it never authorises.
 type ApprovalPrompter interface {
 	// PromptApproval sends text, the request the core wrote, to conv with
-	// the buttons of p. It returns an error only when the request could
-	// not be delivered at all.
+	// the buttons of p. p.Hint, the typed-command line, is not in text: a
+	// gateway shows it while the request is open (p.WithHint(text)) and
+	// leaves it out when UpdateApproval rewrites the resolved request. It
+	// returns an error only when the request could not be delivered at all.
 	PromptApproval(ctx context.Context, conv Conversation, text string, p ApprovalPrompt) error
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // commandWord matches a first word that is a chat command: a slash, letters
-// only, and optionally "@botname" as Telegram sends in groups. "/tmp/x"
+// only, and optionally "@botname" as some platforms send in groups. "/tmp/x"
 // is not one.
 var commandWord = regexp.MustCompile(`^/([A-Za-z]+)(?:@[A-Za-z0-9_]+)?$`)
 
@@ -23,6 +23,7 @@ var coreCommands = []CommandHelp{
 	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, uptime"},
 	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
+	{Name: "schedules", Summary: "the configured schedules and their next run"},
 }
 
 // maxCommandDistance is how far a mistyped command may be from a known
@@ -101,6 +102,8 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 		reply = e.reset(ctx, log, s.Conv)
 	case "cancel":
 		reply = e.cancel(s.Conv)
+	case "schedules":
+		reply = e.schedulesText()
 	default:
 		return false
 	}

@@ -6,10 +6,10 @@ import (
 )
 
 // Identity names one person on one gateway, "gateway:id", for example
-// "telegram:123456789", "slack:U0123ABCD" or "console:local".
+// "slack:U0123ABCD" or "discord:80351110224678912".
 type Identity string
 
-// Gateway returns the gateway part of the identity ("telegram").
+// Gateway returns the gateway part of the identity ("slack").
 func (id Identity) Gateway() string {
 	g, _, _ := strings.Cut(string(id), ":")
 	return g
@@ -17,13 +17,13 @@ func (id Identity) Gateway() string {
 
 // Conversation says where a signal came from and where replies go.
 type Conversation struct {
-	Gateway string // "telegram", "slack", "discord", "console"
+	Gateway string // the gateway's name, e.g. "slack"
 	Chat    string // platform chat or channel id
 	Thread  string // optional thread or topic id
 }
 
 // Key is the conversation's stable string form, "gateway:chat[:thread]",
-// e.g. "telegram:-1001234:56". It is the key for history, queues and logs.
+// e.g. "slack:C0123ABCD:1700000000.000100". It is the key for history, queues and logs.
 func (c Conversation) Key() string {
 	if c.Thread == "" {
 		return c.Gateway + ":" + c.Chat

@@ -29,6 +29,8 @@ type Config struct {
 	// Commands sees authorised messages before the queue and the LLM (the
 	// hitl broker); it may also be a CommandLister and a StatusReporter.
 	Commands CommandHandler
+	// Schedules lists the configured schedules for /schedules; optional.
+	Schedules ScheduleLister
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from
@@ -193,7 +195,7 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 }
 
 // WaitIdle blocks until every submitted signal has been processed (or ctx
-// ends). The console uses it to exit after piped input is answered.
+// ends). A gateway on piped input uses it to exit once everything is answered.
 func (e *Engine) WaitIdle(ctx context.Context) error {
 	return e.queues.waitIdle(ctx)
 }

@@ -41,9 +41,10 @@ type Gate interface {
 
 // StandingAllows answers whether a human already approved exactly this tool
 // with exactly these arguments for good ("/approve TOKEN always"). The policy
-// gate consults it before holding an action; it never overrides a deny rule.
+// gate consults it before holding an action, under the gate's context; it
+// never overrides a deny rule. An error looking it up counts as not allowed.
 type StandingAllows interface {
-	StandingAllowed(tool, args string) bool
+	StandingAllowed(ctx context.Context, tool, args string) bool
 }
 
 // CheckGates runs gates in order. The first Deny ends the chain;

@@ -109,6 +109,7 @@ type harnessOpts struct {
 	concurrency  int
 	maxToolCalls int
 	maxMessage   int
+	schedules    core.ScheduleLister
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -146,6 +147,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Auth:         core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"}),
 		Holder:       o.holder,
 		Commands:     o.commands,
+		Schedules:    o.schedules,
 		Redact:       o.secrets.Redact,
 		MaxSteps:     o.maxSteps,
 		MaxToolCalls: o.maxToolCalls,

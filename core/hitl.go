@@ -16,6 +16,19 @@ type Held struct {
 	Reason string
 }
 
+// ApprovalDecision is what an approval button means when pressed. It lives
+// in core, not in gateways, so that hitl (which resolves presses) and the
+// adapters (which draw the buttons) share it without importing each other.
+// It is distinct from Decision, a gate's verdict.
+type ApprovalDecision uint8
+
+// The decisions an approval button can carry.
+const (
+	DecisionApprove ApprovalDecision = iota + 1
+	DecisionDeny
+	DecisionApproveAlways
+)
+
 // Holder takes actions that need approval (the hitl broker implements it).
 // Hold must not block on a human: it records the request, notifies, and
 // returns the text the LLM sees as the tool result (never containing a token).
@@ -40,6 +53,17 @@ type Dispatcher interface {
 	// to ToolActuator. Tool calls run through the tool runner directly,
 	// without gates: the caller has already decided.
 	Act(ctx context.Context, a Action) (Result, error)
+	// Prompt sends the approval request text, with the buttons of p, to
+	// conv: through PromptApproval when conv's gateway is an
+	// ApprovalPrompter, else as a plain reply of p.WithHint(text), so a
+	// gateway without buttons gets the typed commands. It returns an error
+	// when the request was not delivered.
+	Prompt(ctx context.Context, conv Conversation, text string, p ApprovalPrompt) error
+	// Resolved tells conv's gateway that an approval was resolved: an
+	// ApprovalUpdater updates the request messages it sent in place; any
+	// other gateway is left alone. The outcome notice for people is a
+	// separate reply (Act).
+	Resolved(ctx context.Context, conv Conversation, r ApprovalResolution)
 	// Submit queues a signal into its conversation.
 	Submit(ctx context.Context, s Signal) error
 }

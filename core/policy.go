@@ -38,7 +38,7 @@ type PolicyGate struct {
 var _ Gate = (*PolicyGate)(nil)
 
 // Check implements Gate.
-func (g *PolicyGate) Check(_ context.Context, a Action) Decision {
+func (g *PolicyGate) Check(ctx context.Context, a Action) Decision {
 	if a.Kind != ActionTool {
 		return Decision{Verdict: Allow}
 	}
@@ -49,7 +49,7 @@ func (g *PolicyGate) Check(_ context.Context, a Action) Decision {
 			Reason: fmt.Sprintf("there is no tool named %q; use one of the tools offered", name)}
 	}
 	d := g.decide(name, args, readOnly)
-	if d.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(name, args) {
+	if d.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(ctx, name, args) {
 		return Decision{Verdict: Allow, Rule: "standing allow"}
 	}
 	return d

@@ -13,7 +13,8 @@ const (
 	// run, denied, expired); Text is the outcome written by the core for the LLM.
 	KindApprovalOutcome
 	// KindHeartbeat is a periodic wake-up with no text. Reserved: the
-	// Engine accepts and ignores it until scheduled tasks exist.
+	// Engine accepts and ignores it; scheduled prompts are KindMessage
+	// signals from a schedule's identity (see Signal.Schedule).
 	KindHeartbeat
 	// KindError reports a loop error in a conversation (e.g. a gateway that
 	// could not deliver); Text describes it.
@@ -44,9 +45,18 @@ type Signal struct {
 	// MessageID is the platform's id of the incoming message, for threading
 	// replies; may be empty.
 	MessageID string
-	// Private is true for one-to-one chats (DMs, the console).
+	// Private is true for one-to-one chats (DMs, the local terminal).
 	Private bool
 	At      time.Time
+	// Schedule names the configured schedule whose run this is; set only
+	// by the scheduler (internal/schedule), with From its
+	// ScheduleIdentity. Such a message is admitted without an allow list:
+	// the configuration is its authority. No gateway sets it (a test in
+	// internal/archtest keeps it so): a gateway builds a Signal from a
+	// platform update, whose text and ids fill Text, From and Conv, never
+	// this field; and a platform user's identity always carries the
+	// gateway's own name, never "schedule:".
+	Schedule string
 	// Done, when set, is called once the Engine has finished with the
 	// signal (its turn ran, or it was refused or was a command). It is not
 	// called for a signal dropped at shutdown, so a gateway that commits its

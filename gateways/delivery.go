@@ -25,7 +25,7 @@ type OutboxConfig struct {
 	// Limit is the longest chunk, in Measure's unit (required).
 	Limit int
 	// Measure is the platform's length unit; it must be additive (see
-	// Split). Default utf8.RuneCountInString; Telegram counts UTF16Len.
+	// Split). Default utf8.RuneCountInString; a platform that counts UTF-16 units uses UTF16Len.
 	Measure func(string) int
 	// Pace is the platform's rate limits; every attempt, a send or an
 	// edit, a first try or a retry, counts toward them.

@@ -23,33 +23,24 @@ type Inbox interface {
 type Gateway interface {
 	core.Actuator
 	// Name is the gateway's name and the first part of its conversation keys
-	// and identities ("telegram").
+	// and identities.
 	Name() string
 	// Run receives messages until ctx ends, normalising each into a Signal
 	// for inbox. It returns nil on cancellation.
 	Run(ctx context.Context, inbox Inbox) error
 }
 
-// Decision is a button press's meaning.
-type Decision uint8
-
-// The decisions a button can carry.
-const (
-	DecisionApprove Decision = iota + 1
-	DecisionDeny
-	DecisionApproveAlways
-)
-
 // Approvals resolves button presses exactly like the typed commands
-// (the hitl broker implements it). from is the identity that pressed, as the
+// (the hitl broker implements it; it does not import this package, so the
+// interface stays here with the adapters that call it). from is the identity that pressed, as the
 // platform reports it; authorisation is checked against it, never the token.
 // The returned text is a short outcome for a toast ("approved", "not
 // authorised", "already resolved by …").
 type Approvals interface {
-	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d Decision) string
+	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string
 }
 
-// Cursors persists small per-gateway positions (e.g. Telegram's update
+// Cursors persists small per-gateway positions (e.g. a long-poll update
 // offset) so a restarted gateway neither loses nor replays messages.
 type Cursors interface {
 	Cursor(ctx context.Context, key string) (string, error) // "" when unset

@@ -3,7 +3,7 @@ package gateways
 import "strings"
 
 // UTF16Len returns the length of s in UTF-16 code units, the unit of
-// Telegram's message limits. An invalid UTF-8 byte counts as one unit.
+// limits counted in UTF-16 units. An invalid UTF-8 byte counts as one unit.
 func UTF16Len(s string) int {
 	n := 0
 	for _, r := range s {

@@ -14,7 +14,7 @@ type Limit struct {
 }
 
 // Limits are a platform's limits as data: one for all chats together, one
-// for each chat (e.g. Telegram: 30 per second overall, 1 per second per
+// for each chat (e.g. 30 per second overall, 1 per second per
 // chat).
 type Limits struct {
 	Global  Limit

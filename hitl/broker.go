@@ -10,13 +10,14 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // DefaultTTL is how long an approval waits for a decision when Options.TTL
@@ -67,8 +68,9 @@ type Options struct {
 
 // Broker holds actions for a human and resolves them from any gateway. It
 // implements core.Holder, core.CommandHandler, core.StandingAllows and
-// gateways.Approvals. Approved actions run in the broker's own goroutines,
-// not the approver's. Run must be running for expiry, for the outcome
+// gateways.Approvals (checked in internal/app: hitl does not import
+// gateways). Approved actions run in the broker's own goroutines, not the
+// approver's. Run must be running for expiry, for the outcome
 // signals that tell the LLM what became of a held action, and to stop the
 // runs at shutdown.
 type Broker struct {
@@ -93,17 +95,27 @@ type Broker struct {
 	active     map[int64]*run // runs going on, by a number of their own; under mu
 	nextRun    int64
 
+	// followUps counts, by requester, outcome signals submitted to the
+	// engine whose turn has not finished; under mu.
+	followUps map[core.Identity]int
+
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
 
 	refKey [16]byte // keys ref: logs name approvals without their tokens
+
+	// unrecovered are approvals Recover found executing but could not mark
+	// interrupted, by token; under mu. Each sweep tries them again.
+	unrecovered map[string]record.Approval
+	// finishFailures counts failed FinishApproval calls in sweeps and
+	// Recover (see Stats).
+	finishFailures atomic.Int64
 }
 
 var (
 	_ core.Holder         = (*Broker)(nil)
 	_ core.CommandHandler = (*Broker)(nil)
 	_ core.StandingAllows = (*Broker)(nil)
-	_ gateways.Approvals  = (*Broker)(nil)
 )
 
 // NewBroker returns a Broker that runs approved actions and feeds outcomes
@@ -124,11 +136,20 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
 		active:    make(map[int64]*run),
+		followUps: make(map[core.Identity]int),
+
+		unrecovered: make(map[string]record.Approval),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	for _, id := range o.Approvers {
+		if id.IsSchedule() {
+			// A schedule acts on the configuration's authority; letting it
+			// approve would let a prompt approve its own held calls.
+			b.log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")
+			continue
+		}
 		b.approvers[id] = true
 	}
 	// Cancelled by Run at shutdown, after the grace period.
@@ -139,11 +160,11 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 // validate checks the options a person configured.
 func (o *Options) validate() error {
 	if len(o.Approvers) == 0 {
-		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity such as console:local")
+		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity (gateway:id)")
 	}
 	for _, id := range o.Approvers {
 		if g, rest, ok := splitIdentity(id); !ok || g == "" || rest == "" {
-			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. telegram:123456789", id)
+			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. slack:U0123ABCD", id)
 		}
 	}
 	for _, c := range o.Notify {
@@ -212,17 +233,17 @@ func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers[id] }
 
 // Pending lists the approvals still waiting for a decision (not yet past
 // their expiry), oldest first.
-func (b *Broker) Pending(ctx context.Context) ([]Approval, error) {
-	all, err := b.o.Store.Approvals(ctx, StatusPending)
+func (b *Broker) Pending(ctx context.Context) ([]record.Approval, error) {
+	all, err := b.o.Store.Approvals(ctx, record.StatusPending)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: pending: %w", err)
 	}
 	now := b.o.Now()
-	return slices.DeleteFunc(all, func(a Approval) bool { return !now.Before(a.Expires) }), nil
+	return slices.DeleteFunc(all, func(a record.Approval) bool { return !now.Before(a.Expires) }), nil
 }
 
 // StandingAllows lists the standing allows.
-func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
+func (b *Broker) StandingAllows(ctx context.Context) ([]record.StandingAllow, error) {
 	s, err := b.o.Standing.StandingAllows(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: standing allows: %w", err)
@@ -235,11 +256,10 @@ func (b *Broker) StandingAllows(ctx context.Context) ([]StandingAllow, error) {
 // name is as it was when the allow was added. A store or file error counts
 // as not allowed (the action is then held, never silently allowed) and is
 // logged.
-func (b *Broker) StandingAllowed(tool, args string) bool {
-	// core.StandingAllows carries no context; the lookup is a local read.
-	s, changed, err := b.standing(context.Background(), llm.ToolCall{Name: tool, Args: args})
+func (b *Broker) StandingAllowed(ctx context.Context, tool, args string) bool {
+	s, changed, err := b.standing(ctx, llm.ToolCall{Name: tool, Args: args})
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return false
 	case err != nil:
 		b.log.Error().Err(err).Str("tool", tool).Msg("hitl: standing allow lookup failed; holding the action")
@@ -253,11 +273,11 @@ func (b *Broker) StandingAllowed(tool, args string) bool {
 }
 
 // standing returns the standing allow for exactly call and the workspace
-// files that changed since it was added; ErrNotFound when there is none.
-func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (StandingAllow, []string, error) {
+// files that changed since it was added; record.ErrNotFound when there is none.
+func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (record.StandingAllow, []string, error) {
 	s, err := b.o.Standing.StandingAllowFor(ctx, call.Name, call.Args)
 	if err != nil {
-		return StandingAllow{}, nil, err
+		return record.StandingAllow{}, nil, err
 	}
 	cur, err := bindFiles(b.o.Workspace, call)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 func TestNewBrokerRefusesBadOptions(t *testing.T) {
@@ -58,7 +58,7 @@ func TestRequestMessage(t *testing.T) {
 	if n := len(h.beta.in(convB)); n != 0 {
 		t.Errorf("%d messages in %s, which is not a target", n, convB)
 	}
-	if st := h.status(t, tok); st != hitl.StatusPending {
+	if st := h.status(t, tok); st != record.StatusPending {
 		t.Errorf("status %s, want pending", st)
 	}
 	a, _ := h.store.Approval(context.Background(), tok)
@@ -133,10 +133,10 @@ func TestApproveFromAnotherGateway(t *testing.T) {
 	if !strings.HasPrefix(s.Text, "[gatehouse]") || strings.Contains(s.Text, tok) {
 		t.Errorf("outcome text must start with [gatehouse] and not hold the token: %q", s.Text)
 	}
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s, want executed", st)
 	}
-	es, _ := h.store.QueryAudit(context.Background(), hitl.AuditFilter{Outcome: "executed"})
+	es, _ := h.store.QueryAudit(context.Background(), record.AuditFilter{Outcome: "executed"})
 	if len(es) != 1 || es[0].Tool != "shell" || es[0].Args != lsCall.Args || es[0].RequestedBy != asker || es[0].ApprovedBy != boss || es[0].Conv != "alpha:A1" {
 		t.Errorf("executed audit = %+v", es)
 	}
@@ -155,11 +155,11 @@ func TestFailedRun(t *testing.T) {
 	h := newHarness(t, nil)
 	h.d.result = core.Result{Output: "exit status 2", Failed: true}
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convB, tok, gateways.DecisionApprove); got != "approved — running…" {
+	if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
 	h.idle(t)
-	if st := h.status(t, tok); st != hitl.StatusFailed {
+	if st := h.status(t, tok); st != record.StatusFailed {
 		t.Errorf("status %s, want failed", st)
 	}
 	mustContain(t, "outcome", h.signal(t).Text, "ran, but failed", "exit status 2")
@@ -177,17 +177,17 @@ func TestNonApproverIsRefused(t *testing.T) {
 		}
 		mustContain(t, "reply to "+text, h.lastReply(t, convB).Text, "Not authorised (your identity is beta:eve)")
 	}
-	if got := h.b.Press(context.Background(), eve, convB, tok, gateways.DecisionApprove); got != "not authorised" {
+	if got := h.b.Press(context.Background(), eve, convB, tok, core.DecisionApprove); got != "not authorised" {
 		t.Errorf("press toast = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
 		t.Errorf("tool ran %d times", n)
 	}
-	if st := h.status(t, tok); st != hitl.StatusPending {
+	if st := h.status(t, tok); st != record.StatusPending {
 		t.Errorf("status %s, want pending", st)
 	}
 	mustContain(t, "log", h.logs.String(), `"level":"warn"`, "not an approver", `"from":"beta:eve"`)
-	es, _ := h.store.QueryAudit(context.Background(), hitl.AuditFilter{Outcome: "refused"})
+	es, _ := h.store.QueryAudit(context.Background(), record.AuditFilter{Outcome: "refused"})
 	if len(es) != 3 || es[0].ApprovedBy != eve {
 		t.Errorf("refused audit entries = %+v, want 3 by beta:eve", es)
 	}
@@ -203,10 +203,10 @@ func TestSelfApproval(t *testing.T) {
 		tok := h.hold(t, lsCall)
 		h.say(asker, convA, "/approve "+tok)
 		mustContain(t, "self approve", h.lastReply(t, convA).Text, "another approver must approve it")
-		if got := h.b.Press(context.Background(), asker, convA, tok, gateways.DecisionApproveAlways); !strings.Contains(got, "cannot approve your own") {
+		if got := h.b.Press(context.Background(), asker, convA, tok, core.DecisionApproveAlways); !strings.Contains(got, "cannot approve your own") {
 			t.Errorf("press toast = %q", got)
 		}
-		if n := h.d.runs.Load(); n != 0 || h.status(t, tok) != hitl.StatusPending {
+		if n := h.d.runs.Load(); n != 0 || h.status(t, tok) != record.StatusPending {
 			t.Fatalf("self-approval ran the tool (%d) or resolved it", n)
 		}
 		h.say(asker, convA, "/pending")
@@ -218,7 +218,7 @@ func TestSelfApproval(t *testing.T) {
 		}
 		tok2 := h.hold(t, lsCall)
 		h.say(asker, convA, "/deny "+tok2+" changed my mind")
-		if st := h.status(t, tok2); st != hitl.StatusDenied {
+		if st := h.status(t, tok2); st != record.StatusDenied {
 			t.Errorf("self-deny: status %s, want denied", st)
 		}
 	})
@@ -242,7 +242,7 @@ func TestSelfApproval(t *testing.T) {
 		tok2 := h.lastReply(t, convA).Approval.Token
 		h.say(asker, convA, "/approve "+tok2)
 		mustContain(t, "self approve of the follow-up", h.lastReply(t, convA).Text, "another approver must approve it")
-		if st := h.status(t, tok2); st != hitl.StatusPending {
+		if st := h.status(t, tok2); st != record.StatusPending {
 			t.Errorf("follow-up call: status %s after the requester's /approve, want pending", st)
 		}
 	})
@@ -267,11 +267,11 @@ func TestExpiry(t *testing.T) {
 		if n := h.d.runs.Load(); n != 0 {
 			t.Errorf("expired approval ran %d times", n)
 		}
-		if st := h.status(t, tok); st != hitl.StatusExpired {
+		if st := h.status(t, tok); st != record.StatusExpired {
 			t.Errorf("status %s, want expired", st)
 		}
 		checkExpiredAnnounced(t, h, tok)
-		if got := h.b.Press(context.Background(), boss, convB, tok, gateways.DecisionApprove); got != "expired" {
+		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "expired" {
 			t.Errorf("press after expiry = %q", got)
 		}
 		if n, _ := h.b.ExpireDue(context.Background()); n != 0 {
@@ -344,11 +344,11 @@ func TestUnknownAndMalformedTokens(t *testing.T) {
 		}
 	}
 	for _, tok := range []string{"ZZZZZZZZ", "nonsense"} {
-		if got := h.b.Press(context.Background(), boss, convB, tok, gateways.DecisionApprove); got != "unknown request" {
+		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "unknown request" {
 			t.Errorf("press %q = %q", tok, got)
 		}
 	}
-	if got := h.b.Press(context.Background(), boss, convB, "ZZZZZZZZ", gateways.Decision(99)); got != "unknown button" {
+	if got := h.b.Press(context.Background(), boss, convB, "ZZZZZZZZ", core.ApprovalDecision(99)); got != "unknown button" {
 		t.Errorf("press with a bad decision = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
@@ -363,7 +363,7 @@ func TestDeny(t *testing.T) {
 	if n := h.d.runs.Load(); n != 0 {
 		t.Fatalf("denied action ran %d times", n)
 	}
-	if st := h.status(t, tok); st != hitl.StatusDenied {
+	if st := h.status(t, tok); st != record.StatusDenied {
 		t.Errorf("status %s", st)
 	}
 	for _, c := range []core.Conversation{convA, convB, convDM} {
@@ -380,7 +380,7 @@ func TestDeny(t *testing.T) {
 	}
 	h.say(admin, convA, "/approve "+tok)
 	mustContain(t, "approve after deny", h.lastReply(t, convA).Text, "already denied by beta:boss")
-	if got := h.b.Press(context.Background(), admin, convA, tok, gateways.DecisionDeny); got != "already denied by beta:boss" {
+	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionDeny); got != "already denied by beta:boss" {
 		t.Errorf("press toast = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
@@ -413,7 +413,7 @@ func TestPending(t *testing.T) {
 
 func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 	h := newHarness(t, nil)
-	if h.b.StandingAllowed("shell", lsCall.Args) {
+	if h.b.StandingAllowed(context.Background(), "shell", lsCall.Args) {
 		t.Fatal("allowed before any approval")
 	}
 	tok := h.hold(t, lsCall)
@@ -450,7 +450,7 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 		{"shell", `{"command":"ls"}`, false},
 		{"exec", lsCall.Args, false},
 	} {
-		if got := h.b.StandingAllowed(c.tool, c.args); got != c.want {
+		if got := h.b.StandingAllowed(context.Background(), c.tool, c.args); got != c.want {
 			t.Errorf("StandingAllowed(%s, %s) = %v, want %v", c.tool, c.args, got, c.want)
 		}
 	}
@@ -462,12 +462,12 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 	mustContain(t, "/rules", h.lastReply(t, convA).Text, "#1 shell", lsCall.Args, "beta:boss")
 	h.say(admin, convA, "/unallow 1")
 	mustContain(t, "/unallow", h.lastReply(t, convA).Text, "Removed standing allow #1")
-	if h.b.StandingAllowed("shell", lsCall.Args) {
+	if h.b.StandingAllowed(context.Background(), "shell", lsCall.Args) {
 		t.Error("still allowed after /unallow")
 	}
 	h.say(admin, convA, "/rules")
 	mustContain(t, "/rules", h.lastReply(t, convA).Text, "No standing allows")
-	es, _ := h.store.QueryAudit(context.Background(), hitl.AuditFilter{Outcome: "unallowed"})
+	es, _ := h.store.QueryAudit(context.Background(), record.AuditFilter{Outcome: "unallowed"})
 	if len(es) != 1 || es[0].ApprovedBy != admin {
 		t.Errorf("unallow audit = %+v", es)
 	}
@@ -476,11 +476,11 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 func TestPressApproveAlways(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), gateways.DecisionApproveAlways); got != "approved — running…" {
+	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), core.DecisionApproveAlways); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
 	h.idle(t)
-	if !h.b.StandingAllowed("shell", lsCall.Args) {
+	if !h.b.StandingAllowed(context.Background(), "shell", lsCall.Args) {
 		t.Error("approve-always button added no standing allow")
 	}
 	if r := h.lastReply(t, convDM).Resolution; r == nil || r.Status != "executed" {
@@ -497,7 +497,7 @@ func TestPressApproveAlways(t *testing.T) {
 			t.Errorf("%s heard \"Standing allow #1 added\" %d times, want once", c, n)
 		}
 	}
-	if got := h.b.Press(context.Background(), admin, convA, tok, gateways.DecisionApprove); got != "already approved (it ran) by beta:boss" {
+	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionApprove); got != "already approved (it ran) by beta:boss" {
 		t.Errorf("second press = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 1 {
@@ -520,7 +520,7 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 				who, conv = admin, convA
 			}
 			if i%3 == 0 {
-				toasts[i] = h.b.Press(context.Background(), who, conv, tok, gateways.DecisionApprove)
+				toasts[i] = h.b.Press(context.Background(), who, conv, tok, core.DecisionApprove)
 				return
 			}
 			h.say(who, conv, "/approve "+tok)
@@ -539,7 +539,7 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 			t.Errorf("toast %d = %q", i, s)
 		}
 	}
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s", st)
 	}
 	h.signal(t)
@@ -548,11 +548,11 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 
 func TestDigestMismatchRefusesToRun(t *testing.T) {
 	h := newHarness(t, nil)
-	a := hitl.Approval{
+	a := record.Approval{
 		Token: "K7Q2MX9P", Conv: convA, RequestedBy: asker,
 		Call:    llm.ToolCall{Name: "shell", Args: `{"command":"rm -rf /"}`},
 		Digest:  hitl.Digest(lsCall), // approved as ls, stored as rm
-		Created: t0, Expires: t0.Add(ttl), Status: hitl.StatusPending,
+		Created: t0, Expires: t0.Add(ttl), Status: record.StatusPending,
 	}
 	if err := h.store.CreateApproval(context.Background(), a); err != nil {
 		t.Fatal(err)
@@ -561,12 +561,12 @@ func TestDigestMismatchRefusesToRun(t *testing.T) {
 	if n := h.d.runs.Load(); n != 0 {
 		t.Fatalf("altered action ran %d times", n)
 	}
-	if st := h.status(t, "K7Q2MX9P"); st != hitl.StatusFailed {
+	if st := h.status(t, "K7Q2MX9P"); st != record.StatusFailed {
 		t.Errorf("status %s, want failed", st)
 	}
 	mustContain(t, "notice", h.lastReply(t, convB).Text, "Refused", "no longer matches")
 	mustContain(t, "outcome", h.signal(t).Text, "[gatehouse]", "was not run")
-	es, _ := h.store.QueryAudit(context.Background(), hitl.AuditFilter{Outcome: "refused"})
+	es, _ := h.store.QueryAudit(context.Background(), record.AuditFilter{Outcome: "refused"})
 	if len(es) != 1 || es[0].Detail != "digest mismatch" {
 		t.Errorf("refused audit = %+v", es)
 	}
@@ -586,7 +586,7 @@ func TestOnlyHumanMessagesAreCommands(t *testing.T) {
 			t.Errorf("chat %q was handled as a command", text)
 		}
 	}
-	if n := h.d.runs.Load(); n != 0 || h.status(t, tok) != hitl.StatusPending {
+	if n := h.d.runs.Load(); n != 0 || h.status(t, tok) != record.StatusPending {
 		t.Errorf("non-command resolved the approval (runs %d)", n)
 	}
 	if n := len(h.beta.in(convB)); n != 0 {
@@ -636,14 +636,14 @@ func TestHoldTextNeverHasToken(t *testing.T) {
 func TestRecoverMarksInterruptedRuns(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, lsCall)
-	if _, err := h.store.ClaimApproval(context.Background(), tok, hitl.StatusExecuting, boss, "", t0); err != nil {
+	if _, err := h.store.ClaimApproval(context.Background(), tok, record.StatusExecuting, boss, "", t0); err != nil {
 		t.Fatal(err)
 	}
 	n, err := h.b.Recover(context.Background())
 	if n != 1 || err != nil {
 		t.Fatalf("Recover = %d, %v", n, err)
 	}
-	if st := h.status(t, tok); st != hitl.StatusInterrupted {
+	if st := h.status(t, tok); st != record.StatusInterrupted {
 		t.Errorf("status %s", st)
 	}
 	if h.d.runs.Load() != 0 {
@@ -677,17 +677,17 @@ func TestRunDoesNotRecover(t *testing.T) {
 	// before anything can claim; Run must not mark it a second time (it
 	// could be a run of this very process by then).
 	st := hitl.NewMemoryStore()
-	a := hitl.Approval{Token: "K7Q2MX9P", Conv: convA, RequestedBy: asker, Call: lsCall, Digest: hitl.Digest(lsCall),
-		Status: hitl.StatusPending, Created: t0, Expires: t0.Add(ttl)}
+	a := record.Approval{Token: "K7Q2MX9P", Conv: convA, RequestedBy: asker, Call: lsCall, Digest: hitl.Digest(lsCall),
+		Status: record.StatusPending, Created: t0, Expires: t0.Add(ttl)}
 	if err := st.CreateApproval(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ClaimApproval(context.Background(), a.Token, hitl.StatusExecuting, boss, "", t0); err != nil {
+	if _, err := st.ClaimApproval(context.Background(), a.Token, record.StatusExecuting, boss, "", t0); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, func(o *hitl.Options) { o.Store = st })
 	got, err := st.Approval(context.Background(), a.Token)
-	if err != nil || got.Status != hitl.StatusExecuting {
+	if err != nil || got.Status != record.StatusExecuting {
 		t.Fatalf("after Run started: %s, %v; want executing (Run does not recover)", got.Status, err)
 	}
 	if n := len(h.alpha.in(convA)); n != 0 {

@@ -61,7 +61,7 @@ type Command struct {
 
 // ParseCommand recognises an approval command in a chat message. It accepts
 // what real clients send: "/approve TOKEN", "/approve@BotName TOKEN"
-// (Telegram groups), a leading mention ("@bot /approve X", Slack's
+// (group chats), a leading mention ("@bot /approve X", Slack's
 // "<@U123> approve X", Discord's "<@123> /approve X"), extra spaces, any
 // letter case, and a token with or without a dash ("k7q2-mx9p").
 //

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
@@ -40,11 +41,11 @@ func (b *Broker) HandleCommand(ctx context.Context, s core.Signal) bool {
 
 // Press resolves a button press exactly like the typed command, with the
 // same authorisation, and returns a short outcome for a toast.
-func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
-	cmd := Command{Verb: VerbApprove, Always: d == gateways.DecisionApproveAlways}
+func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+	cmd := Command{Verb: VerbApprove, Always: d == core.DecisionApproveAlways}
 	switch d {
-	case gateways.DecisionApprove, gateways.DecisionApproveAlways:
-	case gateways.DecisionDeny:
+	case core.DecisionApprove, core.DecisionApproveAlways:
+	case core.DecisionDeny:
 		cmd.Verb = VerbDeny
 	default:
 		return "unknown button"
@@ -109,7 +110,7 @@ func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.C
 }
 
 // refuse audits a turned-down attempt by from to resolve a.
-func (b *Broker) refuse(ctx context.Context, a Approval, from core.Identity, verb Verb, why string) {
+func (b *Broker) refuse(ctx context.Context, a record.Approval, from core.Identity, verb Verb, why string) {
 	b.log.Warn().Str("from", string(from)).Str("approval", b.ref(a.Token)).Str("why", why).Msg("hitl: resolution refused")
 	a.ResolvedBy = from
 	b.audit(ctx, a, "refused", fmt.Sprintf("/%s by %s refused: %s", verb, from, why))
@@ -136,7 +137,7 @@ func (b *Broker) pendingText(ctx context.Context, from core.Identity) string {
 func (b *Broker) showCommand(ctx context.Context, token string) string {
 	a, err := b.o.Store.Approval(ctx, token)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return fmt.Sprintf("There is no request %s. /pending lists the open ones.", token)
 	case err != nil:
 		return b.storeFailed(err, token).reply
@@ -157,7 +158,7 @@ func (b *Broker) rulesText(ctx context.Context) string {
 	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
 	for _, s := range list {
 		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s%s",
-			s.ID, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
+			s.ID, s.Tool, codeSpan(clip(textutil.GraphicJSON(s.Args), maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -166,19 +167,19 @@ func (b *Broker) rulesText(ctx context.Context) string {
 func (b *Broker) unallow(ctx context.Context, from core.Identity, conv core.Conversation, id int64) string {
 	s, err := b.o.Standing.RemoveStandingAllow(ctx, id)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return fmt.Sprintf("There is no standing allow #%d. /rules lists them.", id)
 	case err != nil:
 		b.log.Error().Err(err).Int64("rule", id).Msg("hitl: could not remove standing allow")
 		return "Could not remove the standing allow (storage error)."
 	}
 	b.log.Info().Int64("rule", id).Str("tool", s.Tool).Str("by", string(from)).Msg("hitl: standing allow removed")
-	e := AuditEntry{At: b.o.Now(), Conv: conv.Key(), Tool: s.Tool, Args: clip(s.Args, maxArgsForLLM),
+	e := record.AuditEntry{At: b.o.Now(), Conv: conv.Key(), Tool: s.Tool, Args: clip(s.Args, maxArgsForLLM),
 		ApprovedBy: from, Outcome: "unallowed", Detail: fmt.Sprintf("standing allow #%d removed", id)}
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Msg("hitl: audit append failed")
 	}
-	return fmt.Sprintf("Removed standing allow #%d: %s %s now needs approval again.", id, s.Tool, codeSpan(clip(s.Args, maxFieldRunes)))
+	return fmt.Sprintf("Removed standing allow #%d: %s %s now needs approval again.", id, s.Tool, codeSpan(clip(textutil.GraphicJSON(s.Args), maxFieldRunes)))
 }
 
 // upperFirst capitalises the first letter of an ASCII sentence.
@@ -191,7 +192,7 @@ func upperFirst(s string) string {
 
 // boundText names, for /rules, the files whose content a standing allow is
 // bound to (those that existed when it was added).
-func boundText(s StandingAllow) string {
+func boundText(s record.StandingAllow) string {
 	var names []string
 	for p, v := range s.Files {
 		if strings.HasPrefix(v, "sha256:") {

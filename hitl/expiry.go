@@ -2,10 +2,15 @@ package hitl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Run expires overdue approvals every Options.SweepEvery and submits the
@@ -21,9 +26,7 @@ import (
 // full, and an approval resolved in its own conversation would then wait on
 // its own worker.
 func (b *Broker) Run(ctx context.Context) error {
-	if _, err := b.ExpireDue(ctx); err != nil {
-		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
-	}
+	b.sweep(ctx)
 	b.readyOnce.Do(func() { close(b.ready) })
 	t := time.NewTicker(b.o.SweepEvery)
 	defer t.Stop()
@@ -35,11 +38,18 @@ func (b *Broker) Run(ctx context.Context) error {
 			b.dropOutbox()
 			return nil
 		case <-t.C:
-			if _, err := b.ExpireDue(ctx); err != nil {
-				b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
-			}
+			b.sweep(ctx)
 		case <-b.wake:
 		}
+	}
+}
+
+// sweep is one expiry sweep: it records the interruptions Recover could not
+// record, then expires overdue approvals.
+func (b *Broker) sweep(ctx context.Context) {
+	b.RetryInterrupted(ctx)
+	if _, err := b.ExpireDue(ctx); err != nil {
+		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
 	}
 }
 
@@ -50,7 +60,7 @@ func (b *Broker) Ready() <-chan struct{} { return b.ready }
 // ExpireDue expires every pending approval past its expiry, announcing each
 // in its conversations and telling the LLM. It returns how many it expired.
 func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
-	list, err := b.o.Store.Approvals(ctx, StatusPending)
+	list, err := b.o.Store.Approvals(ctx, record.StatusPending)
 	if err != nil {
 		return 0, fmt.Errorf("hitl: expire: %w", err)
 	}
@@ -64,13 +74,19 @@ func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
 }
 
 // expire moves a pending, overdue approval to expired. Only the caller whose
-// FinishApproval succeeds announces it, so it is announced once.
-func (b *Broker) expire(ctx context.Context, a Approval) bool {
+// FinishApproval succeeds announces it, so it is announced once. When
+// FinishApproval fails for another reason than a concurrent resolution, the
+// failure is logged and counted and the approval stays pending and overdue:
+// the next sweep tries again.
+func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 	note := "no decision in time"
-	if err := b.o.Store.FinishApproval(ctx, a.Token, StatusExpired, note, b.o.Now()); err != nil {
+	if err := b.o.Store.FinishApproval(ctx, a.Token, record.StatusExpired, note, b.o.Now()); err != nil {
+		if !errors.Is(err, record.ErrNotPending) {
+			b.finishFailed(err, a, "expire")
+		}
 		return false
 	}
-	a.Status, a.Note = StatusExpired, note
+	a.Status, a.Note = record.StatusExpired, note
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")
 	b.announce(ctx, a, expiredNotice(a))
@@ -83,31 +99,92 @@ func (b *Broker) expire(ctx context.Context, a Approval) bool {
 // Each is audited, announced and reported to the LLM (the signal waits for
 // Run). It marks every executing approval, so it must be called once at
 // start-up, before anything can claim one. It returns how many it marked.
+// One whose mark fails to be recorded is logged, counted and remembered:
+// each sweep of Run (or RetryInterrupted) tries it again.
 func (b *Broker) Recover(ctx context.Context) (int, error) {
-	list, err := b.o.Store.Approvals(ctx, StatusExecuting)
+	list, err := b.o.Store.Approvals(ctx, record.StatusExecuting)
 	if err != nil {
 		return 0, fmt.Errorf("hitl: recover: %w", err)
 	}
 	n := 0
 	for _, a := range list {
-		a.Status, a.Note = StatusInterrupted, "the bot stopped while this action was running; not run again"
-		if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-			continue
+		if b.interrupt(ctx, a) {
+			n++
 		}
-		n++
-		b.log.Warn().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
-		b.audit(ctx, a, "interrupted", a.Note)
-		b.announce(ctx, a, interruptedNotice(a))
-		b.queue(a, llmInterrupted(a))
 	}
 	return n, nil
+}
+
+// RetryInterrupted records the interruptions that Recover (or an earlier
+// retry) could not record, and returns how many it recorded now. Run calls
+// it on every sweep.
+func (b *Broker) RetryInterrupted(ctx context.Context) int {
+	b.mu.Lock()
+	list := slices.Collect(maps.Values(b.unrecovered))
+	b.mu.Unlock()
+	slices.SortFunc(list, func(x, y record.Approval) int { return x.Created.Compare(y.Created) })
+	n := 0
+	for _, a := range list {
+		if b.interrupt(ctx, a) {
+			n++
+		}
+	}
+	return n
+}
+
+// interrupt marks an approval found executing at start-up as interrupted
+// and reports whether it did. A failure other than a concurrent finish
+// leaves it in b.unrecovered for the next sweep.
+func (b *Broker) interrupt(ctx context.Context, a record.Approval) bool {
+	a.Status, a.Note = record.StatusInterrupted, "the bot stopped while this action was running; not run again"
+	err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
+	b.mu.Lock()
+	if err != nil && !errors.Is(err, record.ErrNotPending) {
+		b.unrecovered[a.Token] = a
+	} else {
+		delete(b.unrecovered, a.Token)
+	}
+	b.mu.Unlock()
+	if err != nil {
+		if !errors.Is(err, record.ErrNotPending) {
+			b.finishFailed(err, a, "mark interrupted")
+		}
+		return false
+	}
+	b.log.Warn().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: run interrupted by a restart; not re-running it")
+	b.audit(ctx, a, "interrupted", a.Note)
+	b.announce(ctx, a, interruptedNotice(a))
+	b.queue(a, llmInterrupted(a))
+	return true
+}
+
+// finishFailed logs and counts a FinishApproval that failed in a sweep or
+// in Recover; the caller leaves the approval due for the next sweep.
+func (b *Broker) finishFailed(err error, a record.Approval, what string) {
+	b.finishFailures.Add(1)
+	b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).
+		Msgf("hitl: could not %s the approval; trying again on the next sweep", what)
+}
+
+// Stats are counters of a Broker's life, for the app to read (and, later,
+// to export as metrics).
+type Stats struct {
+	// FinishFailures counts FinishApproval calls that failed when expiring
+	// an approval or marking one interrupted at start-up (each is retried on
+	// the next sweep, and each failed try counts).
+	FinishFailures int64
+}
+
+// Stats returns the broker's counters.
+func (b *Broker) Stats() Stats {
+	return Stats{FinishFailures: b.finishFailures.Load()}
 }
 
 // queue adds the outcome signal for a's conversation to the outbox and
 // wakes Run. The signal is from the requester: the engine takes From as on
 // whose behalf the follow-up turn acts, so a call the LLM proposes next is
 // held as the requester's, and four-eyes still keeps him from approving it.
-func (b *Broker) queue(a Approval, text string) {
+func (b *Broker) queue(a record.Approval, text string) {
 	s := core.Signal{Kind: core.KindApprovalOutcome, Conv: a.Conv, From: a.RequestedBy, Text: text, At: b.o.Now()}
 	b.mu.Lock()
 	b.outbox = append(b.outbox, s)
@@ -128,8 +205,13 @@ func (b *Broker) drain(ctx context.Context) {
 			return
 		}
 		s := b.outbox[0]
+		b.followUps[s.From]++
 		b.mu.Unlock()
+		s.Done = b.followUpDone(s.From)
 		err := b.d.Submit(ctx, s)
+		if err != nil {
+			s.Done()
+		}
 		if err != nil && ctx.Err() != nil {
 			return // kept in the outbox; Run logs what is left
 		}
@@ -153,4 +235,43 @@ func (b *Broker) dropOutbox() {
 	}
 	b.outbox = nil
 	b.settleLocked()
+}
+
+// followUpDone returns the Done of an outcome signal on behalf of
+// requester: it ends the follow-up's count, once.
+func (b *Broker) followUpDone(requester core.Identity) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.followUps[requester]--; b.followUps[requester] <= 0 {
+				delete(b.followUps, requester)
+			}
+		})
+	}
+}
+
+// Outstanding reports whether anything requested by requester is still
+// going after its turn: an approval waiting for a decision, an approved
+// action running, or its outcome not yet submitted or its follow-up turn
+// not finished. The scheduler asks it before a schedule's next run.
+func (b *Broker) Outstanding(ctx context.Context, requester core.Identity) (bool, error) {
+	b.mu.Lock()
+	busy := b.followUps[requester] > 0
+	for _, s := range b.outbox {
+		busy = busy || s.From == requester
+	}
+	for _, r := range b.active {
+		busy = busy || r.requester == requester
+	}
+	b.mu.Unlock()
+	if busy {
+		return true, nil
+	}
+	pending, err := b.Pending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("hitl: outstanding: %w", err)
+	}
+	return slices.ContainsFunc(pending, func(a record.Approval) bool { return a.RequestedBy == requester }), nil
 }

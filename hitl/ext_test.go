@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 func TestCommandsListsEveryVerb(t *testing.T) {
@@ -88,7 +89,7 @@ func TestCancelRuns(t *testing.T) {
 	if got := h.b.StatusLines(context.Background(), convA); len(got) != 1 || got[0] != "No pending approvals here." {
 		t.Errorf("status after the run ended = %q", got)
 	}
-	if st := h.status(t, tok); st != hitl.StatusFailed {
+	if st := h.status(t, tok); st != record.StatusFailed {
 		t.Errorf("status %s, want failed", st)
 	}
 	for _, c := range []core.Conversation{convA, convB, convDM} {
@@ -107,7 +108,7 @@ func TestCancelRuns(t *testing.T) {
 	tok2 := h.hold(t, lsCall)
 	h.say(boss, convB, "/approve "+tok2)
 	h.idle(t)
-	if st := h.status(t, tok2); st != hitl.StatusExecuted {
+	if st := h.status(t, tok2); st != record.StatusExecuted {
 		t.Errorf("next approval: status %s, want executed", st)
 	}
 }

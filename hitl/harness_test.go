@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/testutil"
-
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // The cast: two in-process gateways, alpha and beta.
@@ -34,15 +34,30 @@ var (
 	outcome = core.KindApprovalOutcome
 )
 
-// gateway is an in-process test gateway: the actuator for its conversations.
+// gateway is an in-process test gateway without buttons: the actuator for
+// its conversations. It records what the broker sent through the fake
+// dispatcher.
 type gateway struct {
 	name string
 	fail bool
 	// before, when set, is called with each reply before it is recorded.
 	before func(a core.Action)
 
-	mu      sync.Mutex
-	replies []core.Action
+	mu       sync.Mutex
+	replies  []sent
+	resolved map[core.Conversation]*core.ApprovalResolution // told, not yet followed by a reply
+}
+
+// sent is one message that reached a conversation: a reply, or an
+// approval request (Approval set; Text is the request with its hint, as a
+// gateway without buttons gets it). Resolution is the resolution the
+// gateway was told of just before this reply, if any: the broker tells
+// the gateway (Dispatcher.Resolved), then sends the notice.
+type sent struct {
+	core.Action
+	Request    string // an approval request's text as the broker wrote it, without the hint
+	Approval   *core.ApprovalPrompt
+	Resolution *core.ApprovalResolution
 }
 
 // Act records a reply.
@@ -50,23 +65,40 @@ func (g *gateway) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("%s: not a reply", g.name)
 	}
-	if g.fail {
-		return core.Result{}, errors.New(g.name + ": delivery failed")
-	}
-	if g.before != nil {
-		g.before(a)
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.replies = append(g.replies, a)
-	return core.Result{}, nil
+	return core.Result{}, g.record(sent{Action: a})
 }
 
-// in returns the replies sent to conv.
-func (g *gateway) in(conv core.Conversation) []core.Action {
+// record delivers s, attaching the resolution told before it.
+func (g *gateway) record(s sent) error {
+	if g.fail {
+		return errors.New(g.name + ": delivery failed")
+	}
+	if g.before != nil {
+		g.before(s.Action)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []core.Action
+	s.Resolution = g.resolved[s.Conv]
+	delete(g.resolved, s.Conv)
+	g.replies = append(g.replies, s)
+	return nil
+}
+
+// resolve notes r for the next reply in conv.
+func (g *gateway) resolve(conv core.Conversation, r core.ApprovalResolution) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.resolved == nil {
+		g.resolved = make(map[core.Conversation]*core.ApprovalResolution)
+	}
+	g.resolved[conv] = &r
+}
+
+// in returns the messages sent to conv.
+func (g *gateway) in(conv core.Conversation) []sent {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []sent
 	for _, a := range g.replies {
 		if a.Conv == conv {
 			out = append(out, a)
@@ -120,6 +152,24 @@ func (d *dispatcher) Act(ctx context.Context, a core.Action) (core.Result, error
 		return core.Result{}, fmt.Errorf("no actuator %q", a.Conv.Gateway)
 	}
 	return g.Act(ctx, a)
+}
+
+// Prompt delivers an approval request as the Engine does to a gateway
+// without buttons: the text with its hint, as a reply. The prompt is kept
+// beside it for the tests.
+func (d *dispatcher) Prompt(_ context.Context, conv core.Conversation, text string, p core.ApprovalPrompt) error {
+	g, ok := d.gateways[conv.Gateway]
+	if !ok {
+		return fmt.Errorf("no actuator %q", conv.Gateway)
+	}
+	return g.record(sent{Action: core.Action{Kind: core.ActionReply, Conv: conv, Text: p.WithHint(text)}, Request: text, Approval: &p})
+}
+
+// Resolved tells conv's gateway of r; the next reply there carries it.
+func (d *dispatcher) Resolved(_ context.Context, conv core.Conversation, r core.ApprovalResolution) {
+	if g, ok := d.gateways[conv.Gateway]; ok {
+		g.resolve(conv, r)
+	}
 }
 
 // Submit records a signal.
@@ -240,8 +290,8 @@ func (h *harness) say(id core.Identity, conv core.Conversation, text string) boo
 	return h.b.HandleCommand(context.Background(), core.Signal{Kind: core.KindMessage, Conv: conv, From: id, Text: text, MessageID: "m1"})
 }
 
-// lastReply returns the text of the last reply in conv.
-func (h *harness) lastReply(t *testing.T, conv core.Conversation) core.Action {
+// lastReply returns the last message sent to conv.
+func (h *harness) lastReply(t *testing.T, conv core.Conversation) sent {
 	t.Helper()
 	g := h.d.gateways[conv.Gateway]
 	replies := g.in(conv)
@@ -282,7 +332,7 @@ func (h *harness) noSignal(t *testing.T) {
 }
 
 // status returns the stored status of token.
-func (h *harness) status(t *testing.T, token string) hitl.Status {
+func (h *harness) status(t *testing.T, token string) record.Status {
 	t.Helper()
 	a, err := h.store.Approval(context.Background(), token)
 	if err != nil {
@@ -294,7 +344,7 @@ func (h *harness) status(t *testing.T, token string) hitl.Status {
 // audit returns the outcomes in the audit log, in order.
 func (h *harness) audit(t *testing.T) []string {
 	t.Helper()
-	es, err := h.store.QueryAudit(context.Background(), hitl.AuditFilter{})
+	es, err := h.store.QueryAudit(context.Background(), record.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // tokenAttempts bounds the draws for a token not already stored. With 31^8
@@ -39,10 +40,10 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		return "", errors.New("hitl: hold: call on behalf of nobody (empty From)")
 	}
 	now := b.o.Now()
-	a := Approval{
+	a := record.Approval{
 		Conv: h.Conv, RequestedBy: h.From, Call: h.Call, Digest: Digest(h.Call),
 		Rule: h.Rule, Reason: h.Reason,
-		Created: now, Expires: now.Add(b.o.TTL), Status: StatusPending,
+		Created: now, Expires: now.Add(b.o.TTL), Status: record.StatusPending,
 	}
 	if err := b.create(ctx, &a); err != nil {
 		return "", err
@@ -60,7 +61,7 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 func (b *Broker) standingNote(ctx context.Context, call llm.ToolCall) string {
 	s, changed, err := b.standing(ctx, call)
 	switch {
-	case err != nil && !errors.Is(err, ErrNotFound):
+	case err != nil && !errors.Is(err, record.ErrNotFound):
 		return "The standing allow for this call could not be checked (see the log), so it needs approval again."
 	case err != nil || len(changed) == 0:
 		return ""
@@ -86,7 +87,7 @@ func joinAnd(words []string) string {
 }
 
 // create stores a under a fresh token that no stored approval has.
-func (b *Broker) create(ctx context.Context, a *Approval) error {
+func (b *Broker) create(ctx context.Context, a *record.Approval) error {
 	for range tokenAttempts {
 		tok, err := b.o.NewToken()
 		if err != nil {
@@ -94,12 +95,12 @@ func (b *Broker) create(ctx context.Context, a *Approval) error {
 		}
 		if _, err := b.o.Store.Approval(ctx, tok); err == nil {
 			continue
-		} else if !errors.Is(err, ErrNotFound) {
+		} else if !errors.Is(err, record.ErrNotFound) {
 			return fmt.Errorf("hitl: hold: look up token: %w", err)
 		}
 		a.Token = tok
 		err = b.o.Store.CreateApproval(ctx, *a)
-		if errors.Is(err, ErrDuplicate) {
+		if errors.Is(err, record.ErrDuplicate) {
 			continue
 		}
 		if err != nil {
@@ -112,16 +113,19 @@ func (b *Broker) create(ctx context.Context, a *Approval) error {
 
 // sendRequest delivers the request message to every target; note, when
 // set, says why a standing allow did not apply.
-func (b *Broker) sendRequest(ctx context.Context, a Approval, now time.Time, note string) {
+func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Time, note string) {
 	// Approve always is offered on every request: it allows exactly this
 	// tool with exactly these arguments, which no rule needs to permit.
-	prompt := &core.ApprovalPrompt{
-		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call),
+	prompt := core.ApprovalPrompt{
+		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
 		AllowAlways: true, Expires: a.Expires,
 	}
 	text := requestText(a, now, note)
 	for _, conv := range b.targets(a.Conv) {
-		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, Approval: prompt})
+		if err := b.d.Prompt(ctx, conv, text, prompt); err != nil {
+			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).
+				Msg("hitl: could not deliver the approval request")
+		}
 	}
 }
 
@@ -143,18 +147,15 @@ func (b *Broker) targets(conv core.Conversation, extra ...core.Conversation) []c
 // gateway has already retried, and an approval request or outcome nobody
 // received leaves an action waiting, or a person uninformed.
 func (b *Broker) reply(ctx context.Context, a core.Action) {
+	a.Escaped = true // hitl's messages escape what they quote (render.go)
 	if _, err := b.d.Act(ctx, a); err != nil {
-		ev := b.log.Error().Err(err).Str("conv", a.Conv.Key())
-		if a.Approval != nil {
-			ev = ev.Str("approval", b.ref(a.Approval.Token)).Str("tool", a.Approval.Tool)
-		}
-		ev.Msg("hitl: could not deliver message")
+		b.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("hitl: could not deliver message")
 	}
 }
 
 // audit appends an audit entry about a, logging a failure.
-func (b *Broker) audit(ctx context.Context, a Approval, outcome, detail string) {
-	e := AuditEntry{
+func (b *Broker) audit(ctx context.Context, a record.Approval, outcome, detail string) {
+	e := record.AuditEntry{
 		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
 		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
 	}

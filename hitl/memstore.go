@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // MemoryStore keeps approvals and the audit log in process memory. It is the
@@ -15,9 +16,9 @@ import (
 // restart. It is safe for concurrent use.
 type MemoryStore struct {
 	mu        sync.Mutex
-	approvals map[string]*Approval
+	approvals map[string]*record.Approval
 	order     []string // tokens in creation order
-	audit     []AuditEntry
+	audit     []record.AuditEntry
 }
 
 var (
@@ -27,70 +28,70 @@ var (
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{approvals: make(map[string]*Approval)}
+	return &MemoryStore{approvals: make(map[string]*record.Approval)}
 }
 
-// CreateApproval stores a; a token already stored gives ErrDuplicate.
-func (m *MemoryStore) CreateApproval(_ context.Context, a Approval) error {
+// CreateApproval stores a; a token already stored gives record.ErrDuplicate.
+func (m *MemoryStore) CreateApproval(_ context.Context, a record.Approval) error {
 	if a.Token == "" {
 		return fmt.Errorf("hitl: create approval: empty token")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.approvals[a.Token]; ok {
-		return fmt.Errorf("hitl: create approval: %w", ErrDuplicate)
+		return fmt.Errorf("hitl: create approval: %w", record.ErrDuplicate)
 	}
 	m.approvals[a.Token] = &a
 	m.order = append(m.order, a.Token)
 	return nil
 }
 
-// Approval returns the approval with the token, or ErrNotFound.
-func (m *MemoryStore) Approval(_ context.Context, token string) (Approval, error) {
+// Approval returns the approval with the token, or record.ErrNotFound.
+func (m *MemoryStore) Approval(_ context.Context, token string) (record.Approval, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.approvals[token]
 	if !ok {
-		return Approval{}, ErrNotFound
+		return record.Approval{}, record.ErrNotFound
 	}
 	return *a, nil
 }
 
 // ClaimApproval atomically moves a pending approval whose Expires is after
-// now to to (StatusExecuting or StatusDenied).
-func (m *MemoryStore) ClaimApproval(_ context.Context, token string, to Status, by core.Identity, note string, now time.Time) (Approval, error) {
-	if to != StatusExecuting && to != StatusDenied {
-		return Approval{}, fmt.Errorf("hitl: claim approval: cannot claim to %q", to)
+// now to to (record.StatusExecuting or record.StatusDenied).
+func (m *MemoryStore) ClaimApproval(_ context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error) {
+	if to != record.StatusExecuting && to != record.StatusDenied {
+		return record.Approval{}, fmt.Errorf("hitl: claim approval: cannot claim to %q", to)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.approvals[token]
 	if !ok {
-		return Approval{}, ErrNotFound
+		return record.Approval{}, record.ErrNotFound
 	}
-	if a.Status != StatusPending || !now.Before(a.Expires) {
-		return *a, ErrNotPending
+	if a.Status != record.StatusPending || !now.Before(a.Expires) {
+		return *a, record.ErrNotPending
 	}
 	a.Status, a.ResolvedBy, a.ResolvedAt, a.Note = to, by, now, note
 	return *a, nil
 }
 
 // FinishApproval records the end state of an approval; see Store.
-func (m *MemoryStore) FinishApproval(_ context.Context, token string, to Status, note string, now time.Time) error {
+func (m *MemoryStore) FinishApproval(_ context.Context, token string, to record.Status, note string, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.approvals[token]
 	if !ok {
-		return ErrNotFound
+		return record.ErrNotFound
 	}
 	switch to {
-	case StatusExecuted, StatusFailed, StatusInterrupted:
-		if a.Status != StatusExecuting {
-			return ErrNotPending
+	case record.StatusExecuted, record.StatusFailed, record.StatusInterrupted:
+		if a.Status != record.StatusExecuting {
+			return record.ErrNotPending
 		}
-	case StatusExpired:
-		if a.Status != StatusPending || now.Before(a.Expires) {
-			return ErrNotPending
+	case record.StatusExpired:
+		if a.Status != record.StatusPending || now.Before(a.Expires) {
+			return record.ErrNotPending
 		}
 		a.ResolvedAt = now
 	default:
@@ -102,22 +103,22 @@ func (m *MemoryStore) FinishApproval(_ context.Context, token string, to Status,
 
 // Approvals lists the approvals with one of the statuses (all when none is
 // given), oldest first.
-func (m *MemoryStore) Approvals(_ context.Context, statuses ...Status) ([]Approval, error) {
+func (m *MemoryStore) Approvals(_ context.Context, statuses ...record.Status) ([]record.Approval, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Approval
+	var out []record.Approval
 	for _, tok := range m.order {
 		a := m.approvals[tok]
 		if len(statuses) == 0 || slices.Contains(statuses, a.Status) {
 			out = append(out, *a)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y Approval) int { return x.Created.Compare(y.Created) })
+	slices.SortStableFunc(out, func(x, y record.Approval) int { return x.Created.Compare(y.Created) })
 	return out, nil
 }
 
 // AppendAudit appends e to the log.
-func (m *MemoryStore) AppendAudit(_ context.Context, e AuditEntry) error {
+func (m *MemoryStore) AppendAudit(_ context.Context, e record.AuditEntry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.audit = append(m.audit, e)
@@ -125,12 +126,12 @@ func (m *MemoryStore) AppendAudit(_ context.Context, e AuditEntry) error {
 }
 
 // QueryAudit returns the entries matching f, oldest first.
-func (m *MemoryStore) QueryAudit(_ context.Context, f AuditFilter) ([]AuditEntry, error) {
+func (m *MemoryStore) QueryAudit(_ context.Context, f record.AuditFilter) ([]record.AuditEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []AuditEntry
+	var out []record.AuditEntry
 	for _, e := range m.audit {
-		if f.matches(e) {
+		if f.Matches(e) {
 			out = append(out, e)
 		}
 	}
@@ -138,12 +139,4 @@ func (m *MemoryStore) QueryAudit(_ context.Context, f AuditFilter) ([]AuditEntry
 		out = out[len(out)-f.Limit:]
 	}
 	return out, nil
-}
-
-// matches reports whether e passes the filter.
-func (f AuditFilter) matches(e AuditEntry) bool {
-	return (f.Conv == "" || e.Conv == f.Conv) &&
-		(f.Tool == "" || e.Tool == f.Tool) &&
-		(f.Outcome == "" || e.Outcome == f.Outcome) &&
-		(f.Since.IsZero() || !e.At.Before(f.Since))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // heldText is the tool result the LLM sees for a held call. It never
@@ -15,14 +17,18 @@ const heldText = "This action needs human approval; a request was sent to the ap
 	"Do not retry it; tell the user it awaits approval. " +
 	"What becomes of it will arrive later as a [gatehouse] message."
 
-// replyHintPrefix starts the one line of a request that tells how to
-// answer it. Gateways that edit a resolved request in place drop that line
-// (gateways/telegram matches this text; it cannot import hitl).
-const replyHintPrefix = "Reply /approve "
+// replyHint is the line that tells how to answer the request with token
+// by typed command. It goes out as core.ApprovalPrompt.Hint, not in the
+// request text: gateways show it while the request is open and leave it
+// out of a resolved request they update in place.
+func replyHint(token string) string {
+	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", token)
+}
 
-// requestText is the approval request people see, written by the broker;
-// note, when set, is a line saying why the call is held again.
-func requestText(a Approval, now time.Time, note string) string {
+// requestText is the approval request people see, written by the broker,
+// without the reply hint; note, when set, is a line saying why the call is
+// held again.
+func requestText(a record.Approval, now time.Time, note string) string {
 	var b strings.Builder
 	rendered, shortened, hidden := renderCall(a.Call)
 	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
@@ -40,8 +46,7 @@ func requestText(a Approval, now time.Time, note string) string {
 	if note != "" {
 		b.WriteString("⚠ " + note + "\n")
 	}
-	fmt.Fprintf(&b, "Expires in %s (%s).\n", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
-	fmt.Fprintf(&b, replyHintPrefix+"%[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", a.Token)
+	fmt.Fprintf(&b, "Expires in %s (%s).", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
 	if shortened {
 		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
 	}
@@ -49,7 +54,7 @@ func requestText(a Approval, now time.Time, note string) string {
 }
 
 // ruleText renders the rule and reason that held the call.
-func ruleText(a Approval) string {
+func ruleText(a record.Approval) string {
 	switch {
 	case a.Rule != "" && a.Reason != "":
 		return fmt.Sprintf("rule %s (%s)", a.Rule, a.Reason)
@@ -60,7 +65,7 @@ func ruleText(a Approval) string {
 }
 
 // showText is the full action for /show.
-func showText(a Approval, now time.Time) string {
+func showText(a record.Approval, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Request %s: %s\ntool: %s\narguments:\n%s\n", a.Token, statusText(a, now), a.Call.Name, codeBlock(prettyArgs(a.Call.Args)+"\n"))
 	fmt.Fprintf(&b, "asked in %s by %s at %s", a.Conv.Key(), a.RequestedBy, a.Created.UTC().Format(time.DateTime+" UTC"))
@@ -74,11 +79,11 @@ func showText(a Approval, now time.Time) string {
 }
 
 // statusText describes where an approval is, for people.
-func statusText(a Approval, now time.Time) string {
+func statusText(a record.Approval, now time.Time) string {
 	switch {
-	case a.Status == StatusPending && now.Before(a.Expires):
+	case a.Status == record.StatusPending && now.Before(a.Expires):
 		return fmt.Sprintf("pending, expires in %s", humanDuration(a.Expires.Sub(now)))
-	case a.Status == StatusPending:
+	case a.Status == record.StatusPending:
 		return "expired"
 	case a.ResolvedBy != "":
 		return fmt.Sprintf("%s (resolved by %s)", a.Status, a.ResolvedBy)
@@ -87,7 +92,7 @@ func statusText(a Approval, now time.Time) string {
 }
 
 // pendingLine is one /pending entry.
-func pendingLine(a Approval, now time.Time, selfOnlyDeny bool) string {
+func pendingLine(a record.Approval, now time.Time, selfOnlyDeny bool) string {
 	line := fmt.Sprintf("• %s — %s %s — asked in %s by %s, expires in %s",
 		a.Token, a.Call.Name, codeSpan(summarize(a.Call)), a.Conv.Key(), a.RequestedBy, humanDuration(a.Expires.Sub(now)))
 	if selfOnlyDeny {
@@ -97,12 +102,12 @@ func pendingLine(a Approval, now time.Time, selfOnlyDeny bool) string {
 }
 
 // callRef names a call for people: "shell `ls -la`".
-func callRef(a Approval) string {
+func callRef(a record.Approval) string {
 	return a.Call.Name + " " + codeSpan(summarize(a.Call))
 }
 
 // runNotice tells people what became of an approved call.
-func runNotice(a Approval, res core.Result, runErr error) string {
+func runNotice(a record.Approval, res core.Result, runErr error) string {
 	head := fmt.Sprintf("Approved by %s: %s (request %s)", a.ResolvedBy, callRef(a), a.Token)
 	switch {
 	case errors.Is(runErr, errRunCancelled):
@@ -115,16 +120,17 @@ func runNotice(a Approval, res core.Result, runErr error) string {
 	return head + " ran." + outputBlock(res.Output)
 }
 
-// outputBlock quotes tool output for people, shortened.
+// outputBlock quotes tool output for people, shortened, its control
+// characters made visible.
 func outputBlock(out string) string {
 	if strings.TrimSpace(out) == "" {
 		return ""
 	}
-	return "\n" + codeBlock(clip(out, maxOutputRunes)+"\n")
+	return "\n" + codeBlock(textutil.Visible(clip(out, maxOutputRunes))+"\n")
 }
 
 // denyNotice tells people a request was denied.
-func denyNotice(a Approval) string {
+func denyNotice(a record.Approval) string {
 	s := fmt.Sprintf("Denied by %s: %s (request %s) will not run.", a.ResolvedBy, callRef(a), a.Token)
 	if a.Note != "" {
 		s += " Reason: " + a.Note
@@ -133,30 +139,30 @@ func denyNotice(a Approval) string {
 }
 
 // expiredNotice tells people a request expired.
-func expiredNotice(a Approval) string {
+func expiredNotice(a record.Approval) string {
 	return fmt.Sprintf("Expired: nobody answered request %s (%s) in time; it will not run.", a.Token, callRef(a))
 }
 
 // interruptedNotice tells people a run was cut by a restart.
-func interruptedNotice(a Approval) string {
+func interruptedNotice(a record.Approval) string {
 	return fmt.Sprintf("Interrupted: %s (request %s, approved by %s) was running when the bot stopped; it was not run again and its result is unknown.",
 		callRef(a), a.Token, a.ResolvedBy)
 }
 
 // mismatchNotice tells people an approved call was refused because it no
 // longer matched what was approved.
-func mismatchNotice(a Approval) string {
+func mismatchNotice(a record.Approval) string {
 	return fmt.Sprintf("Refused: %s (request %s) was approved by %s but did not run: the stored action no longer matches what was approved.",
 		callRef(a), a.Token, a.ResolvedBy)
 }
 
 // llmCall names a held call for the LLM, with its arguments (no token).
-func llmCall(a Approval) string {
+func llmCall(a record.Approval) string {
 	return fmt.Sprintf("The held %s call with arguments %s", a.Call.Name, clip(a.Call.Args, maxArgsForLLM))
 }
 
 // llmRan is the outcome signal text of an approved call.
-func llmRan(a Approval, res core.Result, runErr error) string {
+func llmRan(a record.Approval, res core.Result, runErr error) string {
 	head := "[gatehouse] " + llmCall(a) + " was approved by " + string(a.ResolvedBy)
 	switch {
 	case errors.Is(runErr, errRunCancelled):
@@ -178,7 +184,7 @@ func orNone(out string) string {
 }
 
 // llmDenied is the outcome signal text of a denied call.
-func llmDenied(a Approval) string {
+func llmDenied(a record.Approval) string {
 	reason := "no reason given"
 	if a.Note != "" {
 		reason = a.Note
@@ -188,19 +194,19 @@ func llmDenied(a Approval) string {
 }
 
 // llmExpired is the outcome signal text of an expired request.
-func llmExpired(a Approval) string {
+func llmExpired(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was not approved in time (the request expired after %s); it did not run. Tell the user; do not run it again unless the user asks.",
 		llmCall(a), humanDuration(a.Expires.Sub(a.Created)))
 }
 
 // llmInterrupted is the outcome signal text of a run cut by a restart.
-func llmInterrupted(a Approval) string {
+func llmInterrupted(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was approved by %s, but the bot stopped while it was running; it was not run again and its result is unknown. Tell the user.",
 		llmCall(a), a.ResolvedBy)
 }
 
 // llmMismatch is the outcome signal text of a refused, altered action.
-func llmMismatch(a Approval) string {
+func llmMismatch(a record.Approval) string {
 	return fmt.Sprintf("[gatehouse] %s was approved by %s but was not run: the stored action no longer matched what was approved. Tell the user.",
 		llmCall(a), a.ResolvedBy)
 }

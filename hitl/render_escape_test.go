@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
 
@@ -49,4 +50,29 @@ func TestCarriageReturnTrickShownEscaped(t *testing.T) {
 		t.Errorf("a command with only literal backslashes warns about invisible characters:\n%s", req.Text)
 	}
 	h.say(boss, convB, "/deny "+tok)
+}
+
+// TestOutputAndRulesShownEscaped: a run's tool output quoted in the outcome
+// notice, and a standing allow's arguments in /rules, show their control
+// characters escaped on every gateway; the broker marks its messages as
+// escaped so a terminal does not escape them again.
+func TestOutputAndRulesShownEscaped(t *testing.T) {
+	h := newHarness(t, nil)
+	h.d.result = core.Result{Output: "ok\x1b[2J\rfake prompt"}
+	tok := h.hold(t, llm.ToolCall{Name: "shell", Args: `{"command":"ls\r\u001b[2K"}`})
+	h.say(boss, convB, "/approve "+tok+" always")
+	h.idle(t)
+	notice := h.lastReply(t, convA)
+	if !notice.Escaped {
+		t.Errorf("the outcome notice is not marked as escaped: %+v", notice)
+	}
+	h.say(boss, convB, "/rules")
+	rules := h.lastReply(t, convB).Text
+	for what, text := range map[string]string{"notice": notice.Text, "rules": rules} {
+		if i := strings.IndexAny(text, "\r\x1b"); i >= 0 {
+			t.Errorf("%s emits a raw control character at byte %d: %q", what, i, text)
+		}
+	}
+	mustContain(t, "notice", notice.Text, `ok\x1b[2J\rfake prompt`)
+	mustContain(t, "rules", rules, `ls\r\u001b[2K`)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // answer is the broker's response to one attempt to resolve an approval.
@@ -36,7 +37,7 @@ func (ans answer) begin(replied bool) {
 func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) answer {
 	a, err := b.o.Store.Approval(ctx, cmd.Token)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return answer{toast: "unknown request", reply: fmt.Sprintf("There is no request %s. /pending lists the open ones.", cmd.Token)}
 	case err != nil:
 		return b.storeFailed(err, cmd.Token)
@@ -53,18 +54,18 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 }
 
 // approve claims a for execution and starts its run in the background: the
-// caller (a conversation's worker, or a button press Telegram wants answered
+// caller (a conversation's worker, or a button press the platform wants answered
 // within seconds) is answered at once, and the outcome is announced when the
 // run ends.
-func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, always bool) answer {
+func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, always bool) answer {
 	if !b.admit() {
 		return answer{toast: "not run — shutting down",
 			reply: fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
 	}
-	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusExecuting, from, "", b.o.Now())
+	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, record.StatusExecuting, from, "", b.o.Now())
 	if err != nil {
 		b.release()
-		if errors.Is(err, ErrNotPending) {
+		if errors.Is(err, record.ErrNotPending) {
 			return b.notPending(ctx, claimed)
 		}
 		return b.storeFailed(err, a.Token)
@@ -88,7 +89,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 // addStanding adds the standing allow of an "always" approval, bound to the
 // workspace files the call names as they are now, and returns a line saying
 // so ("" when always is false).
-func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) string {
+func (b *Broker) addStanding(ctx context.Context, a record.Approval, always bool) string {
 	if !always {
 		return ""
 	}
@@ -103,25 +104,25 @@ func (b *Broker) addStanding(ctx context.Context, a Approval, always bool) strin
 
 // bindStanding stores the standing allow for a's call, bound to the
 // workspace files it names as they are now.
-func (b *Broker) bindStanding(ctx context.Context, a Approval) (StandingAllow, error) {
+func (b *Broker) bindStanding(ctx context.Context, a record.Approval) (record.StandingAllow, error) {
 	files, err := bindFiles(b.o.Workspace, a.Call)
 	if err != nil {
-		return StandingAllow{}, err
+		return record.StandingAllow{}, err
 	}
-	s, err := b.o.Standing.AddStandingAllow(ctx, StandingAllow{
+	s, err := b.o.Standing.AddStandingAllow(ctx, record.StandingAllow{
 		Tool: a.Call.Name, Args: a.Call.Args, AddedBy: a.ResolvedBy, Added: b.o.Now(), Conv: a.Conv.Key(), Files: files,
 	})
 	if err != nil {
-		return StandingAllow{}, fmt.Errorf("hitl: add standing allow: %w", err)
+		return record.StandingAllow{}, fmt.Errorf("hitl: add standing allow: %w", err)
 	}
 	return s, nil
 }
 
 // mismatch refuses to run a claimed approval whose call no longer matches
 // its digest.
-func (b *Broker) mismatch(ctx context.Context, a Approval, conv core.Conversation) answer {
+func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conversation) answer {
 	b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
-	a.Status, a.Note = StatusFailed, "refused: the action does not match what was approved"
+	a.Status, a.Note = record.StatusFailed, "refused: the action does not match what was approved"
 	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record a refused run")
 	}
@@ -132,9 +133,9 @@ func (b *Broker) mismatch(ctx context.Context, a Approval, conv core.Conversatio
 }
 
 // deny claims a as denied by from and reports it.
-func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Conversation, a Approval, reason string) answer {
-	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, StatusDenied, from, reason, b.o.Now())
-	if errors.Is(err, ErrNotPending) {
+func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, reason string) answer {
+	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, record.StatusDenied, from, reason, b.o.Now())
+	if errors.Is(err, record.ErrNotPending) {
 		return b.notPending(ctx, claimed)
 	}
 	if err != nil {
@@ -148,22 +149,22 @@ func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Convers
 
 // notPending explains why a could not be claimed: it expired (announced
 // now if nobody had yet), or someone resolved it first.
-func (b *Broker) notPending(ctx context.Context, a Approval) answer {
-	if a.Status == StatusPending || a.Status == StatusExpired {
+func (b *Broker) notPending(ctx context.Context, a record.Approval) answer {
+	if a.Status == record.StatusPending || a.Status == record.StatusExpired {
 		b.expire(ctx, a)
 		return answer{toast: "expired", reply: fmt.Sprintf("Request %s expired at %s; it will not run.", a.Token, clockTime(a.Expires))}
 	}
 	what := "approved"
 	switch a.Status {
-	case StatusDenied:
+	case record.StatusDenied:
 		what = "denied"
-	case StatusExecuting:
+	case record.StatusExecuting:
 		what = "approved (running now)"
-	case StatusExecuted:
+	case record.StatusExecuted:
 		what = "approved (it ran)"
-	case StatusFailed:
+	case record.StatusFailed:
 		what = "approved (it ran and failed)"
-	case StatusInterrupted:
+	case record.StatusInterrupted:
 		what = "approved (the run was interrupted)"
 	}
 	return answer{
@@ -179,13 +180,19 @@ func (b *Broker) storeFailed(err error, token string) answer {
 }
 
 // announce tells every conversation that saw the request, and conv where it
-// was resolved, what became of it. The Resolution lets gateways update the
-// request message in place.
-func (b *Broker) announce(ctx context.Context, a Approval, text string, conv ...core.Conversation) {
-	res := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+// was resolved, what became of it: each gateway that can first updates the
+// request message in place, then the notice follows as a reply.
+func (b *Broker) announce(ctx context.Context, a record.Approval, text string, conv ...core.Conversation) {
+	res := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv...) {
-		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res})
+		b.d.Resolved(ctx, c, res)
+		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
+}
+
+// resolution is what gateways are told about a's outcome, as of now.
+func (b *Broker) resolution(a record.Approval) core.ApprovalResolution {
+	return core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
 }
 
 // joinLines joins the non-empty lines.

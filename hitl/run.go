@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // DefaultGrace is how long Run lets approved actions go on after its
@@ -47,6 +48,7 @@ var errRunCancelled = errors.New("cancelled while running (/cancel)")
 // run is one approved action going on.
 type run struct {
 	conv      string // the approval's conversation key
+	requester core.Identity
 	cancel    context.CancelFunc
 	cancelled bool // by CancelRuns
 }
@@ -54,9 +56,9 @@ type run struct {
 // start begins the run of a claimed approval in a broker goroutine, under a
 // context of its own that CancelRuns can end. extra is the standing allow
 // line; replied says it already reached conv in the acknowledgement.
-func (b *Broker) start(a Approval, extra string, conv core.Conversation, replied bool) {
+func (b *Broker) start(a record.Approval, extra string, conv core.Conversation, replied bool) {
 	ctx, cancel := context.WithCancel(b.runCtx)
-	r := &run{conv: a.Conv.Key(), cancel: cancel}
+	r := &run{conv: a.Conv.Key(), requester: a.RequestedBy, cancel: cancel}
 	b.mu.Lock()
 	b.nextRun++
 	id := b.nextRun
@@ -109,7 +111,7 @@ func (b *Broker) runningIn(conv core.Conversation) int {
 // approver's), then records, audits and announces what became of it and
 // queues the outcome for the LLM. conv is where it was approved; extra is
 // said there only when the acknowledgement did not say it (replied false).
-func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, conv core.Conversation, replied bool) {
+func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra string, conv core.Conversation, replied bool) {
 	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
 	b.mu.Lock()
 	cancelled := r.cancelled
@@ -119,9 +121,9 @@ func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, 
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
 	defer cancel()
-	a.Status, a.Note = StatusExecuted, clip(res.Output, maxOutputRunes)
+	a.Status, a.Note = record.StatusExecuted, clip(res.Output, maxOutputRunes)
 	if runErr != nil || res.Failed {
-		a.Status = StatusFailed
+		a.Status = record.StatusFailed
 	}
 	if runErr != nil {
 		a.Note = runErr.Error()
@@ -131,13 +133,14 @@ func (b *Broker) execute(ctx context.Context, r *run, a Approval, extra string, 
 	}
 	b.audit(rctx, a, string(a.Status), a.Note)
 	notice := runNotice(a, res, runErr)
-	res2 := &core.ApprovalResolution{Token: a.Token, Status: string(a.Status), By: a.ResolvedBy, At: b.o.Now()}
+	res2 := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv) {
 		text := joinLines(notice, extra)
 		if replied && c.Key() == conv.Key() {
 			text = notice // the acknowledgement said extra here
 		}
-		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text, Resolution: res2})
+		b.d.Resolved(rctx, c, res2)
+		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
 	b.queue(a, llmRan(a, res, runErr))
 }
@@ -175,7 +178,7 @@ func (b *Broker) stopRuns() {
 // WaitIdle waits until no approved action is running and every outcome
 // signal has been submitted (Run must be running for that), or until ctx
 // ends. A caller that wants everything answered before it stops (e.g. at
-// the end of piped console input) waits for the engine, then for this,
+// the end of piped input) waits for the engine, then for this,
 // then for the engine again.
 func (b *Broker) WaitIdle(ctx context.Context) error {
 	for {

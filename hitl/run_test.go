@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // blockRuns makes every run wait until the returned func is called (or its
@@ -36,7 +36,7 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 	// The approver's context ends as soon as the press is answered (a
 	// webhook request, a worker's turn): the run must not depend on it.
 	ctx, cancel := context.WithCancel(context.Background())
-	toast := h.b.Press(ctx, boss, convB, tok, gateways.DecisionApprove)
+	toast := h.b.Press(ctx, boss, convB, tok, core.DecisionApprove)
 	cancel()
 	if toast != "approved — running…" {
 		t.Fatalf("toast = %q", toast)
@@ -47,14 +47,14 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 	if runCtx.Err() != nil {
 		t.Errorf("the run's context ended with the approver's: %v", runCtx.Err())
 	}
-	if st := h.status(t, tok); st != hitl.StatusExecuting {
+	if st := h.status(t, tok); st != record.StatusExecuting {
 		t.Fatalf("status %s while running, want executing", st)
 	}
 	h.say(boss, convB, "/approve "+tok)
 	mustContain(t, "second approve", h.lastReply(t, convB).Text, "already approved (running now) by beta:boss")
 	release()
 	h.idle(t)
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s, want executed", st)
 	}
 	for _, c := range []core.Conversation{convA, convB, convDM} {
@@ -77,12 +77,12 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	// pending (they survive the restart).
 	tok2 := h.hold(t, lsCall)
 	testutil.WaitFor(t, "the waiting notice", func() bool { return strings.Contains(h.logs.String(), "waiting for approved actions") })
-	if got := h.b.Press(context.Background(), admin, convA, tok2, gateways.DecisionApprove); got != "not run — shutting down" {
+	if got := h.b.Press(context.Background(), admin, convA, tok2, core.DecisionApprove); got != "not run — shutting down" {
 		t.Errorf("press while stopping = %q", got)
 	}
 	h.say(admin, convA, "/approve "+tok2)
 	mustContain(t, "approve while stopping", h.lastReply(t, convA).Text, "shutting down", "stays pending")
-	if st := h.status(t, tok2); st != hitl.StatusPending {
+	if st := h.status(t, tok2); st != record.StatusPending {
 		t.Errorf("refused approval: status %s, want pending", st)
 	}
 	select {
@@ -95,7 +95,7 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	}
 	release()
 	<-stopped
-	if st := h.status(t, tok); st != hitl.StatusExecuted {
+	if st := h.status(t, tok); st != record.StatusExecuted {
 		t.Errorf("status %s, want executed (the run was not cancelled)", st)
 	}
 	if got := strings.Join(h.audit(t), ","); got != "requested,approved,requested,executed" {
@@ -110,7 +110,7 @@ func TestShutdownCancelsRunsAfterGraceAndRecordsThem(t *testing.T) {
 	h.say(boss, convB, "/approve "+tok)
 	<-started
 	h.stop() // returns only once the cancelled run is recorded
-	if st := h.status(t, tok); st != hitl.StatusFailed {
+	if st := h.status(t, tok); st != record.StatusFailed {
 		t.Fatalf("status %s after shutdown, want failed (not stuck executing)", st)
 	}
 	if got := strings.Join(h.audit(t), ","); got != "requested,approved,failed" {

@@ -5,32 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"sync"
-	"time"
 
-	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
-
-// StandingAllow lets exactly one tool with exactly one arguments JSON text run
-// without approval from now on ("/approve TOKEN always"), as long as every
-// workspace file its arguments name is as it was when the allow was added.
-// Args is compared by string equality: never a prefix, a pattern or a bare
-// program name.
-type StandingAllow struct {
-	// ID numbers the allow for /rules and /unallow; the store assigns it.
-	ID      int64
-	Tool    string
-	Args    string
-	AddedBy core.Identity
-	Added   time.Time
-	// Conv is the conversation whose request was approved with "always".
-	Conv string
-	// Files binds the allow to the workspace files its arguments name:
-	// workspace-relative path → "sha256:<hex>" of the content, "absent",
-	// "dir" or "other". When any of them is no longer so, the call is held
-	// again. Nil for an allow stored before files were bound: it binds
-	// nothing, so every file its arguments name counts as changed.
-	Files map[string]string
-}
 
 // StandingStore keeps standing allows. The contract every implementation must
 // meet is the test hitltest.StandingContract.
@@ -38,22 +15,22 @@ type StandingStore interface {
 	// AddStandingAllow stores s (its ID is ignored) and returns it with its
 	// ID. Adding a tool and args already allowed keeps that allow's ID and
 	// replaces its AddedBy, Added, Conv and Files with s's.
-	AddStandingAllow(ctx context.Context, s StandingAllow) (StandingAllow, error)
+	AddStandingAllow(ctx context.Context, s record.StandingAllow) (record.StandingAllow, error)
 	// StandingAllows lists all standing allows, in ID order.
-	StandingAllows(ctx context.Context) ([]StandingAllow, error)
+	StandingAllows(ctx context.Context) ([]record.StandingAllow, error)
 	// RemoveStandingAllow deletes the allow with the ID and returns it, or
-	// ErrNotFound.
-	RemoveStandingAllow(ctx context.Context, id int64) (StandingAllow, error)
+	// record.ErrNotFound.
+	RemoveStandingAllow(ctx context.Context, id int64) (record.StandingAllow, error)
 	// StandingAllowFor returns the allow for tool with exactly args, or
-	// ErrNotFound.
-	StandingAllowFor(ctx context.Context, tool, args string) (StandingAllow, error)
+	// record.ErrNotFound.
+	StandingAllowFor(ctx context.Context, tool, args string) (record.StandingAllow, error)
 }
 
 // MemoryStanding is an in-process StandingStore, safe for concurrent use.
 type MemoryStanding struct {
 	mu     sync.Mutex
 	next   int64
-	allows []StandingAllow
+	allows []record.StandingAllow
 }
 
 var _ StandingStore = (*MemoryStanding)(nil)
@@ -62,9 +39,9 @@ var _ StandingStore = (*MemoryStanding)(nil)
 func NewMemoryStanding() *MemoryStanding { return &MemoryStanding{} }
 
 // AddStandingAllow stores s, or updates the allow of the same tool and args.
-func (m *MemoryStanding) AddStandingAllow(_ context.Context, s StandingAllow) (StandingAllow, error) {
+func (m *MemoryStanding) AddStandingAllow(_ context.Context, s record.StandingAllow) (record.StandingAllow, error) {
 	if s.Tool == "" {
-		return StandingAllow{}, fmt.Errorf("hitl: add standing allow: empty tool name")
+		return record.StandingAllow{}, fmt.Errorf("hitl: add standing allow: empty tool name")
 	}
 	s.Files = maps.Clone(s.Files)
 	m.mu.Lock()
@@ -83,10 +60,10 @@ func (m *MemoryStanding) AddStandingAllow(_ context.Context, s StandingAllow) (S
 }
 
 // StandingAllows lists the allows in ID order.
-func (m *MemoryStanding) StandingAllows(_ context.Context) ([]StandingAllow, error) {
+func (m *MemoryStanding) StandingAllows(_ context.Context) ([]record.StandingAllow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]StandingAllow, len(m.allows))
+	out := make([]record.StandingAllow, len(m.allows))
 	for i, a := range m.allows {
 		out[i] = cloneAllow(a)
 	}
@@ -94,7 +71,7 @@ func (m *MemoryStanding) StandingAllows(_ context.Context) ([]StandingAllow, err
 }
 
 // RemoveStandingAllow deletes the allow with the ID.
-func (m *MemoryStanding) RemoveStandingAllow(_ context.Context, id int64) (StandingAllow, error) {
+func (m *MemoryStanding) RemoveStandingAllow(_ context.Context, id int64) (record.StandingAllow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, a := range m.allows {
@@ -103,11 +80,11 @@ func (m *MemoryStanding) RemoveStandingAllow(_ context.Context, id int64) (Stand
 			return a, nil
 		}
 	}
-	return StandingAllow{}, ErrNotFound
+	return record.StandingAllow{}, record.ErrNotFound
 }
 
 // StandingAllowFor returns the allow for tool with exactly args.
-func (m *MemoryStanding) StandingAllowFor(_ context.Context, tool, args string) (StandingAllow, error) {
+func (m *MemoryStanding) StandingAllowFor(_ context.Context, tool, args string) (record.StandingAllow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, a := range m.allows {
@@ -115,11 +92,11 @@ func (m *MemoryStanding) StandingAllowFor(_ context.Context, tool, args string) 
 			return cloneAllow(a), nil
 		}
 	}
-	return StandingAllow{}, ErrNotFound
+	return record.StandingAllow{}, record.ErrNotFound
 }
 
 // cloneAllow copies a, so callers cannot change the stored Files.
-func cloneAllow(a StandingAllow) StandingAllow {
+func cloneAllow(a record.StandingAllow) record.StandingAllow {
 	a.Files = maps.Clone(a.Files)
 	return a
 }

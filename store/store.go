@@ -7,13 +7,18 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
+
+// ErrNotCreated is matched (errors.Is) by the error of a read-only open of
+// a store that does not exist yet: the bot creates it on its first run, so
+// for `bot audit` it means nothing has been recorded yet.
+var ErrNotCreated = errors.New("store: not created yet")
 
 // UsageStore records token usage per conversation, aggregated per UTC day,
 // and reads it back.
@@ -24,16 +29,51 @@ type UsageStore interface {
 	Usage(ctx context.Context, conv string, day time.Time) (llm.Usage, error)
 }
 
-// Store is everything a persistent implementation offers; cmd/bot wires its
-// parts into the core (History, UsageRecorder), hitl (Store, Audit,
-// StandingStore) and the gateways (Cursors).
+// Approvals keeps approvals: the methods of hitl.Store, listed here so that
+// store packages need not import hitl (hitl.Store documents the contract,
+// and hitl/hitltest.StoreContract checks it).
+type Approvals interface {
+	CreateApproval(ctx context.Context, a record.Approval) error
+	Approval(ctx context.Context, token string) (record.Approval, error)
+	ClaimApproval(ctx context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error)
+	FinishApproval(ctx context.Context, token string, to record.Status, note string, now time.Time) error
+	Approvals(ctx context.Context, statuses ...record.Status) ([]record.Approval, error)
+}
+
+// Audit is the append-only audit log (hitl.Audit): QueryAudit returns the
+// entries matching the filter, oldest first.
+type Audit interface {
+	AppendAudit(ctx context.Context, e record.AuditEntry) error
+	QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.AuditEntry, error)
+}
+
+// Standing keeps standing allows: the methods of hitl.StandingStore
+// (hitl/hitltest.StandingContract checks them).
+type Standing interface {
+	AddStandingAllow(ctx context.Context, s record.StandingAllow) (record.StandingAllow, error)
+	StandingAllows(ctx context.Context) ([]record.StandingAllow, error)
+	RemoveStandingAllow(ctx context.Context, id int64) (record.StandingAllow, error)
+	StandingAllowFor(ctx context.Context, tool, args string) (record.StandingAllow, error)
+}
+
+// Cursors persists small per-gateway positions: the methods of
+// gateways.Cursors. Cursor returns "" for a key never set.
+type Cursors interface {
+	Cursor(ctx context.Context, key string) (string, error)
+	SetCursor(ctx context.Context, key, value string) error
+}
+
+// Store is everything a persistent implementation offers; internal/app wires
+// its parts into the core (History, UsageRecorder), hitl (Store, Audit,
+// StandingStore) and the gateways (Cursors), and checks at compile time that
+// Store satisfies those consumers' interfaces.
 type Store interface {
 	core.History
 	UsageStore
-	hitl.Store
-	hitl.Audit
-	hitl.StandingStore
-	gateways.Cursors
+	Approvals
+	Audit
+	Standing
+	Cursors
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. The audit log is append-only and never pruned.

@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
+	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
-	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
-// auditStatuses are the outcomes an audit entry can have (hitl.AuditEntry).
+// auditStatuses are the outcomes an audit entry can have (record.AuditEntry).
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
 	"failed", "interrupted", "refused", "unallowed",
@@ -47,11 +47,11 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return code
 	}
-	dsn := cfg.Store.DSN.Value()
-	db, err := sqlite.Open(ctx, dsn, sqlite.Options{ReadOnly: true})
-	if errors.Is(err, fs.ErrNotExist) {
+	db, err := storetable.OpenReadOnly(ctx, cfg)
+	if errors.Is(err, store.ErrNotCreated) {
 		// A bot that never ran has audited nothing: that is an answer.
-		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", dsn)
+		d, _ := storetable.Lookup(cfg.Store.Driver) // loadConfig checked it
+		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", d.Where(cfg))
 		return exitOK
 	}
 	if err != nil {
@@ -59,7 +59,7 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer db.Close()
-	entries, err := db.QueryAudit(ctx, hitl.AuditFilter{
+	entries, err := db.QueryAudit(ctx, record.AuditFilter{
 		Conv: *conv, Tool: *tool, Outcome: *status, Since: time.Now().Add(-back), Limit: *limit,
 	})
 	if err != nil {

@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
-	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
 // doctor checks the configuration and says, per component, what is
@@ -33,6 +36,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorGateways(r, cfg)
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
+	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)
@@ -196,26 +200,27 @@ func writableProbe(dir string) error {
 }
 
 func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
-	if cfg.Store.Driver != "sqlite" {
-		r.problem("store", "store.driver %q is not supported by this build (use sqlite)", cfg.Store.Driver)
+	d, err := storetable.Lookup(cfg.Store.Driver)
+	if err != nil {
+		r.problem("store", "%v", err)
 		return
 	}
-	dsn := cfg.Store.DSN.Value()
-	if _, err := os.Stat(dsn); os.IsNotExist(err) {
-		if err := writableDir(filepath.Dir(dsn)); err != nil {
-			r.problem("store", "sqlite %s cannot be created: %v", dsn, err)
+	where := d.Where(cfg)
+	db, err := d.OpenReadOnly(ctx, cfg)
+	if errors.Is(err, store.ErrNotCreated) {
+		if err := d.Creatable(cfg); err != nil {
+			r.problem("store", "%s %s cannot be created: %v", d.Name, where, err)
 			return
 		}
-		r.line("store", "sqlite %s (will be created, schema version %d)", dsn, sqlite.SchemaVersion())
+		r.line("store", "%s %s (will be created, schema version %d)", d.Name, where, d.SchemaVersion)
 		return
 	}
-	db, err := sqlite.Open(ctx, dsn, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		r.problem("store", "%v", err)
 		return
 	}
 	defer db.Close()
-	r.line("store", "sqlite %s (schema version %d)", dsn, sqlite.SchemaVersion())
+	r.line("store", "%s %s (schema version %d)", d.Name, where, d.SchemaVersion)
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)

@@ -95,7 +95,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: bot [command] [flags]
 
 commands:
-  run (the default)   run the bot: the console and the configured gateways
+  run (the default)   run the bot: every enabled gateway
       -config FILE    configuration file (default config.yaml); relative
                       paths in it are relative to its directory
       -v              show info logs on a terminal too

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
 // storeState is what a refused instance must leave alone: one approval's
 // status and the number of audit entries.
-func storeState(t *testing.T, dbPath, token string) (hitl.Status, int) {
+func storeState(t *testing.T, dbPath, token string) (record.Status, int) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, dbPath, sqlite.Options{ReadOnly: true})
@@ -24,7 +24,7 @@ func storeState(t *testing.T, dbPath, token string) (hitl.Status, int) {
 	if err != nil {
 		t.Fatalf("approval %s: %v", token, err)
 	}
-	entries, err := db.QueryAudit(ctx, hitl.AuditFilter{})
+	entries, err := db.QueryAudit(ctx, record.AuditFilter{})
 	if err != nil {
 		t.Fatalf("audit: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 	p.send("/approve " + token)
 	waitFile(t, filepath.Join(ws, "runs.txt"), func(s string) bool { return s == "start\n" })
 	status, audited := storeState(t, dbPath, token)
-	if status != hitl.StatusExecuting {
+	if status != record.StatusExecuting {
 		t.Fatalf("approval %s is %s; want executing while its command runs", token, status)
 	}
 
@@ -67,7 +67,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("second instance printed on stdout:\n%s", r.stdout)
 	}
-	if s, n := storeState(t, dbPath, token); s != hitl.StatusExecuting || n != audited {
+	if s, n := storeState(t, dbPath, token); s != record.StatusExecuting || n != audited {
 		t.Errorf("after the refused instance: approval %s, %d audit entries; want executing, %d", s, n, audited)
 	}
 
@@ -77,7 +77,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 	if r := runOnce(t, dir, env, "", "doctor"); r.code != exitOK || !strings.Contains(r.stdout, "sqlite "+dbPath) {
 		t.Errorf("bot doctor beside the running bot: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if s, _ := storeState(t, dbPath, token); s != hitl.StatusExecuting {
+	if s, _ := storeState(t, dbPath, token); s != record.StatusExecuting {
 		t.Errorf("after audit and doctor the approval is %s; want executing", s)
 	}
 	select {

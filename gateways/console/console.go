@@ -141,18 +141,18 @@ func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- err
 	}
 }
 
-// Act prints a reply. Approval requests print like any reply: their text
-// already says how to answer. Replies carry text from the model, tools and
-// remote users, so every control character in them is shown escaped
-// (textutil.Visible), never sent to the terminal. An approval request or
-// outcome (Approval or Resolution set) was written by hitl, which escaped
-// the call it shows already: its remaining controls are escaped, its
+// Act prints a reply. The console has no buttons: an approval request
+// reaches it as a reply whose last line says how to answer. Replies carry
+// text from the model, tools and remote users, so every control character
+// in them is shown escaped (textutil.Visible), never sent to the terminal.
+// A reply the core or the broker wrote with its untrusted parts already
+// escaped (Action.Escaped) has its remaining controls escaped, but its
 // escapes are not escaped a second time (textutil.VisibleEscaped).
 func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("console: cannot %s", a.Kind)
 	}
-	if a.Approval != nil || a.Resolution != nil {
+	if a.Escaped {
 		c.notice(textutil.VisibleEscaped(a.Text))
 	} else {
 		c.notice(textutil.Visible(a.Text))

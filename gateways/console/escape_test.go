@@ -16,26 +16,20 @@ import (
 // control character but the newline and the tab.
 func TestRepliesCannotDriveTheTerminal(t *testing.T) {
 	for _, tt := range []struct {
-		name, text, want  string
-		approval, outcome bool
+		name, text, want string
+		escaped          bool
 	}{
 		{"reply", "ok\x1b[2J\x1b[H\rApproval needed: ls\x9b\u009b2J\x07\x7f\xff\tend",
-			`ok\x1b[2J\x1b[H\rApproval needed: ls\x9b\u009b2J\x07\x7f\xff` + "\tend", false, false},
-		{"literal escapes stay distinguishable", `echo \x1b and \r`, `echo \\x1b and \\r`, false, false},
-		{"bidi", "a\u202eb", `a\u202eb`, false, false},
-		{"approval request already escaped by hitl", "`rm x #\\r\\x1bls`\x1b[2J", "`rm x #\\r\\x1bls`\\x1b[2J", true, false},
-		{"approval outcome with raw tool output", "`rm x #\\r` ran.\n```\nout\x1b[2J\n```", "`rm x #\\r` ran.\n```\nout\\x1b[2J\n```", false, true},
+			`ok\x1b[2J\x1b[H\rApproval needed: ls\x9b\u009b2J\x07\x7f\xff` + "\tend", false},
+		{"literal escapes stay distinguishable", `echo \x1b and \r`, `echo \\x1b and \\r`, false},
+		{"bidi", "a\u202eb", `a\u202eb`, false},
+		{"approval request already escaped by hitl", "`rm x #\\r\\x1bls`\x1b[2J", "`rm x #\\r\\x1bls`\\x1b[2J", true},
+		{"approval outcome with raw tool output", "`rm x #\\r` ran.\n```\nout\x1b[2J\n```", "`rm x #\\r` ran.\n```\nout\\x1b[2J\n```", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := &testutil.SyncBuffer{}
 			c := console.New(nil, out, false)
-			a := core.Action{Kind: core.ActionReply, Conv: console.Conversation(), Text: tt.text}
-			if tt.approval {
-				a.Approval = &core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell"}
-			}
-			if tt.outcome {
-				a.Resolution = &core.ApprovalResolution{Token: "K7Q2MX9P", Status: "executed"}
-			}
+			a := core.Action{Kind: core.ActionReply, Conv: console.Conversation(), Text: tt.text, Escaped: tt.escaped}
 			if _, err := c.Act(context.Background(), a); err != nil {
 				t.Fatal(err)
 			}

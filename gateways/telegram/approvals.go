@@ -3,8 +3,6 @@ package telegram
 import (
 	"context"
 	"html"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,13 +17,13 @@ import (
 const promptKeep = time.Hour
 
 // attachKeyboard adds the approval buttons to msg.
-func (g *Gateway) attachKeyboard(msg *tgbotapi.MessageConfig, p *core.ApprovalPrompt) {
+func (g *Gateway) attachKeyboard(msg *tgbotapi.MessageConfig, p core.ApprovalPrompt) {
 	row := []tgbotapi.InlineKeyboardButton{
-		tgbotapi.NewInlineKeyboardButtonData("✅ Approve", callbackData(gateways.DecisionApprove, p.Token)),
-		tgbotapi.NewInlineKeyboardButtonData("❌ Deny", callbackData(gateways.DecisionDeny, p.Token)),
+		tgbotapi.NewInlineKeyboardButtonData("✅ Approve", callbackData(core.DecisionApprove, p.Token)),
+		tgbotapi.NewInlineKeyboardButtonData("❌ Deny", callbackData(core.DecisionDeny, p.Token)),
 	}
 	if p.AllowAlways {
-		row = append(row, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(gateways.DecisionApproveAlways, p.Token)))
+		row = append(row, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(core.DecisionApproveAlways, p.Token)))
 	}
 	for _, b := range row {
 		if len(*b.CallbackData) > maxCallbackData {
@@ -40,7 +38,7 @@ func (g *Gateway) attachKeyboard(msg *tgbotapi.MessageConfig, p *core.ApprovalPr
 type promptRef struct {
 	chat  int64
 	msgID int
-	text  string // as sent
+	text  string // what it shows once resolved, before the outcome line: the request without the hint, rendered as sent; "" when it cannot show it
 	mode  string // parse mode it was sent with
 	keep  time.Time
 	shown string // the status the message shows; "" while pending
@@ -56,7 +54,7 @@ type promptBook struct {
 
 func newPromptBook() *promptBook { return &promptBook{m: make(map[string][]promptRef)} }
 
-func (b *promptBook) add(p *core.ApprovalPrompt, ref promptRef) {
+func (b *promptBook) add(p core.ApprovalPrompt, ref promptRef) {
 	now := time.Now()
 	ref.keep = p.Expires.Add(promptKeep)
 	if p.Expires.IsZero() {
@@ -89,12 +87,13 @@ func (b *promptBook) shown(token string, ref promptRef, status string) {
 	}
 }
 
-// resolve edits every request message of the approval that does not show
-// this outcome yet: the outcome is appended and the buttons removed (the
-// broker announces a resolution to each conversation that saw the request,
-// so the same one may arrive several times). Failures are logged: the
-// resolution reply is sent anyway.
-func (g *Gateway) resolve(ctx context.Context, r *core.ApprovalResolution) {
+// UpdateApproval edits every request message of the approval that does
+// not show this outcome yet: the hint gives way to the outcome line and the
+// buttons are removed (the broker announces a resolution to each
+// conversation that saw the request, so the same one may arrive several
+// times). Failures are logged: the broker sends the resolution notice as a
+// reply anyway.
+func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
 	refs := g.prompts.get(r.Token)
 	if len(refs) == 0 {
 		g.log.Debug().Msg("no request message to edit for a resolution")
@@ -111,14 +110,29 @@ func (g *Gateway) resolve(ctx context.Context, r *core.ApprovalResolution) {
 	}
 }
 
-func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r *core.ApprovalResolution) error {
+// resolvedBody is what the request message sent as chunk c shows once the
+// request is resolved, before the outcome line: the request text without
+// the hint, rendered as the chunk was sent (mode). Only a request sent as
+// one message can show it; the last message of a longer request keeps
+// its text ("" here) and loses only its buttons.
+func resolvedBody(text string, c gateways.Chunk, mode string) string {
+	if c.Count != 1 {
+		return ""
+	}
+	if mode == tgbotapi.ModeHTML {
+		return renderHTML(text)
+	}
+	return text
+}
+
+func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r core.ApprovalResolution) error {
 	line := outcomeLine(r)
 	if ref.mode == tgbotapi.ModeHTML {
 		line = html.EscapeString(line)
 	}
-	text := dropReplyHint(ref.text) + "\n\n" + line
+	text := ref.text + "\n\n" + line
 	var c tgbotapi.Chattable
-	if gateways.UTF16Len(text) <= chunkLimit {
+	if ref.text != "" && gateways.UTF16Len(text) <= chunkLimit {
 		edit := tgbotapi.NewEditMessageText(ref.chat, ref.msgID, text)
 		edit.ParseMode = ref.mode
 		c = edit
@@ -132,19 +146,9 @@ func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r *core.Appro
 	return err
 }
 
-// replyHint starts the line of a hitl request that tells how to answer it
-// ("Reply /approve K7Q2MX9P or /deny …"): a resolved request drops it.
-const replyHint = "Reply /approve "
-
-// dropReplyHint removes the lines of text that start with replyHint.
-func dropReplyHint(text string) string {
-	lines := strings.Split(text, "\n")
-	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, replyHint) }), "\n")
-}
-
 // outcomeLine is the line added to a resolved request:
 // "✅ Approved by telegram:42 at 2026-05-01 14:03 UTC".
-func outcomeLine(r *core.ApprovalResolution) string {
+func outcomeLine(r core.ApprovalResolution) string {
 	line := statusText(r.Status)
 	if r.By != "" {
 		line += " by " + string(r.By)

@@ -12,10 +12,25 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
-func approvalRequest(conv core.Conversation, token string, always bool) core.Action {
-	a := reply(conv, "Approval needed: run `rm -rf build/` (shell). Token "+token)
-	a.Approval = &core.ApprovalPrompt{Token: token, Tool: "shell", Summary: "rm -rf build/", AllowAlways: always, Expires: time.Now().Add(15 * time.Minute)}
-	return a
+// approvalRequest is a request the broker could send: its text and prompt.
+type approvalRequest struct {
+	conv core.Conversation
+	text string
+	p    core.ApprovalPrompt
+}
+
+func newApprovalRequest(conv core.Conversation, token string, always bool) approvalRequest {
+	return approvalRequest{conv: conv, text: "Approval needed: run `rm -rf build/` (shell). Token " + token,
+		p: core.ApprovalPrompt{Token: token, Tool: "shell", Summary: "rm -rf build/", Hint: "Reply /approve " + token + " or /deny " + token + " [reason].",
+			AllowAlways: always, Expires: time.Now().Add(15 * time.Minute)}}
+}
+
+// send sends r through the gateway's PromptApproval.
+func (r approvalRequest) send(t *testing.T, h *harness) {
+	t.Helper()
+	if err := h.gw.PromptApproval(context.Background(), r.conv, r.text, r.p); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestApprovalRequestHasInlineKeyboard(t *testing.T) {
@@ -27,9 +42,7 @@ func TestApprovalRequestHasInlineKeyboard(t *testing.T) {
 		{true, []string{"a:K7Q2", "d:K7Q2", "A:K7Q2"}},
 	} {
 		h := newHarness(t)
-		if _, err := h.gw.Act(context.Background(), approvalRequest(convOf(group.ID), "K7Q2", tc.always)); err != nil {
-			t.Fatal(err)
-		}
+		newApprovalRequest(convOf(group.ID), "K7Q2", tc.always).send(t, h)
 		sent := h.fake.Sent()
 		if len(sent) != 1 {
 			t.Fatalf("sent %+v", sent)
@@ -46,11 +59,9 @@ func TestApprovalRequestHasInlineKeyboard(t *testing.T) {
 
 func TestKeyboardOnlyOnTheLastChunk(t *testing.T) {
 	h := newHarness(t)
-	a := approvalRequest(convOf(alice.ID), "K7Q2", false)
-	a.Text = longReply(6000)
-	if _, err := h.gw.Act(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
+	a := newApprovalRequest(convOf(alice.ID), "K7Q2", false)
+	a.text = longReply(6000)
+	a.send(t, h)
 	sent := h.fake.Sent()
 	for i, s := range sent {
 		if (s.Markup != nil) != (i == len(sent)-1) {
@@ -61,17 +72,15 @@ func TestKeyboardOnlyOnTheLastChunk(t *testing.T) {
 
 func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 	h := newHarness(t).start()
-	if _, err := h.gw.Act(context.Background(), approvalRequest(convOf(group.ID), "K7Q2", true)); err != nil {
-		t.Fatal(err)
-	}
+	newApprovalRequest(convOf(group.ID), "K7Q2", true).send(t, h)
 	req := h.fake.Sent()[0]
 	for _, tc := range []struct {
 		data string
-		d    gateways.Decision
+		d    core.ApprovalDecision
 	}{
-		{"a:K7Q2", gateways.DecisionApprove},
-		{"d:K7Q2", gateways.DecisionDeny},
-		{"A:K7Q2", gateways.DecisionApproveAlways},
+		{"a:K7Q2", core.DecisionApprove},
+		{"d:K7Q2", core.DecisionDeny},
+		{"A:K7Q2", core.DecisionApproveAlways},
 	} {
 		h.fake.InjectCallback(faketg.Callback{From: bob, ChatID: group.ID, MessageID: req.MessageID, Data: tc.data})
 		testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) > 0 })
@@ -118,14 +127,12 @@ func TestUnknownButtonAnsweredWithoutPress(t *testing.T) {
 func TestResolutionEditsTheRequestMessage(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	if _, err := h.gw.Act(ctx, approvalRequest(convOf(group.ID), "K7Q2", false)); err != nil {
-		t.Fatal(err)
-	}
+	newApprovalRequest(convOf(group.ID), "K7Q2", false).send(t, h)
 	req := h.fake.Sent()[0]
 	at := time.Date(2026, 5, 1, 14, 3, 0, 0, time.UTC)
-	res := reply(convOf(group.ID), "Approved by telegram:1001; running it now.")
-	res.Resolution = &core.ApprovalResolution{Token: "K7Q2", Status: "approved", By: "telegram:1001", At: at}
-	if _, err := h.gw.Act(ctx, res); err != nil {
+	// The broker tells the gateway of the resolution, then sends the notice.
+	h.gw.UpdateApproval(ctx, core.ApprovalResolution{Token: "K7Q2", Status: "approved", By: "telegram:1001", At: at})
+	if _, err := h.gw.Act(ctx, reply(convOf(group.ID), "Approved by telegram:1001; running it now.")); err != nil {
 		t.Fatal(err)
 	}
 	edited, _ := h.fake.Message(group.ID, req.MessageID)
@@ -143,20 +150,12 @@ func TestResolutionEditsTheRequestMessage(t *testing.T) {
 	}
 	// The same resolution announced again (to another conversation) does
 	// not edit the request a second time.
-	again := res
-	again.Conv, again.Text = convOf(alice.ID), ""
-	if _, err := h.gw.Act(ctx, again); err != nil {
-		t.Fatal(err)
-	}
+	h.gw.UpdateApproval(ctx, core.ApprovalResolution{Token: "K7Q2", Status: "approved", By: "telegram:1001", At: at})
 	if n := h.fake.Calls("editMessageText"); n != 1 {
 		t.Fatalf("%d edits for one resolution", n)
 	}
 	// A later status (executed) edits the request again.
-	res.Resolution = &core.ApprovalResolution{Token: "K7Q2", Status: "executed", By: "telegram:1001", At: at}
-	res.Text = ""
-	if _, err := h.gw.Act(ctx, res); err != nil {
-		t.Fatal(err)
-	}
+	h.gw.UpdateApproval(ctx, core.ApprovalResolution{Token: "K7Q2", Status: "executed", By: "telegram:1001", At: at})
 	edited, _ = h.fake.Message(group.ID, req.MessageID)
 	if !strings.Contains(edited.Plain, "Approved and run") || strings.Count(edited.Plain, "by telegram:1001") != 1 {
 		t.Fatalf("second edit %q", edited.Plain)
@@ -186,22 +185,17 @@ func TestTypingUntilStopped(t *testing.T) {
 func TestResolvedRequestDropsTheReplyHint(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	req := reply(convOf(group.ID), "Approval needed: shell\n`sh run.sh`\nAsked in telegram:1 by telegram:1.\nExpires in 15m (14:18 UTC).\n"+
-		"Reply /approve K7Q2MX9P or /deny K7Q2MX9P [reason]; /approve K7Q2MX9P always also allows exactly this call.\n"+
-		"(Shortened: /show K7Q2MX9P prints the full action.)")
-	req.Approval = &core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Summary: "sh run.sh", Expires: time.Now().Add(15 * time.Minute)}
-	if _, err := h.gw.Act(ctx, req); err != nil {
-		t.Fatal(err)
-	}
+	req := approvalRequest{conv: convOf(group.ID),
+		text: "Approval needed: shell\n`sh run.sh`\nAsked in telegram:1 by telegram:1.\nExpires in 15m (14:18 UTC).\n" +
+			"(Shortened: /show K7Q2MX9P prints the full action.)",
+		p: core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Summary: "sh run.sh", Expires: time.Now().Add(15 * time.Minute),
+			Hint: "Reply /approve K7Q2MX9P or /deny K7Q2MX9P [reason]; /approve K7Q2MX9P always also allows exactly this call."}}
+	req.send(t, h)
 	sent := h.fake.Sent()[0]
 	if !strings.Contains(sent.Plain, "Reply /approve K7Q2MX9P") {
 		t.Fatalf("request %q lacks the reply hint", sent.Plain)
 	}
-	res := reply(convOf(group.ID), "")
-	res.Resolution = &core.ApprovalResolution{Token: "K7Q2MX9P", Status: "executed", By: "telegram:1001", At: time.Now()}
-	if _, err := h.gw.Act(ctx, res); err != nil {
-		t.Fatal(err)
-	}
+	h.gw.UpdateApproval(ctx, core.ApprovalResolution{Token: "K7Q2MX9P", Status: "executed", By: "telegram:1001", At: time.Now()})
 	edited, _ := h.fake.Message(group.ID, sent.MessageID)
 	if strings.Contains(edited.Plain, "Reply /approve") || strings.Contains(edited.Plain, "/deny") {
 		t.Errorf("resolved request still says how to reply:\n%s", edited.Plain)
@@ -210,5 +204,29 @@ func TestResolvedRequestDropsTheReplyHint(t *testing.T) {
 		if !strings.Contains(edited.Plain, want) {
 			t.Errorf("resolved request lacks %q:\n%s", want, edited.Plain)
 		}
+	}
+}
+
+// TestResolvedLongRequestLosesOnlyItsButtons: a request sent as several
+// messages cannot show the outcome in its last one without repeating or
+// cutting text: resolved, that message keeps its text and loses its
+// buttons.
+func TestResolvedLongRequestLosesOnlyItsButtons(t *testing.T) {
+	h := newHarness(t)
+	a := newApprovalRequest(convOf(alice.ID), "K7Q2", false)
+	a.text = longReply(6000)
+	a.send(t, h)
+	sent := h.fake.Sent()
+	last := sent[len(sent)-1]
+	if len(sent) < 2 || last.Markup == nil {
+		t.Fatalf("sent %d messages, last markup %+v", len(sent), last.Markup)
+	}
+	h.gw.UpdateApproval(context.Background(), core.ApprovalResolution{Token: "K7Q2", Status: "denied", By: "telegram:1001", At: time.Now()})
+	edited, _ := h.fake.Message(alice.ID, last.MessageID)
+	if edited.Markup != nil || edited.Plain != last.Plain {
+		t.Fatalf("resolved last message: markup %+v, text changed %v", edited.Markup, edited.Plain != last.Plain)
+	}
+	if n := h.fake.Calls("editMessageText"); n != 0 {
+		t.Fatalf("%d text edits of a long request", n)
 	}
 }

@@ -65,23 +65,23 @@ func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery) string 
 }
 
 // callbackData is a button's data for decision d on token.
-func callbackData(d gateways.Decision, token string) string {
+func callbackData(d core.ApprovalDecision, token string) string {
 	switch d {
-	case gateways.DecisionApprove:
+	case core.DecisionApprove:
 		return dataApprove + token
-	case gateways.DecisionDeny:
+	case core.DecisionDeny:
 		return dataDeny + token
-	case gateways.DecisionApproveAlways:
+	case core.DecisionApproveAlways:
 		return dataApproveAlways + token
 	}
 	return ""
 }
 
-func parseCallbackData(data string) (gateways.Decision, string, bool) {
+func parseCallbackData(data string) (core.ApprovalDecision, string, bool) {
 	for _, p := range []struct {
 		prefix string
-		d      gateways.Decision
-	}{{dataApprove, gateways.DecisionApprove}, {dataDeny, gateways.DecisionDeny}, {dataApproveAlways, gateways.DecisionApproveAlways}} {
+		d      core.ApprovalDecision
+	}{{dataApprove, core.DecisionApprove}, {dataDeny, core.DecisionDeny}, {dataApproveAlways, core.DecisionApproveAlways}} {
 		if token, ok := strings.CutPrefix(data, p.prefix); ok && token != "" {
 			return p.d, token, true
 		}

@@ -260,6 +260,29 @@ func TestE2EApprovalButtons(t *testing.T) {
 		m, _ := e.tg.Message(team.ID, req.MessageID)
 		return m.Markup == nil && strings.Contains(m.Plain, "by telegram:1001")
 	})
+
+	// The request went once, with buttons, through the gateway's
+	// PromptApproval (no duplicate plain text), telling how to answer by
+	// typing while open; resolved, it keeps the request and loses that hint.
+	if !strings.Contains(req.Plain, "Reply /approve "+token) {
+		t.Errorf("open request lacks the typed-command hint:\n%s", req.Plain)
+	}
+	n := 0
+	for _, s := range e.tg.Sent() {
+		if s.Method == "sendMessage" && s.ChatID == team.ID && strings.Contains(s.Plain, "Approval needed") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the request was sent %d times to the chat", n)
+	}
+	m, _ := e.tg.Message(team.ID, req.MessageID)
+	if strings.Contains(m.Plain, "Reply /approve") {
+		t.Errorf("resolved request still says how to reply:\n%s", m.Plain)
+	}
+	if !strings.Contains(m.Plain, "Approval needed: shell") || !strings.Contains(m.Plain, fmt.Sprintf("Asked in telegram:%d", team.ID)) {
+		t.Errorf("resolved request lost its text:\n%s", m.Plain)
+	}
 }
 
 func TestE2ESlowApprovedToolStillGetsItsToast(t *testing.T) {

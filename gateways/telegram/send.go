@@ -41,44 +41,70 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 	return out, nil
 }
 
-// Act delivers an ActionReply: it edits the request message of a
-// Resolution, then sends the text, split, rendered, paced and retried by
-// the delivery layer, with approval buttons on the last chunk when the
-// reply is an approval request. It returns an error when a chunk finally
+// Act delivers an ActionReply: the text, split, rendered, paced and
+// retried by the delivery layer. It returns an error when a chunk finally
 // could not be delivered.
 func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("telegram: cannot act on a %s action", a.Kind)
 	}
-	chat, err := strconv.ParseInt(a.Conv.Chat, 10, 64)
+	chat, err := chatID(a.Conv)
 	if err != nil {
-		return core.Result{}, fmt.Errorf("telegram: conversation %s: bad chat id: %w", a.Conv.Key(), err)
+		return core.Result{}, err
 	}
-	if a.Resolution != nil {
-		g.resolve(ctx, a.Resolution)
-	}
-	if err := g.reply(ctx, chat, a); err != nil {
+	if err := g.reply(ctx, chat, a, nil); err != nil {
 		return core.Result{}, fmt.Errorf("telegram: reply to %s: %w", a.Conv.Key(), err)
 	}
 	return core.Result{}, nil
 }
 
+// PromptApproval sends the approval request text, followed by the typed-
+// command hint, to conv with inline buttons for p on its last message,
+// and remembers that message so UpdateApproval can edit it.
+func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, text string, p core.ApprovalPrompt) error {
+	chat, err := chatID(conv)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "Approval needed: " + p.Tool
+	}
+	a := core.Action{Kind: core.ActionReply, Conv: conv, Text: p.WithHint(text)}
+	if err := g.reply(ctx, chat, a, &request{prompt: p, text: text}); err != nil {
+		return fmt.Errorf("telegram: approval request to %s: %w", conv.Key(), err)
+	}
+	return nil
+}
+
+// request is an approval request being sent: its prompt, and its text
+// without the hint (what the message shows once resolved).
+type request struct {
+	prompt core.ApprovalPrompt
+	text   string
+}
+
+// chatID is conv's chat as Telegram's numeric id.
+func chatID(conv core.Conversation) (int64, error) {
+	chat, err := strconv.ParseInt(conv.Chat, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("telegram: conversation %s: bad chat id: %w", conv.Key(), err)
+	}
+	return chat, nil
+}
+
 // reply sends a's text through the delivery layer. Each chunk is rendered
 // as HTML; if Telegram cannot parse the entities, the next attempt sends
-// that chunk as plain text.
-func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action) error {
-	text := a.Text
-	if strings.TrimSpace(text) == "" && a.Approval != nil {
-		text = "Approval needed: " + a.Approval.Tool
-	}
+// that chunk as plain text. With req, the last chunk carries the approval
+// buttons and is remembered for the edit once the request is resolved.
+func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *request) error {
 	buttons := tgbotapi.NewMessage(chat, "") // holds the keyboard, built once for every attempt
-	if a.Approval != nil {
-		g.attachKeyboard(&buttons, a.Approval)
+	if req != nil {
+		g.attachKeyboard(&buttons, req.prompt)
 	}
 	conv := a.Conv
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
 	plain := false
-	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+	_, err := g.out.Reply(ctx, conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		msg := tgbotapi.NewMessage(chat, renderHTML(c.Text))
 		msg.ParseMode = tgbotapi.ModeHTML
 		if plain {
@@ -101,8 +127,8 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action) error {
 			return "", err
 		}
 		plain = false
-		if c.Last() && a.Approval != nil {
-			g.prompts.add(a.Approval, promptRef{chat: chat, msgID: m.MessageID, text: msg.Text, mode: msg.ParseMode})
+		if c.Last() && req != nil {
+			g.prompts.add(req.prompt, promptRef{chat: chat, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
 		}
 		return strconv.Itoa(m.MessageID), nil
 	})

@@ -32,6 +32,8 @@ const Name = "telegram"
 var (
 	_ gateways.Gateway          = (*Gateway)(nil)
 	_ core.Typer                = (*Gateway)(nil)
+	_ core.ApprovalPrompter     = (*Gateway)(nil)
+	_ core.ApprovalUpdater      = (*Gateway)(nil)
 	_ gateways.DeliveryReporter = (*Gateway)(nil)
 )
 

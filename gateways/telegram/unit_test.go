@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
@@ -61,7 +62,7 @@ func TestConfigValidation(t *testing.T) {
 }
 
 func TestCallbackDataRoundTrip(t *testing.T) {
-	for _, d := range []gateways.Decision{gateways.DecisionApprove, gateways.DecisionDeny, gateways.DecisionApproveAlways} {
+	for _, d := range []core.ApprovalDecision{core.DecisionApprove, core.DecisionDeny, core.DecisionApproveAlways} {
 		data := callbackData(d, "K7Q2")
 		got, token, ok := parseCallbackData(data)
 		if !ok || got != d || token != "K7Q2" || len(data) > maxCallbackData {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // StandingContract checks a hitl.StandingStore. newStore must return a new,
@@ -17,9 +18,9 @@ import (
 func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingStore) {
 	ctx := context.Background()
 	s := newStore(t)
-	add := func(tool, args string) hitl.StandingAllow {
+	add := func(tool, args string) record.StandingAllow {
 		t.Helper()
-		a, err := s.AddStandingAllow(ctx, hitl.StandingAllow{Tool: tool, Args: args, AddedBy: "telegram:1", Added: base, Conv: "telegram:1"})
+		a, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: tool, Args: args, AddedBy: "alpha:1", Added: base, Conv: "alpha:1"})
 		if err != nil {
 			t.Fatalf("AddStandingAllow(%s, %s): %v", tool, args, err)
 		}
@@ -48,7 +49,7 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 		switch {
 		case c.want && (err != nil || got.Tool != c.tool || got.Args != c.args):
 			t.Errorf("StandingAllowFor(%s, %s) = %+v, %v; want the allow", c.tool, c.args, got, err)
-		case !c.want && !errors.Is(err, hitl.ErrNotFound):
+		case !c.want && !errors.Is(err, record.ErrNotFound):
 			t.Errorf("StandingAllowFor(%s, %s) = %+v, %v; want ErrNotFound", c.tool, c.args, got, err)
 		}
 	}
@@ -56,18 +57,18 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 	if err != nil || len(list) != 2 || list[0].ID != first.ID || list[1].ID != second.ID {
 		t.Fatalf("StandingAllows = %+v, %v; want the two allows in ID order", list, err)
 	}
-	if list[0].Tool != "shell" || list[0].Args != `{"command":"ls"}` || list[0].AddedBy != "telegram:1" ||
-		!list[0].Added.Equal(base) || list[0].Conv != "telegram:1" {
+	if list[0].Tool != "shell" || list[0].Args != `{"command":"ls"}` || list[0].AddedBy != "alpha:1" ||
+		!list[0].Added.Equal(base) || list[0].Conv != "alpha:1" {
 		t.Errorf("stored allow = %+v", list[0])
 	}
 	removed, err := s.RemoveStandingAllow(ctx, first.ID)
 	if err != nil || removed.Args != `{"command":"ls"}` {
 		t.Errorf("RemoveStandingAllow = %+v, %v", removed, err)
 	}
-	if _, err := s.StandingAllowFor(ctx, "shell", `{"command":"ls"}`); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := s.StandingAllowFor(ctx, "shell", `{"command":"ls"}`); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("a removed allow is still found: %v", err)
 	}
-	if _, err := s.RemoveStandingAllow(ctx, first.ID); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := s.RemoveStandingAllow(ctx, first.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("removing it again = %v, want ErrNotFound", err)
 	}
 	standingFilesContract(t, newStore(t))
@@ -78,16 +79,16 @@ func StandingContract(t *testing.T, newStore func(t *testing.T) hitl.StandingSto
 func standingFilesContract(t *testing.T, s hitl.StandingStore) {
 	ctx := context.Background()
 	bound := map[string]string{"run.sh": "sha256:" + strings.Repeat("ab", 32), "sh": "absent", "sub dir/x.py": "dir"}
-	add := func(files map[string]string, by string) hitl.StandingAllow {
+	add := func(files map[string]string, by string) record.StandingAllow {
 		t.Helper()
-		a, err := s.AddStandingAllow(ctx, hitl.StandingAllow{Tool: "shell", Args: `{"command":"sh run.sh"}`,
-			AddedBy: core.Identity(by), Added: base, Conv: "telegram:1", Files: files})
+		a, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: "shell", Args: `{"command":"sh run.sh"}`,
+			AddedBy: core.Identity(by), Added: base, Conv: "alpha:1", Files: files})
 		if err != nil {
 			t.Fatalf("AddStandingAllow: %v", err)
 		}
 		return a
 	}
-	first := add(bound, "telegram:1")
+	first := add(bound, "alpha:1")
 	bound["run.sh"] = "changed after adding" // the store must have copied the map
 	got, err := s.StandingAllowFor(ctx, "shell", `{"command":"sh run.sh"}`)
 	want := map[string]string{"run.sh": "sha256:" + strings.Repeat("ab", 32), "sh": "absent", "sub dir/x.py": "dir"}
@@ -108,7 +109,7 @@ func standingFilesContract(t *testing.T, s hitl.StandingStore) {
 			t.Errorf("StandingAllows lists files %v, want %v", a.Files, rebound)
 		}
 	}
-	none := hitl.StandingAllow{Tool: "current_time", Args: `{}`, AddedBy: "telegram:1", Added: base, Files: map[string]string{}}
+	none := record.StandingAllow{Tool: "current_time", Args: `{}`, AddedBy: "alpha:1", Added: base, Files: map[string]string{}}
 	if _, err := s.AddStandingAllow(ctx, none); err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +123,9 @@ func standingFilesContract(t *testing.T, s hitl.StandingStore) {
 func AuditContract(t *testing.T, newAudit func(t *testing.T) hitl.Audit) {
 	ctx := context.Background()
 	a := newAudit(t)
-	entries := []hitl.AuditEntry{
-		{At: base, Conv: "telegram:1", Tool: "shell", Args: `{}`, RequestedBy: "telegram:1", Outcome: "requested"},
-		{At: base.Add(time.Minute), Conv: "telegram:1", Tool: "shell", RequestedBy: "telegram:1", ApprovedBy: "slack:U1", Outcome: "executed", Detail: "ok"},
+	entries := []record.AuditEntry{
+		{At: base, Conv: "alpha:1", Tool: "shell", Args: `{}`, RequestedBy: "alpha:1", Outcome: "requested"},
+		{At: base.Add(time.Minute), Conv: "alpha:1", Tool: "shell", RequestedBy: "alpha:1", ApprovedBy: "slack:U1", Outcome: "executed", Detail: "ok"},
 		{At: base.Add(2 * time.Minute), Conv: "slack:C1", Tool: "read_file", RequestedBy: "slack:U2", Outcome: "allowed"},
 		{At: base.Add(3 * time.Minute), Conv: "slack:C1", Tool: "shell", RequestedBy: "slack:U2", ApprovedBy: "slack:U1", Outcome: "denied"},
 	}
@@ -135,16 +136,16 @@ func AuditContract(t *testing.T, newAudit func(t *testing.T) hitl.Audit) {
 	}
 	for _, c := range []struct {
 		name string
-		f    hitl.AuditFilter
+		f    record.AuditFilter
 		want []int
 	}{
-		{"all", hitl.AuditFilter{}, []int{0, 1, 2, 3}},
-		{"conv", hitl.AuditFilter{Conv: "slack:C1"}, []int{2, 3}},
-		{"tool", hitl.AuditFilter{Tool: "shell"}, []int{0, 1, 3}},
-		{"outcome", hitl.AuditFilter{Outcome: "executed"}, []int{1}},
-		{"since inclusive", hitl.AuditFilter{Since: base.Add(2 * time.Minute)}, []int{2, 3}},
-		{"limit keeps newest", hitl.AuditFilter{Tool: "shell", Limit: 2}, []int{1, 3}},
-		{"no match", hitl.AuditFilter{Conv: "discord:1"}, nil},
+		{"all", record.AuditFilter{}, []int{0, 1, 2, 3}},
+		{"conv", record.AuditFilter{Conv: "slack:C1"}, []int{2, 3}},
+		{"tool", record.AuditFilter{Tool: "shell"}, []int{0, 1, 3}},
+		{"outcome", record.AuditFilter{Outcome: "executed"}, []int{1}},
+		{"since inclusive", record.AuditFilter{Since: base.Add(2 * time.Minute)}, []int{2, 3}},
+		{"limit keeps newest", record.AuditFilter{Tool: "shell", Limit: 2}, []int{1, 3}},
+		{"no match", record.AuditFilter{Conv: "discord:1"}, nil},
 	} {
 		got, err := a.QueryAudit(ctx, c.f)
 		if err != nil {

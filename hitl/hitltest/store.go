@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // base is the contract's reference time, whole seconds in UTC so that
@@ -23,20 +24,20 @@ var base = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // sample returns a pending approval created at base+offset, expiring 15
 // minutes later.
-func sample(token string, offset time.Duration) hitl.Approval {
+func sample(token string, offset time.Duration) record.Approval {
 	created := base.Add(offset)
 	call := llm.ToolCall{ID: "call_" + token, Name: "shell", Args: `{"command":"ls -la"}`}
-	return hitl.Approval{
+	return record.Approval{
 		Token:       token,
-		Conv:        core.Conversation{Gateway: "telegram", Chat: "-100123", Thread: "7"},
-		RequestedBy: "telegram:42",
+		Conv:        core.Conversation{Gateway: "alpha", Chat: "-100123", Thread: "7"},
+		RequestedBy: "alpha:42",
 		Call:        call,
 		Digest:      hitl.Digest(call),
 		Rule:        "shell",
 		Reason:      "shell needs approval",
 		Created:     created,
 		Expires:     created.Add(15 * time.Minute),
-		Status:      hitl.StatusPending,
+		Status:      record.StatusPending,
 	}
 }
 
@@ -62,10 +63,10 @@ func testCreateAndGet(t *testing.T, s hitl.Store) {
 		t.Fatalf("Approval: %v", err)
 	}
 	checkApproval(t, got, want)
-	if err := s.CreateApproval(ctx, sample("K7Q2MX9P", time.Second)); !errors.Is(err, hitl.ErrDuplicate) {
+	if err := s.CreateApproval(ctx, sample("K7Q2MX9P", time.Second)); !errors.Is(err, record.ErrDuplicate) {
 		t.Errorf("CreateApproval of a stored token = %v, want ErrDuplicate", err)
 	}
-	if _, err := s.Approval(ctx, "ZZZZZZZZ"); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := s.Approval(ctx, "ZZZZZZZZ"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("Approval of an unknown token = %v, want ErrNotFound", err)
 	}
 }
@@ -74,28 +75,28 @@ func testClaim(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, sample("AAAAAAAA", 0))
 	now := base.Add(time.Minute)
-	got, err := s.ClaimApproval(ctx, "AAAAAAAA", hitl.StatusExecuting, "slack:U1", "", now)
+	got, err := s.ClaimApproval(ctx, "AAAAAAAA", record.StatusExecuting, "slack:U1", "", now)
 	if err != nil {
 		t.Fatalf("ClaimApproval: %v", err)
 	}
-	if got.Status != hitl.StatusExecuting || got.ResolvedBy != "slack:U1" || !got.ResolvedAt.Equal(now) {
+	if got.Status != record.StatusExecuting || got.ResolvedBy != "slack:U1" || !got.ResolvedAt.Equal(now) {
 		t.Errorf("claimed = %s by %q at %v, want executing by slack:U1 at %v", got.Status, got.ResolvedBy, got.ResolvedAt, now)
 	}
-	again, err := s.ClaimApproval(ctx, "AAAAAAAA", hitl.StatusExecuting, "slack:U2", "", now)
-	if !errors.Is(err, hitl.ErrNotPending) {
+	again, err := s.ClaimApproval(ctx, "AAAAAAAA", record.StatusExecuting, "slack:U2", "", now)
+	if !errors.Is(err, record.ErrNotPending) {
 		t.Fatalf("second ClaimApproval = %v, want ErrNotPending", err)
 	}
-	if again.Status != hitl.StatusExecuting || again.ResolvedBy != "slack:U1" {
+	if again.Status != record.StatusExecuting || again.ResolvedBy != "slack:U1" {
 		t.Errorf("second claim reports %s by %q, want executing by slack:U1 (the approval as it is)", again.Status, again.ResolvedBy)
 	}
-	if _, err := s.ClaimApproval(ctx, "ZZZZZZZZ", hitl.StatusExecuting, "slack:U1", "", now); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := s.ClaimApproval(ctx, "ZZZZZZZZ", record.StatusExecuting, "slack:U1", "", now); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("claim of an unknown token = %v, want ErrNotFound", err)
 	}
 	mustCreate(t, s, sample("BBBBBBBB", 0))
-	if _, err := s.ClaimApproval(ctx, "BBBBBBBB", hitl.StatusExecuted, "slack:U1", "", now); err == nil {
+	if _, err := s.ClaimApproval(ctx, "BBBBBBBB", record.StatusExecuted, "slack:U1", "", now); err == nil {
 		t.Error("claim to StatusExecuted succeeded, want an error (only executing or denied)")
 	}
-	if got := mustGet(t, s, "BBBBBBBB"); got.Status != hitl.StatusPending {
+	if got := mustGet(t, s, "BBBBBBBB"); got.Status != record.StatusPending {
 		t.Errorf("after a refused claim the status is %s, want pending", got.Status)
 	}
 }
@@ -103,14 +104,14 @@ func testClaim(t *testing.T, s hitl.Store) {
 func testClaimDeny(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, sample("CCCCCCCC", 0))
-	if _, err := s.ClaimApproval(ctx, "CCCCCCCC", hitl.StatusDenied, "discord:9", "too risky", base); err != nil {
+	if _, err := s.ClaimApproval(ctx, "CCCCCCCC", record.StatusDenied, "discord:9", "too risky", base); err != nil {
 		t.Fatalf("deny claim: %v", err)
 	}
 	got := mustGet(t, s, "CCCCCCCC")
-	if got.Status != hitl.StatusDenied || got.ResolvedBy != "discord:9" || got.Note != "too risky" {
+	if got.Status != record.StatusDenied || got.ResolvedBy != "discord:9" || got.Note != "too risky" {
 		t.Errorf("denied approval = %s by %q note %q", got.Status, got.ResolvedBy, got.Note)
 	}
-	if _, err := s.ClaimApproval(ctx, "CCCCCCCC", hitl.StatusExecuting, "discord:9", "", base); !errors.Is(err, hitl.ErrNotPending) {
+	if _, err := s.ClaimApproval(ctx, "CCCCCCCC", record.StatusExecuting, "discord:9", "", base); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("approve after deny = %v, want ErrNotPending", err)
 	}
 }
@@ -119,16 +120,16 @@ func testExpiryBoundary(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	a := sample("DDDDDDDD", 0)
 	mustCreate(t, s, a)
-	if _, err := s.ClaimApproval(ctx, a.Token, hitl.StatusExecuting, "console:local", "", a.Expires); !errors.Is(err, hitl.ErrNotPending) {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("claim at the expiry instant = %v, want ErrNotPending", err)
 	}
-	if _, err := s.ClaimApproval(ctx, a.Token, hitl.StatusExecuting, "console:local", "", a.Expires.Add(time.Hour)); !errors.Is(err, hitl.ErrNotPending) {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires.Add(time.Hour)); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("claim after expiry = %v, want ErrNotPending", err)
 	}
-	if got := mustGet(t, s, a.Token); got.Status != hitl.StatusPending {
+	if got := mustGet(t, s, a.Token); got.Status != record.StatusPending {
 		t.Errorf("a refused late claim changed the status to %s", got.Status)
 	}
-	if _, err := s.ClaimApproval(ctx, a.Token, hitl.StatusExecuting, "console:local", "", a.Expires.Add(-time.Second)); err != nil {
+	if _, err := s.ClaimApproval(ctx, a.Token, record.StatusExecuting, "term:local", "", a.Expires.Add(-time.Second)); err != nil {
 		t.Errorf("claim a second before expiry = %v, want success", err)
 	}
 }
@@ -143,15 +144,15 @@ func testConcurrentClaims(t *testing.T, s hitl.Store) {
 	)
 	for i := range n {
 		wg.Go(func() {
-			to := hitl.StatusExecuting
+			to := record.StatusExecuting
 			if i%2 == 1 {
-				to = hitl.StatusDenied
+				to = record.StatusDenied
 			}
-			_, err := s.ClaimApproval(ctx, "EEEEEEEE", to, "telegram:1", "", base)
+			_, err := s.ClaimApproval(ctx, "EEEEEEEE", to, "alpha:1", "", base)
 			switch {
 			case err == nil:
 				wins.Add(1)
-			case errors.Is(err, hitl.ErrNotPending):
+			case errors.Is(err, record.ErrNotPending):
 				lost.Add(1)
 			default:
 				t.Errorf("concurrent claim: %v", err)
@@ -167,28 +168,28 @@ func testConcurrentClaims(t *testing.T, s hitl.Store) {
 func testFinish(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, sample("FFFFFFFF", 0))
-	if err := s.FinishApproval(ctx, "FFFFFFFF", hitl.StatusExecuted, "ok", base); !errors.Is(err, hitl.ErrNotPending) {
+	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusExecuted, "ok", base); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("finish of a pending approval = %v, want ErrNotPending", err)
 	}
-	if _, err := s.ClaimApproval(ctx, "FFFFFFFF", hitl.StatusExecuting, "console:local", "", base); err != nil {
+	if _, err := s.ClaimApproval(ctx, "FFFFFFFF", record.StatusExecuting, "term:local", "", base); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishApproval(ctx, "FFFFFFFF", hitl.StatusExecuted, "total 0", base.Add(time.Second)); err != nil {
+	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusExecuted, "total 0", base.Add(time.Second)); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
 	got := mustGet(t, s, "FFFFFFFF")
-	if got.Status != hitl.StatusExecuted || got.Note != "total 0" || got.ResolvedBy != "console:local" {
+	if got.Status != record.StatusExecuted || got.Note != "total 0" || got.ResolvedBy != "term:local" {
 		t.Errorf("finished approval = %s note %q by %q", got.Status, got.Note, got.ResolvedBy)
 	}
-	if err := s.FinishApproval(ctx, "FFFFFFFF", hitl.StatusFailed, "again", base); !errors.Is(err, hitl.ErrNotPending) {
+	if err := s.FinishApproval(ctx, "FFFFFFFF", record.StatusFailed, "again", base); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("second finish = %v, want ErrNotPending", err)
 	}
-	if err := s.FinishApproval(ctx, "ZZZZZZZZ", hitl.StatusExecuted, "", base); !errors.Is(err, hitl.ErrNotFound) {
+	if err := s.FinishApproval(ctx, "ZZZZZZZZ", record.StatusExecuted, "", base); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("finish of an unknown token = %v, want ErrNotFound", err)
 	}
-	for tok, to := range map[string]hitl.Status{"GGGGGGGF": hitl.StatusFailed, "GGGGGGGR": hitl.StatusInterrupted} {
+	for tok, to := range map[string]record.Status{"GGGGGGGF": record.StatusFailed, "GGGGGGGR": record.StatusInterrupted} {
 		mustCreate(t, s, sample(tok, 0))
-		if _, err := s.ClaimApproval(ctx, tok, hitl.StatusExecuting, "console:local", "", base); err != nil {
+		if _, err := s.ClaimApproval(ctx, tok, record.StatusExecuting, "term:local", "", base); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.FinishApproval(ctx, tok, to, "x", base); err != nil {
@@ -204,24 +205,24 @@ func testExpire(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	a := sample("HHHHHHHH", 0)
 	mustCreate(t, s, a)
-	if err := s.FinishApproval(ctx, a.Token, hitl.StatusExpired, "late", a.Expires.Add(-time.Second)); !errors.Is(err, hitl.ErrNotPending) {
+	if err := s.FinishApproval(ctx, a.Token, record.StatusExpired, "late", a.Expires.Add(-time.Second)); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("expire before the expiry = %v, want ErrNotPending", err)
 	}
-	if err := s.FinishApproval(ctx, a.Token, hitl.StatusExpired, "late", a.Expires); err != nil {
+	if err := s.FinishApproval(ctx, a.Token, record.StatusExpired, "late", a.Expires); err != nil {
 		t.Fatalf("expire at the expiry: %v", err)
 	}
-	if got := mustGet(t, s, a.Token); got.Status != hitl.StatusExpired {
+	if got := mustGet(t, s, a.Token); got.Status != record.StatusExpired {
 		t.Errorf("status after expiry = %s", got.Status)
 	}
-	if err := s.FinishApproval(ctx, a.Token, hitl.StatusExpired, "late", a.Expires); !errors.Is(err, hitl.ErrNotPending) {
+	if err := s.FinishApproval(ctx, a.Token, record.StatusExpired, "late", a.Expires); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("second expire = %v, want ErrNotPending (announce once)", err)
 	}
 	b := sample("JJJJJJJJ", 0)
 	mustCreate(t, s, b)
-	if _, err := s.ClaimApproval(ctx, b.Token, hitl.StatusExecuting, "console:local", "", base); err != nil {
+	if _, err := s.ClaimApproval(ctx, b.Token, record.StatusExecuting, "term:local", "", base); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishApproval(ctx, b.Token, hitl.StatusExpired, "late", b.Expires.Add(time.Hour)); !errors.Is(err, hitl.ErrNotPending) {
+	if err := s.FinishApproval(ctx, b.Token, record.StatusExpired, "late", b.Expires.Add(time.Hour)); !errors.Is(err, record.ErrNotPending) {
 		t.Errorf("expire of an executing approval = %v, want ErrNotPending", err)
 	}
 }
@@ -231,15 +232,15 @@ func testList(t *testing.T, s hitl.Store) {
 	mustCreate(t, s, sample("MMMMMMMM", 2*time.Second))
 	mustCreate(t, s, sample("KKKKKKKK", 0))
 	mustCreate(t, s, sample("NNNNNNNN", time.Second))
-	if _, err := s.ClaimApproval(ctx, "NNNNNNNN", hitl.StatusDenied, "console:local", "", base.Add(time.Minute)); err != nil {
+	if _, err := s.ClaimApproval(ctx, "NNNNNNNN", record.StatusDenied, "term:local", "", base.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	pending, err := s.Approvals(ctx, hitl.StatusPending)
+	pending, err := s.Approvals(ctx, record.StatusPending)
 	if err != nil {
 		t.Fatalf("Approvals: %v", err)
 	}
 	checkTokens(t, "pending", pending, "KKKKKKKK", "MMMMMMMM")
-	both, err := s.Approvals(ctx, hitl.StatusPending, hitl.StatusDenied)
+	both, err := s.Approvals(ctx, record.StatusPending, record.StatusDenied)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,20 +250,20 @@ func testList(t *testing.T, s hitl.Store) {
 		t.Fatal(err)
 	}
 	checkTokens(t, "all", all, "KKKKKKKK", "NNNNNNNN", "MMMMMMMM")
-	none, err := s.Approvals(ctx, hitl.StatusExecuted)
+	none, err := s.Approvals(ctx, record.StatusExecuted)
 	if err != nil || len(none) != 0 {
 		t.Errorf("Approvals(executed) = %d, %v; want none", len(none), err)
 	}
 }
 
-func mustCreate(t *testing.T, s hitl.Store, a hitl.Approval) {
+func mustCreate(t *testing.T, s hitl.Store, a record.Approval) {
 	t.Helper()
 	if err := s.CreateApproval(context.Background(), a); err != nil {
 		t.Fatalf("CreateApproval(%s): %v", a.Token, err)
 	}
 }
 
-func mustGet(t *testing.T, s hitl.Store, token string) hitl.Approval {
+func mustGet(t *testing.T, s hitl.Store, token string) record.Approval {
 	t.Helper()
 	a, err := s.Approval(context.Background(), token)
 	if err != nil {
@@ -271,7 +272,7 @@ func mustGet(t *testing.T, s hitl.Store, token string) hitl.Approval {
 	return a
 }
 
-func checkTokens(t *testing.T, what string, got []hitl.Approval, want ...string) {
+func checkTokens(t *testing.T, what string, got []record.Approval, want ...string) {
 	t.Helper()
 	var toks []string
 	for _, a := range got {
@@ -290,7 +291,7 @@ func checkTokens(t *testing.T, what string, got []hitl.Approval, want ...string)
 }
 
 // checkApproval compares every field, times with Equal.
-func checkApproval(t *testing.T, got, want hitl.Approval) {
+func checkApproval(t *testing.T, got, want record.Approval) {
 	t.Helper()
 	if !got.Created.Equal(want.Created) || !got.Expires.Equal(want.Expires) || !got.ResolvedAt.Equal(want.ResolvedAt) {
 		t.Errorf("times: got created %v expires %v resolved %v, want %v %v %v",

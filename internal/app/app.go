@@ -20,8 +20,11 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Options are what the App needs besides the configuration.
@@ -60,8 +63,9 @@ type App struct {
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
 	routes   []route // extra handlers on http.listen
+	sched    *schedule.Scheduler
 
-	// interactive: the console is a terminal, where Ctrl-D means quit.
+	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
 }
 
@@ -83,7 +87,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := checkConfig(cfg, o); err != nil {
 		return err
 	}
-	if a.store, err = openStore(ctx, cfg, o.Log); err != nil {
+	if a.store, err = storetable.Open(ctx, cfg); err != nil {
 		return err
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
@@ -98,6 +102,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
+	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -106,6 +113,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		History:      a.store,
 		Usage:        a.store,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		Schedules:    a.sched,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -124,10 +132,14 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	}
 	policy.Standing = a.broker
 	a.engine.UseHITL(a.broker, a.broker)
+	a.sched.UseTracker(a.broker)
 	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
 		return err
 	}
 	if err := a.buildGateways(ctx, o); err != nil {
+		return err
+	}
+	if err := a.checkScheduleGateways(); err != nil {
 		return err
 	}
 	a.health = newHealth(a.engine, a.routes, a.gateways)
@@ -159,6 +171,7 @@ func (a *App) Run(ctx context.Context) error {
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
+	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
 	if ln != nil {
 		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
@@ -180,7 +193,7 @@ func (a *App) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	// Ctrl-D on a terminal quits, as the console's banner says, whatever
+	// Ctrl-D on a terminal quits, as the terminal banner says, whatever
 	// else runs; the end of piped input (a service's closed or empty stdin)
 	// ends that gateway alone while other gateways serve other people.
 	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {
@@ -252,7 +265,7 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	if res.Failed {
 		outcome = "failed"
 	}
-	e := hitl.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+	e := record.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
 		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
 	if err := t.audit.AppendAudit(ctx, e); err != nil {
 		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")

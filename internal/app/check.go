@@ -1,9 +1,12 @@
 package app
 
 import (
+	"strings"
+
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 )
 
 // checkConfig finds, before anything is opened or connected, what the
@@ -30,15 +33,19 @@ func checkConfig(cfg *config.Config, o Options) error {
 			return nil
 		}
 	}
-	return configErrorf("gateways: none is enabled, so nobody could talk to the bot (enable gateways.console or set a platform token)")
+	keys := make([]string, len(sections))
+	for i, s := range sections {
+		keys[i] = "gateways." + s.Name
+	}
+	return configErrorf("gateways: none is enabled, so nobody could talk to the bot (enable one of %s: set its credentials)", strings.Join(keys, ", "))
 }
 
 // CheckStore fails, with an error matching ErrConfig, when this build has no
-// driver for store.driver: the configuration accepts "postgres", which has
-// none yet.
+// driver for store.driver (internal/storetable): the configuration accepts
+// "postgres", which has none yet.
 func CheckStore(cfg *config.Config) error {
-	if d := cfg.Store.Driver; d != "sqlite" && d != "" {
-		return configErrorf("store.driver: %q is not supported by this build yet (use \"sqlite\")", d)
+	if _, err := storetable.Lookup(cfg.Store.Driver); err != nil {
+		return configErrorf("%v", err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -20,24 +19,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
-	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
-
-// openStore opens the configured store.
-func openStore(ctx context.Context, cfg *config.Config, log zerolog.Logger) (store.Store, error) {
-	switch cfg.Store.Driver {
-	case "sqlite", "":
-		db, err := sqlite.Open(ctx, cfg.Store.DSN.Value(), sqlite.Options{
-			History:   cfg.LLM.History,
-			Retention: cfg.Store.Retention.D(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		return db, nil
-	}
-	return nil, configErrorf("store.driver: %q is not supported by this build (use sqlite)", cfg.Store.Driver)
-}
 
 // buildTools registers the built-in tools.
 func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {

@@ -19,6 +19,8 @@ type Config struct {
 	Store    Store    `yaml:"store"`
 	HTTP     HTTP     `yaml:"http"`
 	Log      Log      `yaml:"log"`
+	// Schedules are prompts run on a cron schedule (see Schedule).
+	Schedules []Schedule `yaml:"schedules"`
 }
 
 // LLM configures the reasoning side.

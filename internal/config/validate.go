@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // fillDerived sets defaults that depend on other values.
@@ -40,6 +41,7 @@ func (c *Config) validate() error {
 	c.Store.check(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
+	checkSchedules(ch, c.Schedules)
 	if err := ch.err(); err != nil {
 		return err
 	}
@@ -79,6 +81,10 @@ func (h *HITL) check(ch *checker) {
 		ch.fail("hitl.approvers", "at least one approver identity gateway:id is required (gateway %s)", orList(ch.gateways))
 	}
 	for i, a := range h.Approvers {
+		if strings.HasPrefix(strings.TrimSpace(a), "schedule:") {
+			ch.fail(fmt.Sprintf("hitl.approvers[%d]", i), "%s: a schedule is never an approver", quote(a))
+			continue
+		}
 		ch.identity(fmt.Sprintf("hitl.approvers[%d]", i), a)
 	}
 	for i, n := range h.Notify {

@@ -32,8 +32,8 @@ type Options struct {
 	// Secrets are removed from every line, as are strings shaped like
 	// well-known API keys (even with a nil Set).
 	Secrets *secrets.Set
-	// Quiet raises the level to at least warn, e.g. while the console
-	// gateway shares the terminal.
+	// Quiet raises the level to at least warn, e.g. while a chat on the
+	// terminal shares it.
 	Quiet bool
 }
 
@@ -44,13 +44,13 @@ func New(w io.Writer, o Options) zerolog.Logger {
 	if console(o) {
 		out = zerolog.ConsoleWriter{Out: out, NoColor: !o.Terminal, TimeFormat: "15:04:05", FormatPrepare: visibleMessage}
 	}
-	// The scrubber sees zerolog's JSON in both cases: the console writer
+	// The scrubber sees zerolog's JSON in both cases: the human-readable writer
 	// formats what is already clean.
 	out = &scrubber{out: out, secrets: o.Secrets}
 	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
 }
 
-// visibleMessage escapes the control characters of a console log line's
+// visibleMessage escapes the control characters of a human-readable log line's
 // message (textutil.Visible), which zerolog prints as it is: a message can
 // quote a model's or a tool's words. Field values it already quotes.
 func visibleMessage(evt map[string]any) error {

@@ -19,8 +19,8 @@ const maskWord = "REDACTED"
 const minLen = 6
 
 // keyPattern matches well-known API key and token shapes, whether or not the
-// bot holds them: OpenAI/Anthropic/OpenRouter keys, Slack tokens, Telegram bot
-// tokens, GitHub tokens, AWS access key ids, Google API keys.
+// bot holds them: OpenAI/Anthropic/OpenRouter keys, Slack tokens, chat-bot tokens of the
+// digits:AA… shape, GitHub tokens, AWS access key ids, Google API keys.
 var keyPattern = regexp.MustCompile(
 	`sk-[A-Za-z0-9_-]{20,}` +
 		`|xox[abposr]-[A-Za-z0-9-]{10,}` +

@@ -33,7 +33,7 @@ func Choose(setting string) (Sandbox, []string) {
 		return SandboxOff, []string{fmt.Sprintf("tools.sandbox: unknown value %q", setting)}
 	}
 	if os.Geteuid() == 0 {
-		warnings = append(warnings, "running as root: the shell sandbox still confines writes, but cannot keep a command from reading other processes' environments (/proc/<pid>/environ); run the bot as an unprivileged user")
+		warnings = append(warnings, "as root, the shell sandbox still confines writes, but cannot keep a command from reading other processes' environments (/proc/<pid>/environ)")
 	}
 	return sb, warnings
 }

@@ -37,7 +37,7 @@ func TestChoose(t *testing.T) {
 		case unsupported != nil && setting != "workspace-write" && (sb != SandboxOff || len(warnings) == 0):
 			t.Errorf("Choose(%q) = %v, %q without Landlock; want off and a warning", setting, sb, warnings)
 		}
-		root := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "running as root") })
+		root := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "as root, the shell sandbox") })
 		if want := os.Geteuid() == 0 && sb != SandboxOff; root != want {
 			t.Errorf("Choose(%q) warnings %q: root warning %v, want %v", setting, warnings, root, want)
 		}

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // Entry is the JSON form of one audit entry. The field names are part of
@@ -36,14 +36,14 @@ const ArgsWidth = 48
 // (time in UTC, conversation, tool, short argument summary, requested by,
 // approved by, outcome) or, with asJSON, as one JSON array of Entry ("[]"
 // when empty).
-func WriteAudit(w io.Writer, entries []hitl.AuditEntry, asJSON bool) error {
+func WriteAudit(w io.Writer, entries []record.AuditEntry, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, entries)
 	}
 	return writeTable(w, entries)
 }
 
-func writeJSON(w io.Writer, entries []hitl.AuditEntry) error {
+func writeJSON(w io.Writer, entries []record.AuditEntry) error {
 	out := make([]Entry, len(entries))
 	for i, e := range entries {
 		out[i] = Entry{
@@ -60,7 +60,7 @@ func writeJSON(w io.Writer, entries []hitl.AuditEntry) error {
 	return nil
 }
 
-func writeTable(w io.Writer, entries []hitl.AuditEntry) error {
+func writeTable(w io.Writer, entries []record.AuditEntry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME (UTC)\tCONVERSATION\tTOOL\tARGS\tREQUESTED BY\tAPPROVED BY\tOUTCOME")
 	for _, e := range entries {

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
-func sample() []hitl.AuditEntry {
+func sample() []record.AuditEntry {
 	at := time.Date(2026, 3, 1, 14, 5, 6, 0, time.FixedZone("CET", 3600))
-	return []hitl.AuditEntry{
+	return []record.AuditEntry{
 		{At: at, Conv: "slack:C1:T1", Tool: "shell", Args: `{"command":"rm -rf ./build"}`,
 			RequestedBy: "slack:U1", ApprovedBy: "telegram:42", Outcome: "executed", Detail: "exit 0"},
 		{At: at.Add(time.Minute), Conv: "console:local", Tool: "read_file",

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -19,8 +20,8 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 987654321, time.UTC)
 
 // pending returns a pending approval created at t0 that expires 15 minutes
 // later.
-func pending(token string) hitl.Approval {
-	return hitl.Approval{
+func pending(token string) record.Approval {
+	return record.Approval{
 		Token:       token,
 		Conv:        core.Conversation{Gateway: "slack", Chat: "C1", Thread: "1712.5"},
 		RequestedBy: "slack:U1",
@@ -30,18 +31,18 @@ func pending(token string) hitl.Approval {
 		Reason:      "shell needs approval",
 		Created:     t0,
 		Expires:     t0.Add(15 * time.Minute),
-		Status:      hitl.StatusPending,
+		Status:      record.StatusPending,
 	}
 }
 
-func mustCreate(t *testing.T, s hitl.Store, a hitl.Approval) {
+func mustCreate(t *testing.T, s hitl.Store, a record.Approval) {
 	t.Helper()
 	if err := s.CreateApproval(context.Background(), a); err != nil {
 		t.Fatalf("CreateApproval(%s): %v", a.Token, err)
 	}
 }
 
-func assertApproval(t *testing.T, got, want hitl.Approval) {
+func assertApproval(t *testing.T, got, want record.Approval) {
 	t.Helper()
 	for _, p := range [][2]time.Time{{got.Created, want.Created}, {got.Expires, want.Expires}, {got.ResolvedAt, want.ResolvedAt}} {
 		if !p[0].Equal(p[1]) {
@@ -64,10 +65,10 @@ func TestApprovalCreateGet(t *testing.T) {
 		t.Fatalf("Approval: %v", err)
 	}
 	assertApproval(t, got, want)
-	if _, err := db.Approval(ctx, "NOPE"); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := db.Approval(ctx, "NOPE"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("Approval(unknown) error = %v; want ErrNotFound", err)
 	}
-	if err := db.CreateApproval(ctx, pending("K7QX")); !errors.Is(err, hitl.ErrDuplicate) {
+	if err := db.CreateApproval(ctx, pending("K7QX")); !errors.Is(err, record.ErrDuplicate) {
 		t.Errorf("CreateApproval(duplicate) error = %v; want ErrDuplicate", err)
 	}
 	if err := db.CreateApproval(ctx, pending("")); err == nil {
@@ -78,14 +79,14 @@ func TestApprovalCreateGet(t *testing.T) {
 func TestClaimApproval(t *testing.T) {
 	tests := []struct {
 		name    string
-		to      hitl.Status
+		to      record.Status
 		now     time.Time
 		wantErr error
 	}{
-		{"approve", hitl.StatusExecuting, t0.Add(time.Minute), nil},
-		{"deny", hitl.StatusDenied, t0.Add(time.Minute), nil},
-		{"at expiry", hitl.StatusExecuting, t0.Add(15 * time.Minute), hitl.ErrNotPending},
-		{"after expiry", hitl.StatusDenied, t0.Add(time.Hour), hitl.ErrNotPending},
+		{"approve", record.StatusExecuting, t0.Add(time.Minute), nil},
+		{"deny", record.StatusDenied, t0.Add(time.Minute), nil},
+		{"at expiry", record.StatusExecuting, t0.Add(15 * time.Minute), record.ErrNotPending},
+		{"after expiry", record.StatusDenied, t0.Add(time.Hour), record.ErrNotPending},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,38 +115,38 @@ func TestClaimApprovalTwiceAndUnknown(t *testing.T) {
 	db := openTemp(t, sqlite.Options{})
 	mustCreate(t, db, pending("TOK"))
 	now := t0.Add(time.Minute)
-	if _, err := db.ClaimApproval(ctx, "TOK", hitl.StatusDenied, "telegram:1", "no", now); err != nil {
+	if _, err := db.ClaimApproval(ctx, "TOK", record.StatusDenied, "telegram:1", "no", now); err != nil {
 		t.Fatalf("first claim: %v", err)
 	}
-	got, err := db.ClaimApproval(ctx, "TOK", hitl.StatusExecuting, "telegram:2", "", now)
-	if !errors.Is(err, hitl.ErrNotPending) || got.ResolvedBy != "telegram:1" || got.Status != hitl.StatusDenied {
+	got, err := db.ClaimApproval(ctx, "TOK", record.StatusExecuting, "telegram:2", "", now)
+	if !errors.Is(err, record.ErrNotPending) || got.ResolvedBy != "telegram:1" || got.Status != record.StatusDenied {
 		t.Fatalf("second claim = %+v, %v; want the denial by telegram:1 and ErrNotPending", got, err)
 	}
-	if _, err := db.ClaimApproval(ctx, "NOPE", hitl.StatusExecuting, "telegram:2", "", now); !errors.Is(err, hitl.ErrNotFound) {
+	if _, err := db.ClaimApproval(ctx, "NOPE", record.StatusExecuting, "telegram:2", "", now); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("claim of unknown token error = %v; want ErrNotFound", err)
 	}
-	if _, err := db.ClaimApproval(ctx, "TOK", hitl.StatusExecuted, "telegram:2", "", now); err == nil {
+	if _, err := db.ClaimApproval(ctx, "TOK", record.StatusExecuted, "telegram:2", "", now); err == nil {
 		t.Fatal("claim to executed succeeded; only executing and denied are claims")
 	}
 }
 
 func TestFinishApproval(t *testing.T) {
-	executing, denied := hitl.StatusExecuting, hitl.StatusDenied
+	executing, denied := record.StatusExecuting, record.StatusDenied
 	tests := []struct {
 		name    string
-		claim   *hitl.Status // claim first, at t0+1m
-		to      hitl.Status
+		claim   *record.Status // claim first, at t0+1m
+		to      record.Status
 		now     time.Time
 		wantErr error
 	}{
-		{"executed", &executing, hitl.StatusExecuted, t0.Add(2 * time.Minute), nil},
-		{"failed", &executing, hitl.StatusFailed, t0.Add(2 * time.Minute), nil},
-		{"interrupted", &executing, hitl.StatusInterrupted, t0.Add(2 * time.Minute), nil},
-		{"expired at expiry", nil, hitl.StatusExpired, t0.Add(15 * time.Minute), nil},
-		{"expired too early", nil, hitl.StatusExpired, t0.Add(14 * time.Minute), hitl.ErrNotPending},
-		{"executed while pending", nil, hitl.StatusExecuted, t0.Add(time.Minute), hitl.ErrNotPending},
-		{"executed after deny", &denied, hitl.StatusExecuted, t0.Add(2 * time.Minute), hitl.ErrNotPending},
-		{"expired after claim", &executing, hitl.StatusExpired, t0.Add(time.Hour), hitl.ErrNotPending},
+		{"executed", &executing, record.StatusExecuted, t0.Add(2 * time.Minute), nil},
+		{"failed", &executing, record.StatusFailed, t0.Add(2 * time.Minute), nil},
+		{"interrupted", &executing, record.StatusInterrupted, t0.Add(2 * time.Minute), nil},
+		{"expired at expiry", nil, record.StatusExpired, t0.Add(15 * time.Minute), nil},
+		{"expired too early", nil, record.StatusExpired, t0.Add(14 * time.Minute), record.ErrNotPending},
+		{"executed while pending", nil, record.StatusExecuted, t0.Add(time.Minute), record.ErrNotPending},
+		{"executed after deny", &denied, record.StatusExecuted, t0.Add(2 * time.Minute), record.ErrNotPending},
+		{"expired after claim", &executing, record.StatusExpired, t0.Add(time.Hour), record.ErrNotPending},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +167,7 @@ func TestFinishApproval(t *testing.T) {
 			}
 			if err == nil {
 				want.Status, want.Note = tt.to, "done"
-				if tt.to == hitl.StatusExpired {
+				if tt.to == record.StatusExpired {
 					want.ResolvedAt = tt.now
 				}
 			}
@@ -182,11 +183,11 @@ func TestFinishApproval(t *testing.T) {
 func TestFinishApprovalUnknownAndInvalid(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t, sqlite.Options{})
-	if err := db.FinishApproval(ctx, "NOPE", hitl.StatusExecuted, "", t0); !errors.Is(err, hitl.ErrNotFound) {
+	if err := db.FinishApproval(ctx, "NOPE", record.StatusExecuted, "", t0); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("FinishApproval(unknown) error = %v; want ErrNotFound", err)
 	}
 	mustCreate(t, db, pending("TOK"))
-	if err := db.FinishApproval(ctx, "TOK", hitl.StatusPending, "", t0); err == nil || errors.Is(err, hitl.ErrNotPending) {
+	if err := db.FinishApproval(ctx, "TOK", record.StatusPending, "", t0); err == nil || errors.Is(err, record.ErrNotPending) {
 		t.Errorf("FinishApproval(to pending) error = %v; want an invalid-status error", err)
 	}
 }
@@ -200,20 +201,20 @@ func TestApprovalsList(t *testing.T) {
 		a.Created = t0.Add(time.Duration([]int{3, 1, 4, 2}[i]) * time.Second)
 		mustCreate(t, db, a)
 	}
-	if _, err := db.ClaimApproval(ctx, "B", hitl.StatusDenied, "telegram:1", "", t0.Add(time.Minute)); err != nil {
+	if _, err := db.ClaimApproval(ctx, "B", record.StatusDenied, "telegram:1", "", t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ClaimApproval(ctx, "D", hitl.StatusExecuting, "telegram:1", "", t0.Add(time.Minute)); err != nil {
+	if _, err := db.ClaimApproval(ctx, "D", record.StatusExecuting, "telegram:1", "", t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		statuses []hitl.Status
+		statuses []record.Status
 		want     string
 	}{
 		{nil, "[A B C D]"},
-		{[]hitl.Status{hitl.StatusPending}, "[A C]"},
-		{[]hitl.Status{hitl.StatusDenied, hitl.StatusExecuting}, "[B D]"},
-		{[]hitl.Status{hitl.StatusExpired}, "[]"},
+		{[]record.Status{record.StatusPending}, "[A C]"},
+		{[]record.Status{record.StatusDenied, record.StatusExecuting}, "[B D]"},
+		{[]record.Status{record.StatusExpired}, "[]"},
 	}
 	for _, tt := range tests {
 		got, err := db.Approvals(ctx, tt.statuses...)
@@ -257,13 +258,13 @@ func TestConcurrentClaimsExactlyOnce(t *testing.T) {
 		wg.Go(func() {
 			by := core.Identity(fmt.Sprint("telegram:", i))
 			<-start
-			a, err := handles[i%2].ClaimApproval(ctx, "RACE", hitl.StatusExecuting, by, "", t0.Add(time.Minute))
+			a, err := handles[i%2].ClaimApproval(ctx, "RACE", record.StatusExecuting, by, "", t0.Add(time.Minute))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				winners = append(winners, by)
-			case errors.Is(err, hitl.ErrNotPending) && a.Status == hitl.StatusExecuting:
+			case errors.Is(err, record.ErrNotPending) && a.Status == record.StatusExecuting:
 			default:
 				others = append(others, err)
 			}
@@ -275,7 +276,7 @@ func TestConcurrentClaimsExactlyOnce(t *testing.T) {
 		t.Fatalf("winners = %v, unexpected errors = %v; want exactly one winner", winners, others)
 	}
 	got, err := db.Approval(ctx, "RACE")
-	if err != nil || got.Status != hitl.StatusExecuting || got.ResolvedBy != winners[0] {
+	if err != nil || got.Status != record.StatusExecuting || got.ResolvedBy != winners[0] {
 		t.Fatalf("stored = %+v, %v; want executing, resolved by %s", got, err, winners[0])
 	}
 }

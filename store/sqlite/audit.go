@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // AppendAudit appends an entry to the audit log; a zero At is stamped with
 // the store's clock. The table refuses updates and deletes.
-func (db *DB) AppendAudit(ctx context.Context, e hitl.AuditEntry) error {
+func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 	if e.At.IsZero() {
 		e.At = db.now()
 	}
@@ -31,7 +31,7 @@ func (db *DB) AppendAudit(ctx context.Context, e hitl.AuditEntry) error {
 // QueryAudit returns the entries matching f OLDEST FIRST, by At and then
 // by order of appending; Since is inclusive. A positive Limit keeps the
 // newest Limit matching entries (still oldest first).
-func (db *DB) QueryAudit(ctx context.Context, f hitl.AuditFilter) ([]hitl.AuditEntry, error) {
+func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.AuditEntry, error) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -64,15 +64,15 @@ func (db *DB) QueryAudit(ctx context.Context, f hitl.AuditFilter) ([]hitl.AuditE
 	return out, err
 }
 
-func (db *DB) queryAudit(ctx context.Context, query string, args []any) ([]hitl.AuditEntry, error) {
+func (db *DB) queryAudit(ctx context.Context, query string, args []any) ([]record.AuditEntry, error) {
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: query audit: %w", err)
 	}
 	defer rows.Close()
-	var out []hitl.AuditEntry
+	var out []record.AuditEntry
 	for rows.Next() {
-		var e hitl.AuditEntry
+		var e record.AuditEntry
 		var at int64
 		err := rows.Scan(&at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail)
 		if err != nil {

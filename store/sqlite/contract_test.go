@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 	"github.com/gatehouse-bot/gatehouse/store/storetest"
@@ -48,11 +46,11 @@ func TestMemoryHistoryContract(t *testing.T) {
 }
 
 func TestAuditContract(t *testing.T) {
-	storetest.AuditContract(t, func(t *testing.T) hitl.Audit { return openTemp(t, sqlite.Options{}) })
+	storetest.AuditContract(t, func(t *testing.T) store.Audit { return openTemp(t, sqlite.Options{}) })
 }
 
 func TestCursorContract(t *testing.T) {
-	storetest.CursorContract(t, func(t *testing.T) gateways.Cursors { return openTemp(t, sqlite.Options{}) })
+	storetest.CursorContract(t, func(t *testing.T) store.Cursors { return openTemp(t, sqlite.Options{}) })
 }
 
 func TestUsageContract(t *testing.T) {

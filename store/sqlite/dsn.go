@@ -24,6 +24,10 @@ var (
 	}
 )
 
+// Path returns the database file a DSN names (a plain path, or a "file:"
+// URI with or without a query); an in-memory DSN is an error.
+func Path(dsn string) (string, error) { return filePath(dsn) }
+
 // filePath returns the file path of dsn, a plain path or a "file:" URI,
 // either with an optional query. In-memory databases are refused: the writer
 // and the readers would each see a different one.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/hitl/hitltest"
+	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 	"github.com/gatehouse-bot/gatehouse/store/storetest"
 )
@@ -26,5 +27,5 @@ func TestHitlAuditContract(t *testing.T) {
 // TestMemoryAuditContract runs this package's audit suite against hitl's
 // in-memory log, so both implementations agree.
 func TestMemoryAuditContract(t *testing.T) {
-	storetest.AuditContract(t, func(t *testing.T) hitl.Audit { return hitl.NewMemoryStore() })
+	storetest.AuditContract(t, func(t *testing.T) store.Audit { return hitl.NewMemoryStore() })
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -23,7 +23,7 @@ func TestOpenLocksTheDatabase(t *testing.T) {
 	path := filepath.Join(dir, "gatehouse.db")
 	first, err := sqlite.Open(ctx, path, sqlite.Options{})
 	mustNoErr(t, err)
-	mustNoErr(t, first.AppendAudit(ctx, hitl.AuditEntry{Conv: "c:1", Tool: "shell", Outcome: "executed"}))
+	mustNoErr(t, first.AppendAudit(ctx, record.AuditEntry{Conv: "c:1", Tool: "shell", Outcome: "executed"}))
 	before := fileState(t, path)
 
 	for _, dsn := range []string{path, "file:" + path + "?cache=private"} {
@@ -43,7 +43,7 @@ func TestOpenLocksTheDatabase(t *testing.T) {
 
 	ro, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
 	mustNoErr(t, err)
-	if got, err := ro.QueryAudit(ctx, hitl.AuditFilter{}); err != nil || len(got) != 1 {
+	if got, err := ro.QueryAudit(ctx, record.AuditFilter{}); err != nil || len(got) != 1 {
 		t.Fatalf("read-only QueryAudit beside the holder = %v, %v", got, err)
 	}
 	mustNoErr(t, ro.Close())

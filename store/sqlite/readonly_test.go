@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 	"github.com/gatehouse-bot/gatehouse/store/storetest"
 )
@@ -33,16 +33,16 @@ func TestReadOnly(t *testing.T) {
 	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	mustNoErr(t, err)
 	mustNoErr(t, db.Append(ctx, "c:1", llm.Message{Role: llm.RoleUser, Content: "old"}))
-	mustNoErr(t, db.AppendAudit(ctx, hitl.AuditEntry{Conv: "c:1", Tool: "shell", Outcome: "executed"}))
+	mustNoErr(t, db.AppendAudit(ctx, record.AuditEntry{Conv: "c:1", Tool: "shell", Outcome: "executed"}))
 	mustNoErr(t, db.Close())
 
 	later := storetest.NewClock(time.Now().Add(1000 * time.Hour))
 	ro := openAt(t, path, sqlite.Options{ReadOnly: true, Retention: time.Hour, Now: later.Now})
 	assertContents(t, ro, "c:1", "old") // not pruned
-	if got, err := ro.QueryAudit(ctx, hitl.AuditFilter{}); err != nil || len(got) != 1 {
+	if got, err := ro.QueryAudit(ctx, record.AuditFilter{}); err != nil || len(got) != 1 {
 		t.Fatalf("read-only QueryAudit = %v, %v", got, err)
 	}
-	if err := ro.AppendAudit(ctx, hitl.AuditEntry{Conv: "c:1", Tool: "t", Outcome: "executed"}); err == nil {
+	if err := ro.AppendAudit(ctx, record.AuditEntry{Conv: "c:1", Tool: "t", Outcome: "executed"}); err == nil {
 		t.Error("read-only AppendAudit succeeded")
 	}
 	if n, err := ro.Prune(ctx); err == nil {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 	"github.com/gatehouse-bot/gatehouse/store/storetest"
 )
@@ -38,7 +38,7 @@ func TestReopenKeepsState(t *testing.T) {
 	mustNoErr(t, first.SetCursor(ctx, "telegram.offset", "4711"))
 	mustNoErr(t, first.AddUsage(ctx, "slack:C1", llm.Usage{PromptTokens: 9}))
 	files := map[string]string{"run.sh": "sha256:00ff", "ls": "absent"}
-	_, err = first.AddStandingAllow(ctx, hitl.StandingAllow{Tool: "shell", Args: `{"command":"ls"}`, AddedBy: "telegram:42", Files: files})
+	_, err = first.AddStandingAllow(ctx, record.StandingAllow{Tool: "shell", Args: `{"command":"ls"}`, AddedBy: "telegram:42", Files: files})
 	mustNoErr(t, err)
 	mustNoErr(t, first.Close())
 
@@ -61,7 +61,7 @@ func TestReopenKeepsState(t *testing.T) {
 	if s, err := db.StandingAllowFor(ctx, "shell", `{"command":"ls"}`); err != nil || !maps.Equal(s.Files, files) {
 		t.Fatalf("standing allow after reopen = %+v, %v; want files %v", s, err, files)
 	}
-	if _, err := db.ClaimApproval(ctx, "KEEP", hitl.StatusExecuting, "telegram:42", "", clock.Now()); err != nil {
+	if _, err := db.ClaimApproval(ctx, "KEEP", record.StatusExecuting, "telegram:42", "", clock.Now()); err != nil {
 		t.Fatalf("claim after reopen: %v", err)
 	}
 }
@@ -78,30 +78,30 @@ func TestExecutingSurvivesReopen(t *testing.T) {
 	mustNoErr(t, err)
 	mustCreate(t, first, pending("RUN"))
 	mustCreate(t, first, pending("WAIT"))
-	_, err = first.ClaimApproval(ctx, "RUN", hitl.StatusExecuting, "telegram:42", "", t0.Add(time.Minute))
+	_, err = first.ClaimApproval(ctx, "RUN", record.StatusExecuting, "telegram:42", "", t0.Add(time.Minute))
 	mustNoErr(t, err)
 	mustNoErr(t, first.Close()) // the process "dies" with RUN executing
 
 	db := openAt(t, path, sqlite.Options{})
-	found, err := db.Approvals(ctx, hitl.StatusExecuting)
+	found, err := db.Approvals(ctx, record.StatusExecuting)
 	mustNoErr(t, err)
 	if len(found) != 1 || found[0].Token != "RUN" || found[0].ResolvedBy != "telegram:42" ||
 		found[0].Conv.Key() != "slack:C1:1712.5" {
 		t.Fatalf("executing after reopen = %+v; want RUN, approved by telegram:42", found)
 	}
 	const note = "the bot stopped while this action was running; not run again"
-	mustNoErr(t, db.FinishApproval(ctx, "RUN", hitl.StatusInterrupted, note, t0.Add(2*time.Minute)))
-	if err := db.FinishApproval(ctx, "RUN", hitl.StatusInterrupted, note, t0.Add(2*time.Minute)); !errors.Is(err, hitl.ErrNotPending) {
+	mustNoErr(t, db.FinishApproval(ctx, "RUN", record.StatusInterrupted, note, t0.Add(2*time.Minute)))
+	if err := db.FinishApproval(ctx, "RUN", record.StatusInterrupted, note, t0.Add(2*time.Minute)); !errors.Is(err, record.ErrNotPending) {
 		t.Fatalf("second finish as interrupted: error = %v; want ErrNotPending", err)
 	}
 	a, err := db.Approval(ctx, "RUN")
-	if err != nil || a.Status != hitl.StatusInterrupted || a.Note != note || a.ResolvedBy != "telegram:42" {
+	if err != nil || a.Status != record.StatusInterrupted || a.Note != note || a.ResolvedBy != "telegram:42" {
 		t.Fatalf("RUN after recovery = %+v, %v", a, err)
 	}
-	if a, err := db.Approval(ctx, "WAIT"); err != nil || a.Status != hitl.StatusPending {
+	if a, err := db.Approval(ctx, "WAIT"); err != nil || a.Status != record.StatusPending {
 		t.Fatalf("WAIT after recovery = %+v, %v; want pending", a, err)
 	}
-	if _, err := db.ClaimApproval(ctx, "RUN", hitl.StatusExecuting, "telegram:42", "", t0.Add(3*time.Minute)); !errors.Is(err, hitl.ErrNotPending) {
+	if _, err := db.ClaimApproval(ctx, "RUN", record.StatusExecuting, "telegram:42", "", t0.Add(3*time.Minute)); !errors.Is(err, record.ErrNotPending) {
 		t.Fatalf("claim of interrupted approval error = %v; want ErrNotPending", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestPrune(t *testing.T) {
 	db, err := sqlite.Open(ctx, path, o)
 	mustNoErr(t, err)
 	mustNoErr(t, db.Append(ctx, "c:1", llm.Message{Role: llm.RoleUser, Content: "old"}))
-	mustNoErr(t, db.AppendAudit(ctx, hitl.AuditEntry{At: t0, Conv: "c:1", Tool: "shell", Outcome: "executed"}))
+	mustNoErr(t, db.AppendAudit(ctx, record.AuditEntry{At: t0, Conv: "c:1", Tool: "shell", Outcome: "executed"}))
 	clock.Set(t0.Add(24 * time.Hour))
 	mustNoErr(t, db.Append(ctx, "c:1", llm.Message{Role: llm.RoleUser, Content: "new"}))
 	mustNoErr(t, db.Close())
@@ -203,7 +203,7 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("Prune = %d, %v; want 1", n, err)
 	}
 	assertContents(t, db, "c:1")
-	if got, err := db.QueryAudit(ctx, hitl.AuditFilter{}); err != nil || len(got) != 1 {
+	if got, err := db.QueryAudit(ctx, record.AuditFilter{}); err != nil || len(got) != 1 {
 		t.Fatalf("audit after prune = %v, %v; want the entry kept", got, err)
 	}
 }
@@ -252,8 +252,8 @@ func TestLoadIsBoundedButKeepsOlderRows(t *testing.T) {
 func TestAuditIsAppendOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	db := openAt(t, path, sqlite.Options{})
-	mustNoErr(t, db.AppendAudit(context.Background(), hitl.AuditEntry{Conv: "c:1", Tool: "t", Outcome: "executed"}))
-	got, err := db.QueryAudit(context.Background(), hitl.AuditFilter{})
+	mustNoErr(t, db.AppendAudit(context.Background(), record.AuditEntry{Conv: "c:1", Tool: "t", Outcome: "executed"}))
+	got, err := db.QueryAudit(context.Background(), record.AuditFilter{})
 	if err != nil || len(got) != 1 || got[0].At.IsZero() {
 		t.Fatalf("QueryAudit = %+v, %v; want one entry stamped with the time", got, err)
 	}

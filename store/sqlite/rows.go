@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // execer is what *sql.DB and *sql.Tx share for writing.
@@ -21,19 +21,19 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func getApproval(ctx context.Context, q querier, token string) (hitl.Approval, error) {
+func getApproval(ctx context.Context, q querier, token string) (record.Approval, error) {
 	row := q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE token = ?`, token)
 	a, err := scanApproval(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return hitl.Approval{}, hitl.ErrNotFound
+		return record.Approval{}, record.ErrNotFound
 	}
 	if err != nil {
-		return hitl.Approval{}, fmt.Errorf("sqlite: approval: %w", err)
+		return record.Approval{}, fmt.Errorf("sqlite: approval: %w", err)
 	}
 	return a, nil
 }
 
-func listApprovals(ctx context.Context, q querier, statuses []hitl.Status) ([]hitl.Approval, error) {
+func listApprovals(ctx context.Context, q querier, statuses []record.Status) ([]record.Approval, error) {
 	query := `SELECT ` + approvalColumns + ` FROM approvals`
 	if len(statuses) > 0 {
 		query += ` WHERE status IN ` + placeholders(len(statuses))
@@ -43,7 +43,7 @@ func listApprovals(ctx context.Context, q querier, statuses []hitl.Status) ([]hi
 		return nil, fmt.Errorf("sqlite: list approvals: %w", err)
 	}
 	defer rows.Close()
-	var out []hitl.Approval
+	var out []record.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
@@ -57,14 +57,14 @@ func listApprovals(ctx context.Context, q querier, statuses []hitl.Status) ([]hi
 	return out, nil
 }
 
-func scanApproval(row interface{ Scan(...any) error }) (hitl.Approval, error) {
-	var a hitl.Approval
+func scanApproval(row interface{ Scan(...any) error }) (record.Approval, error) {
+	var a record.Approval
 	var created, expires, resolvedAt int64
 	err := row.Scan(&a.Token, &a.Conv.Gateway, &a.Conv.Chat, &a.Conv.Thread, &a.RequestedBy,
 		&a.Call.ID, &a.Call.Name, &a.Call.Args, &a.Digest, &a.Rule, &a.Reason,
 		&created, &expires, &a.Status, &a.ResolvedBy, &resolvedAt, &a.Note)
 	if err != nil {
-		return hitl.Approval{}, err
+		return record.Approval{}, err
 	}
 	a.Created, a.Expires, a.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
 	return a, nil
@@ -75,7 +75,7 @@ func placeholders(n int) string {
 	return "(?" + strings.Repeat(", ?", n-1) + ")"
 }
 
-func statusArgs(statuses []hitl.Status) []any {
+func statusArgs(statuses []record.Status) []any {
 	args := make([]any, len(statuses))
 	for i, s := range statuses {
 		args[i] = s

@@ -5,22 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// CursorContract tests a gateways.Cursors: unset keys read "", values round
+// CursorContract tests a store.Cursors (gateways.Cursors): unset keys read "", values round
 // trip and are replaced, keys are independent.
-func CursorContract(t *testing.T, newCursors func(t *testing.T) gateways.Cursors) {
+func CursorContract(t *testing.T, newCursors func(t *testing.T) store.Cursors) {
 	t.Helper()
 	ctx := context.Background()
 	c := newCursors(t)
-	if v, err := c.Cursor(ctx, "telegram.offset"); err != nil || v != "" {
+	if v, err := c.Cursor(ctx, "alpha.offset"); err != nil || v != "" {
 		t.Fatalf("unset Cursor = %q, %v; want \"\", nil", v, err)
 	}
 	steps := []struct{ key, value string }{
-		{"telegram.offset", "1001"},
+		{"alpha.offset", "1001"},
 		{"slack.ts", "1712345678.000100"},
-		{"telegram.offset", "1002"}, // replaces
+		{"alpha.offset", "1002"}, // replaces
 		{"discord.seq", strings.Repeat("é", 300)},
 		{"slack.ts", ""}, // set to empty reads as unset
 	}

@@ -35,26 +35,26 @@ func HistoryContract(t *testing.T, newHistory NewHistory) {
 // afterwards starts afresh.
 func historyReset(t *testing.T, h core.History) {
 	ctx := context.Background()
-	mustAppend(t, h, "telegram:1", richTurn()...)
-	mustAppend(t, h, "telegram:2", turn(1)...)
-	if err := h.Reset(ctx, "telegram:1"); err != nil {
+	mustAppend(t, h, "alpha:1", richTurn()...)
+	mustAppend(t, h, "alpha:2", turn(1)...)
+	if err := h.Reset(ctx, "alpha:1"); err != nil {
 		t.Fatalf("Reset: %v", err)
 	}
-	if err := h.Reset(ctx, "telegram:never"); err != nil {
+	if err := h.Reset(ctx, "alpha:never"); err != nil {
 		t.Fatalf("Reset of an unknown conversation: %v", err)
 	}
-	got, err := h.Load(ctx, "telegram:1")
+	got, err := h.Load(ctx, "alpha:1")
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Load after Reset = %v, %v; want no messages", got, err)
 	}
-	other, err := h.Load(ctx, "telegram:2")
+	other, err := h.Load(ctx, "alpha:2")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	assertMessages(t, other, turn(1))
 	after := []llm.Message{{Role: llm.RoleUser, Content: "fresh"}}
-	mustAppend(t, h, "telegram:1", after...)
-	got, err = h.Load(ctx, "telegram:1")
+	mustAppend(t, h, "alpha:1", after...)
+	got, err = h.Load(ctx, "alpha:1")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -100,10 +100,10 @@ func historyReplace(t *testing.T, h core.History) {
 
 func historyEmpty(t *testing.T, h core.History) {
 	ctx := context.Background()
-	if err := h.Append(ctx, "console:local"); err != nil {
+	if err := h.Append(ctx, "term:local"); err != nil {
 		t.Fatalf("Append of nothing: %v", err)
 	}
-	got, err := h.Load(ctx, "console:local")
+	got, err := h.Load(ctx, "term:local")
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Load of an empty conversation = %v, %v; want no messages, nil", got, err)
 	}
@@ -128,11 +128,11 @@ func historyRoundTrip(t *testing.T, h core.History) {
 	want := richTurn()
 	// In three Appends, as the engine does over a turn.
 	for _, part := range [][]llm.Message{want[:1], want[1:4], want[4:]} {
-		if err := h.Append(ctx, "telegram:-100:7", part...); err != nil {
+		if err := h.Append(ctx, "alpha:-100:7", part...); err != nil {
 			t.Fatalf("Append: %v", err)
 		}
 	}
-	got, err := h.Load(ctx, "telegram:-100:7")
+	got, err := h.Load(ctx, "alpha:-100:7")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -180,7 +180,7 @@ func historyBounded(t *testing.T, newHistory NewHistory) {
 // message that started it, and all of the turn after it, at every step;
 // once the next turn starts the long one goes.
 func historyLongTurn(t *testing.T, h core.History) {
-	const conv = "telegram:42"
+	const conv = "alpha:42"
 	ctx := context.Background()
 	earlier := turn(0)
 	mustAppend(t, h, conv, earlier...)
@@ -224,8 +224,8 @@ func turn(i int) []llm.Message {
 
 func historyCopy(t *testing.T, h core.History) {
 	ctx := context.Background()
-	mustAppend(t, h, "console:local", richTurn()...)
-	got, err := h.Load(ctx, "console:local")
+	mustAppend(t, h, "term:local", richTurn()...)
+	got, err := h.Load(ctx, "term:local")
 	if err != nil || len(got) == 0 {
 		t.Fatalf("Load = %v, %v", got, err)
 	}
@@ -233,7 +233,7 @@ func historyCopy(t *testing.T, h core.History) {
 	// shares the ToolCalls arrays, so callers must not modify those.
 	got[0].Content = "changed"
 	got[1].Role = "changed"
-	again, err := h.Load(ctx, "console:local")
+	again, err := h.Load(ctx, "term:local")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -248,7 +248,7 @@ func historyConcurrent(t *testing.T, h core.History) {
 		wg.Go(func() {
 			for i := range msgs {
 				m := llm.Message{Role: llm.RoleUser, Content: fmt.Sprint(i)}
-				if err := h.Append(context.Background(), fmt.Sprint("console:", c), m); err != nil {
+				if err := h.Append(context.Background(), fmt.Sprint("term:", c), m); err != nil {
 					errs <- err
 					return
 				}
@@ -261,13 +261,13 @@ func historyConcurrent(t *testing.T, h core.History) {
 		t.Fatalf("concurrent Append: %v", err)
 	}
 	for c := range convs {
-		got, err := h.Load(context.Background(), fmt.Sprint("console:", c))
+		got, err := h.Load(context.Background(), fmt.Sprint("term:", c))
 		if err != nil || len(got) != msgs {
-			t.Fatalf("Load(console:%d) = %d messages, %v; want %d", c, len(got), err, msgs)
+			t.Fatalf("Load(term:%d) = %d messages, %v; want %d", c, len(got), err, msgs)
 		}
 		for i, m := range got {
 			if m.Content != fmt.Sprint(i) {
-				t.Fatalf("console:%d message %d = %q; want %q (order lost)", c, i, m.Content, fmt.Sprint(i))
+				t.Fatalf("term:%d message %d = %q; want %q (order lost)", c, i, m.Content, fmt.Sprint(i))
 			}
 		}
 	}

@@ -48,11 +48,11 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		conv string
 		u    llm.Usage
 	}{
-		{day1.Add(time.Minute), "telegram:1", llm.Usage{PromptTokens: 100, CompletionTokens: 10}},
-		{day1.Add(23 * time.Hour), "telegram:1", llm.Usage{PromptTokens: 5, CompletionTokens: 1}},
+		{day1.Add(time.Minute), "alpha:1", llm.Usage{PromptTokens: 100, CompletionTokens: 10}},
+		{day1.Add(23 * time.Hour), "alpha:1", llm.Usage{PromptTokens: 5, CompletionTokens: 1}},
 		// 01:30 in UTC+2 is 23:30 UTC of day 1.
-		{time.Date(2026, 3, 2, 1, 30, 0, 0, plus2), "telegram:1", llm.Usage{PromptTokens: 1000}},
-		{day2.Add(time.Second), "telegram:1", llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{time.Date(2026, 3, 2, 1, 30, 0, 0, plus2), "alpha:1", llm.Usage{PromptTokens: 1000}},
+		{day2.Add(time.Second), "alpha:1", llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
 		{day1.Add(time.Hour), "slack:C1", llm.Usage{PromptTokens: 1, CompletionTokens: 2}},
 	}
 	for _, a := range adds {
@@ -66,11 +66,11 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		day  time.Time
 		want llm.Usage
 	}{
-		{"telegram:1", day1, llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
-		{"telegram:1", day1.Add(17 * time.Hour), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
-		{"telegram:1", day2, llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{"alpha:1", day1, llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
+		{"alpha:1", day1.Add(17 * time.Hour), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
+		{"alpha:1", day2, llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
 		// 00:30 on day 2 in UTC+2 is still day 1 in UTC.
-		{"telegram:1", time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
+		{"alpha:1", time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
 		{"slack:C1", day1, llm.Usage{PromptTokens: 1, CompletionTokens: 2}},
 		{"slack:C1", day2, llm.Usage{}},
 		{"discord:9", day1, llm.Usage{}},

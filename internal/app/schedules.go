@@ -1,0 +1,55 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/schedule"
+)
+
+// ScheduleEntries turns the configured schedules into the scheduler's
+// entries; errors name the key.
+func ScheduleEntries(cfg *config.Config) ([]schedule.Entry, error) {
+	out := make([]schedule.Entry, 0, len(cfg.Schedules))
+	for i, s := range cfg.Schedules {
+		conv, err := core.ParseConversation(strings.TrimSpace(s.Conversation))
+		if err != nil {
+			return nil, fmt.Errorf("schedules[%d].conversation: %w", i, err)
+		}
+		out = append(out, schedule.Entry{Name: s.Name, Cron: s.Cron, TimeZone: s.Timezone, Conv: conv, Prompt: s.Prompt})
+	}
+	return out, nil
+}
+
+// buildScheduler builds the scheduler of the configured schedules; the
+// tracker (the broker) is set once it exists.
+func buildScheduler(cfg *config.Config, log zerolog.Logger) (*schedule.Scheduler, error) {
+	entries, err := ScheduleEntries(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return schedule.New(entries, schedule.Options{Log: log.With().Str("component", "schedule").Logger()})
+}
+
+// checkScheduleGateways refuses a schedule whose conversation is on a
+// gateway that does not run: its runs could never be answered.
+func (a *App) checkScheduleGateways() error {
+	running := map[string]bool{}
+	for _, gw := range a.gateways {
+		running[gw.Name()] = true
+	}
+	for i, s := range a.cfg.Schedules {
+		conv, err := core.ParseConversation(strings.TrimSpace(s.Conversation))
+		if err != nil {
+			return fmt.Errorf("schedules[%d].conversation: %w", i, err)
+		}
+		if !running[conv.Gateway] {
+			return fmt.Errorf("schedules[%d].conversation: gateway %s is not enabled, so %s could never get a run's reply", i, conv.Gateway, s.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// Inbox takes the signals of the runs: the Engine.
+type Inbox interface {
+	Submit(ctx context.Context, s core.Signal) error
+}
+
+// Tracker knows what a requester still has outstanding after its turn has
+// ended: approvals waiting for a decision, approved actions running, and
+// their outcome turns (the hitl broker). A run whose identity has any is
+// still going.
+type Tracker interface {
+	Outstanding(ctx context.Context, requester core.Identity) (bool, error)
+}
+
+// Options configure a Scheduler.
+type Options struct {
+	// Tracker, when set, keeps a run going while its approvals are; without
+	// one a run ends with its turn.
+	Tracker Tracker
+	Log     zerolog.Logger
+	// Now is the clock; time.Now when nil. The waits use the time package's
+	// timers, so tests drive both with testing/synctest.
+	Now func() time.Time
+}
+
+// Scheduler runs Entries. It implements core.ScheduleLister for /schedules.
+type Scheduler struct {
+	o    Options
+	jobs []*job
+
+	mu      sync.Mutex
+	started bool
+}
+
+// job is one entry with its parsed schedule and state (under Scheduler.mu).
+type job struct {
+	Entry
+	sched   cron.Schedule
+	loc     *time.Location
+	next    time.Time
+	running bool // its turn has been submitted and not finished
+}
+
+var _ core.ScheduleLister = (*Scheduler)(nil)
+
+// New parses entries; an error names the entry by its index, as the
+// configuration does (schedules[i].cron).
+func New(entries []Entry, o Options) (*Scheduler, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Scheduler{o: o}
+	seen := map[string]int{}
+	now := o.Now()
+	for i, e := range entries {
+		if err := CheckName(e.Name); err != nil {
+			return nil, fmt.Errorf("schedules[%d].name: %w", i, err)
+		}
+		if first, dup := seen[e.Name]; dup {
+			return nil, fmt.Errorf("schedules[%d].name: %q is also schedules[%d]", i, e.Name, first)
+		}
+		seen[e.Name] = i
+		sched, err := Parse(e.Cron, e.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("schedules[%d].cron: %w", i, err)
+		}
+		loc, _ := Location(e.TimeZone) // checked by Parse
+		s.jobs = append(s.jobs, &job{Entry: e, sched: sched, loc: loc, next: sched.Next(now.In(loc))})
+	}
+	return s, nil
+}
+
+// UseTracker sets the Tracker after construction (the broker is built after
+// the Engine, which lists the schedules). Call it before Run.
+func (s *Scheduler) UseTracker(t Tracker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.o.Tracker = t
+}
+
+// Schedules lists the schedules with their next run, in configuration
+// order.
+func (s *Scheduler) Schedules() []core.ScheduleInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]core.ScheduleInfo, len(s.jobs))
+	for i, j := range s.jobs {
+		out[i] = core.ScheduleInfo{Name: j.Name, Cron: j.Cron, Conv: j.Conv, Next: j.next.In(j.loc)}
+	}
+	return out
+}
+
+// Run fires the schedules into inbox until ctx ends. The next run of each
+// is computed from the time Run starts, so runs missed while the bot was
+// down are not replayed. Submissions that wait (a full queue) do not hold
+// up the other schedules; Run returns once they have ended too.
+func (s *Scheduler) Run(ctx context.Context, inbox Inbox) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return fmt.Errorf("schedule: already running")
+	}
+	s.started = true
+	s.reschedule(s.o.Now(), func(*job) bool { return true })
+	s.mu.Unlock()
+	if len(s.jobs) == 0 {
+		return nil
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		timer := time.NewTimer(max(s.earliest().Sub(s.o.Now()), 0))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+		now := s.o.Now()
+		s.mu.Lock()
+		var due []*job
+		s.reschedule(now, func(j *job) bool {
+			if j.next.After(now) {
+				return false
+			}
+			due = append(due, j)
+			return true
+		})
+		s.mu.Unlock()
+		for _, j := range due {
+			s.fire(ctx, &wg, inbox, j)
+		}
+	}
+}
+
+// reschedule sets the next run, after now, of the jobs pick chooses;
+// s.mu is held.
+func (s *Scheduler) reschedule(now time.Time, pick func(*job) bool) {
+	for _, j := range s.jobs {
+		if pick(j) {
+			j.next = j.sched.Next(now.In(j.loc))
+		}
+	}
+}
+
+// earliest returns the soonest next run.
+func (s *Scheduler) earliest() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next
+}
+
+// fire starts one run of j unless its previous run is still going.
+func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j *job) {
+	id := core.ScheduleIdentity(j.Name)
+	log := s.o.Log.With().Str("schedule", j.Name).Str("conv", j.Conv.Key()).Logger()
+	if busy, why := s.busy(ctx, j, id); busy {
+		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
+		return
+	}
+	s.mu.Lock()
+	j.running = true
+	s.mu.Unlock()
+	done := func() {
+		s.mu.Lock()
+		j.running = false
+		s.mu.Unlock()
+	}
+	sig := core.Signal{
+		Kind: core.KindMessage, Conv: j.Conv, From: id, Schedule: j.Name,
+		Text: j.Prompt, At: s.o.Now(), Done: done,
+	}
+	log.Info().Msg("schedule: run")
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := inbox.Submit(ctx, sig); err != nil {
+			done()
+			if ctx.Err() == nil {
+				log.Error().Err(err).Msg("schedule: run not submitted")
+			}
+		}
+	}()
+}
+
+// busy reports whether j's previous run is still going, and why.
+func (s *Scheduler) busy(ctx context.Context, j *job, id core.Identity) (bool, string) {
+	s.mu.Lock()
+	running := j.running
+	s.mu.Unlock()
+	if running {
+		return true, "its turn is still running"
+	}
+	s.mu.Lock()
+	tracker := s.o.Tracker
+	s.mu.Unlock()
+	if tracker == nil {
+		return false, ""
+	}
+	out, err := tracker.Outstanding(ctx, id)
+	if err != nil {
+		// Rather skip a run than start one beside a held one.
+		s.o.Log.Error().Err(err).Str("schedule", j.Name).Msg("schedule: could not check the previous run's approvals")
+		return true, "its approvals could not be checked"
+	}
+	if out {
+		return true, "it waits on an approval or its approved action"
+	}
+	return false, ""
+}

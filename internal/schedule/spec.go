@@ -1,0 +1,80 @@
+// Package schedule runs the configured schedules: at each time a schedule's
+// cron expression names, its prompt enters its conversation as a chat
+// message from the identity "schedule:<name>" (core.ScheduleIdentity),
+// through the Engine's Submit like any gateway's message. A run is skipped,
+// and logged, while the schedule's previous run is still going; runs missed
+// while the bot was down are not replayed (the next run is always computed
+// from now).
+package schedule
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+)
+
+// nameRule is what a schedule's name may hold: it becomes part of an
+// identity, a log field and a line of /schedules.
+var nameRule = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// CheckName reports whether name is a usable schedule name.
+func CheckName(name string) error {
+	if !nameRule.MatchString(name) {
+		return fmt.Errorf("want 1-64 letters, digits, '_', '.' or '-' (starting with a letter or digit), got %q", name)
+	}
+	return nil
+}
+
+// Parse reads a cron expression in the standard five-field syntax of
+// github.com/robfig/cron/v3, descriptors such as "@hourly" and "@every 30s"
+// included, evaluated in the IANA time zone tz ("" is UTC). The zone is set
+// by tz alone: a CRON_TZ= or TZ= prefix in spec is refused.
+func Parse(spec, tz string) (cron.Schedule, error) {
+	s := strings.TrimSpace(spec)
+	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
+		return nil, fmt.Errorf("%q: set the time zone with the timezone key, not a TZ= prefix", spec)
+	}
+	loc, err := Location(tz)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := cron.ParseStandard(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", spec, err)
+	}
+	if spec, ok := sched.(*cron.SpecSchedule); ok {
+		spec.Location = loc
+	}
+	return sched, nil
+}
+
+// Location loads the IANA time zone tz; "" is UTC.
+func Location(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q: want an IANA name such as Europe/Berlin: %w", tz, err)
+	}
+	return loc, nil
+}
+
+// Entry is one configured schedule.
+type Entry struct {
+	// Name identifies the schedule; its runs come from
+	// core.ScheduleIdentity(Name).
+	Name string
+	// Cron and TimeZone are as given to Parse.
+	Cron     string
+	TimeZone string
+	// Conv is the conversation each run is a turn in.
+	Conv core.Conversation
+	// Prompt is the message each run sends.
+	Prompt string
+}

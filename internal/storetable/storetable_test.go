@@ -1,0 +1,115 @@
+package storetable_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// configAt returns the default configuration with store.dsn at path.
+func configAt(path string) *config.Config {
+	cfg := config.Default(gatewaytable.Specs())
+	cfg.Store.DSN = config.Secret(path)
+	return cfg
+}
+
+func TestTableIsComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range storetable.Drivers() {
+		if d.Name == "" || seen[d.Name] {
+			t.Errorf("driver name %q empty or listed twice", d.Name)
+		}
+		seen[d.Name] = true
+		if d.Open == nil || d.OpenReadOnly == nil || d.Where == nil || d.Creatable == nil || d.SchemaVersion <= 0 {
+			t.Errorf("driver %s: a function is missing or the schema version is %d", d.Name, d.SchemaVersion)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, name := range []string{"", "sqlite"} {
+		if d, err := storetable.Lookup(name); err != nil || d.Name != "sqlite" {
+			t.Errorf("Lookup(%q) = %s, %v; want sqlite", name, d.Name, err)
+		}
+	}
+	_, err := storetable.Lookup("postgres")
+	if err == nil || !strings.Contains(err.Error(), `store.driver: "postgres" is not supported`) || !strings.Contains(err.Error(), `"sqlite"`) {
+		t.Errorf("Lookup(postgres) = %v; want not supported, naming sqlite", err)
+	}
+	cfg := configAt(filepath.Join(t.TempDir(), "x.db"))
+	cfg.Store.Driver = "postgres"
+	if _, err := storetable.OpenReadOnly(context.Background(), cfg); err == nil {
+		t.Error("OpenReadOnly with an unknown driver succeeded")
+	}
+}
+
+// TestReadOnlyOpen: a store that does not exist yet is ErrNotCreated and is
+// not created; an existing one opens for reading while the bot holds it,
+// and refuses writes.
+func TestReadOnlyOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gatehouse.db")
+	cfg := configAt(path)
+	if _, err := storetable.OpenReadOnly(ctx, cfg); !errors.Is(err, store.ErrNotCreated) {
+		t.Fatalf("OpenReadOnly of a missing store = %v; want ErrNotCreated", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("OpenReadOnly created %s: %v", path, err)
+	}
+	d, _ := storetable.Lookup(cfg.Store.Driver)
+	if err := d.Creatable(cfg); err != nil {
+		t.Errorf("Creatable in a temporary directory = %v", err)
+	}
+	if got := d.Where(cfg); got != path {
+		t.Errorf("Where = %q, want %q", got, path)
+	}
+
+	bot, err := storetable.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.Close()
+	e := record.AuditEntry{At: time.Now().UTC().Truncate(time.Second), Conv: "console:local", Tool: "shell", Outcome: "executed"}
+	if err := bot.AppendAudit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := storetable.OpenReadOnly(ctx, cfg)
+	if err != nil {
+		t.Fatalf("OpenReadOnly while the bot holds the store: %v", err)
+	}
+	defer ro.Close()
+	got, err := ro.QueryAudit(ctx, record.AuditFilter{})
+	if err != nil || len(got) != 1 || got[0].Tool != "shell" {
+		t.Fatalf("read-only QueryAudit = %v, %v", got, err)
+	}
+	if err := ro.AppendAudit(ctx, e); err == nil {
+		t.Error("a read-only store accepted a write")
+	}
+}
+
+func TestCreatableReportsAnUnwritableDirectory(t *testing.T) {
+	d, _ := storetable.Lookup("sqlite")
+	if err := d.Creatable(configAt(":memory:")); err == nil {
+		t.Error("Creatable of an in-memory DSN = nil")
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root writes anywhere")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Creatable(configAt(filepath.Join(dir, "gatehouse.db"))); err == nil {
+		t.Error("Creatable in a read-only directory = nil")
+	}
+}

@@ -1,0 +1,126 @@
+// Package record holds the records gatehouse persists about approvals: an
+// approval and its status, a standing allow, an audit entry and its filter,
+// and the errors a store returns for them. It is a leaf: it imports only core
+// and the standard library, so that hitl (which makes and reads these records)
+// and the store drivers (which keep them) share the types without the drivers
+// importing hitl. The interfaces a store implements belong to their consumer
+// (hitl.Store, hitl.Audit, hitl.StandingStore) and are listed again, without
+// importing hitl, in store.Store.
+package record
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
+
+// Status is where an approval is in its life.
+type Status string
+
+// The statuses. Pending is the only one that can be approved or denied;
+// Executing is claimed (recorded before the action starts).
+const (
+	StatusPending     Status = "pending"
+	StatusDenied      Status = "denied"
+	StatusExpired     Status = "expired"
+	StatusExecuting   Status = "executing"
+	StatusExecuted    Status = "executed"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted" // found executing after a crash; never re-run
+)
+
+// Approval is a suspended action and what became of it.
+type Approval struct {
+	Token string
+	Conv  core.Conversation
+	// RequestedBy is the identity whose message caused the action.
+	RequestedBy core.Identity
+	Call        llm.ToolCall
+	// Digest binds the approval to exactly Call.Name and Call.Args.
+	Digest string
+	Rule   string
+	Reason string
+
+	Created time.Time
+	Expires time.Time
+	Status  Status
+	// ResolvedBy is the approver (or denier); empty while pending.
+	ResolvedBy core.Identity
+	ResolvedAt time.Time
+	// Note is the deny reason, or the outcome summary once executed.
+	Note string
+}
+
+// Errors returned by the stores of approvals and standing allows. Callers
+// tell users what happened from these.
+var (
+	// ErrNotFound: no approval with that token, or no standing allow
+	// with that ID (or tool and arguments).
+	ErrNotFound = errors.New("record: not found")
+	// ErrNotPending: the approval was already resolved (or expired); the
+	// caller reports who resolved it.
+	ErrNotPending = errors.New("record: approval is no longer pending")
+	// ErrDuplicate: CreateApproval was given a token that is already
+	// stored; the caller draws a new token and tries again.
+	ErrDuplicate = errors.New("record: duplicate approval token")
+)
+
+// AuditEntry records an approval decision or an executed tool call.
+type AuditEntry struct {
+	At          time.Time
+	Conv        string
+	Tool        string
+	Args        string // the arguments JSON, possibly shortened
+	RequestedBy core.Identity
+	// ApprovedBy is who resolved the approval (approver or denier); empty
+	// when a rule allowed the call.
+	ApprovedBy core.Identity
+	// Outcome is "requested", "allowed", "approved", "denied", "expired",
+	// "executed", "failed", "interrupted", "refused" (an attempt to resolve
+	// that was turned down, or an action that did not match its digest),
+	// "unallowed" (a standing allow was removed).
+	Outcome string
+	Detail  string
+}
+
+// AuditFilter selects audit entries; zero fields match everything. Limit,
+// when positive, keeps the newest Limit of the matching entries.
+type AuditFilter struct {
+	Conv    string
+	Tool    string
+	Outcome string
+	Since   time.Time
+	Limit   int
+}
+
+// Matches reports whether e passes the filter (Limit aside).
+func (f AuditFilter) Matches(e AuditEntry) bool {
+	return (f.Conv == "" || e.Conv == f.Conv) &&
+		(f.Tool == "" || e.Tool == f.Tool) &&
+		(f.Outcome == "" || e.Outcome == f.Outcome) &&
+		(f.Since.IsZero() || !e.At.Before(f.Since))
+}
+
+// StandingAllow lets exactly one tool with exactly one arguments JSON text run
+// without approval from now on ("/approve TOKEN always"), as long as every
+// workspace file its arguments name is as it was when the allow was added.
+// Args is compared by string equality: never a prefix, a pattern or a bare
+// program name.
+type StandingAllow struct {
+	// ID numbers the allow for /rules and /unallow; the store assigns it.
+	ID      int64
+	Tool    string
+	Args    string
+	AddedBy core.Identity
+	Added   time.Time
+	// Conv is the conversation whose request was approved with "always".
+	Conv string
+	// Files binds the allow to the workspace files its arguments name:
+	// workspace-relative path → "sha256:<hex>" of the content, "absent",
+	// "dir" or "other". When any of them is no longer so, the call is held
+	// again. Nil for an allow stored before files were bound: it binds
+	// nothing, so every file its arguments name counts as changed.
+	Files map[string]string
+}
