@@ -2,7 +2,7 @@ package slack
 
 import (
 	"context"
-	"slices"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -33,23 +33,23 @@ const maxSections = 40
 const promptKeep = time.Hour
 
 // PromptApproval sends text, the approval request the core wrote, to conv
-// as a Block Kit message: the text in section blocks, escaped, and an
-// actions block with Approve, Deny and, where allowed, Approve always. A
-// request too long for one message is sent as a reply first and followed
-// by a short message with the buttons.
+// as a Block Kit message: the text and the typed-command hint in section
+// blocks, escaped, and an actions block with Approve, Deny and, where
+// allowed, Approve always. A request too long for one message is sent as
+// a reply first and followed by a short message with the buttons.
 func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, text string, p core.ApprovalPrompt) error {
 	if strings.TrimSpace(text) == "" {
 		text = "Approval needed: " + p.Tool
 	}
-	sections := gateways.Split(text, sectionLimit-100, escapedLen)
+	sections := splitSections(text) // what the request shows once resolved
 	if len(sections) > maxSections {
 		if err := g.reply(ctx, conv, text); err != nil {
-			return err
+			return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
 		}
 		text = "Approval needed: " + p.Tool + " (the request is above)"
 		sections = []string{text}
 	}
-	blocks := sectionBlocks(sections)
+	blocks := sectionBlocks(splitSections(p.WithHint(text)))
 	blocks = append(blocks, approvalButtons(p))
 	fallback := "Approval needed: " + p.Tool
 	_, err := g.out.Reply(ctx, conv, fallback, func(ctx context.Context, c gateways.Chunk) (string, error) {
@@ -62,7 +62,15 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 		}
 		return ts, nil
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
+	}
+	return nil
+}
+
+// splitSections cuts text into section texts Slack accepts once escaped.
+func splitSections(text string) []string {
+	return gateways.Split(text, sectionLimit-100, escapedLen)
 }
 
 // sectionBlocks renders texts as mrkdwn section blocks, escaped.
@@ -91,22 +99,21 @@ func approvalButtons(p core.ApprovalPrompt) slack.Block {
 }
 
 // decision returns the meaning of a button's action_id.
-func decision(actionID string) (gateways.Decision, bool) {
+func decision(actionID string) (core.ApprovalDecision, bool) {
 	switch actionID {
 	case actionApprove:
-		return gateways.DecisionApprove, true
+		return core.DecisionApprove, true
 	case actionDeny:
-		return gateways.DecisionDeny, true
+		return core.DecisionDeny, true
 	case actionApproveAlways:
-		return gateways.DecisionApproveAlways, true
+		return core.DecisionApproveAlways, true
 	}
 	return 0, false
 }
 
 // UpdateApproval updates every request message of the approval that does
-// not show this outcome yet: the request's text (without its "Reply
-// /approve" hint), the outcome, who resolved it and when; the buttons
-// removed. The broker announces a resolution to every conversation that
+// not show this outcome yet: the request's text (without the typed-command
+// hint), the outcome, who resolved it and when; the buttons removed. The broker announces a resolution to every conversation that
 // saw the request, so the same one may arrive several times. Failures are
 // logged: the resolution reply is sent anyway.
 func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
@@ -119,7 +126,7 @@ func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution)
 			continue
 		}
 		line := outcomeLine(r)
-		blocks := sectionBlocks(dropReplyHint(ref.sections))
+		blocks := sectionBlocks(ref.sections)
 		blocks = append(blocks, slack.NewContextBlock("gh_outcome", slack.NewTextBlockObject(slack.MarkdownType, escapeMrkdwn(line), false, true)))
 		err := g.out.Edit(ctx, ref.conv, func(ctx context.Context) error {
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
@@ -134,21 +141,6 @@ func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution)
 		}
 		g.prompts.shown(r.Token, ref, r.Status)
 	}
-}
-
-// replyHint starts the line of a hitl request that tells how to answer it
-// ("Reply /approve K7Q2MX9P or /deny …"): a resolved request drops it.
-const replyHint = "Reply /approve "
-
-// dropReplyHint removes the lines that start with replyHint.
-func dropReplyHint(sections []string) []string {
-	out := make([]string, 0, len(sections))
-	for _, s := range sections {
-		lines := strings.Split(s, "\n")
-		lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, replyHint) })
-		out = append(out, strings.Join(lines, "\n"))
-	}
-	return out
 }
 
 // outcomeLine is the line added to a resolved request:
@@ -184,7 +176,7 @@ func statusText(status string) string {
 type promptRef struct {
 	conv     core.Conversation
 	ts       string
-	sections []string // the request's text, as sent, before escaping
+	sections []string // the request's text without the hint, before escaping
 	keep     time.Time
 	shown    string // the status the message shows; "" while pending
 }

@@ -7,17 +7,19 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
-const requestText = "Approval needed: shell `echo <hi> && rm x`\nReply /approve K7Q2MX9P or /deny K7Q2MX9P [reason]"
+const (
+	requestText = "Approval needed: shell `echo <hi> && rm x`"
+	requestHint = "Reply /approve K7Q2MX9P or /deny K7Q2MX9P [reason]"
+)
 
 func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 	h := newHarness(t, fakeslack.Options{}).start()
 	conv := core.Conversation{Gateway: Name, Chat: "C1", Thread: "1700000000.000100"}
-	p := core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", AllowAlways: true, Expires: time.Now().Add(time.Hour)}
+	p := core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Hint: requestHint, AllowAlways: true, Expires: time.Now().Add(time.Hour)}
 	if err := h.gw.PromptApproval(t.Context(), conv, requestText, p); err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +37,14 @@ func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 			t.Fatalf("button %+v does not carry the token", b)
 		}
 	}
-	if !strings.Contains(blockText(req.Blocks), "echo &lt;hi&gt; &amp;&amp; rm x") {
+	if b := blockText(req.Blocks); !strings.Contains(b, "echo &lt;hi&gt; &amp;&amp; rm x") || !strings.Contains(b, requestHint) {
 		t.Fatalf("request text not escaped: %s", req.Blocks)
 	}
 
 	// An approver presses Approve: the broker gets the presser's identity.
 	h.fake.InjectBlockAction(fakeslack.BlockAction{User: "U1", Channel: "C1", MessageTS: req.TS, ThreadTS: conv.Thread, ActionID: actionApprove, Value: p.Token})
 	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) == 1 })
-	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.conv != conv || c.token != p.Token || c.d != gateways.DecisionApprove {
+	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.conv != conv || c.token != p.Token || c.d != core.DecisionApprove {
 		t.Fatalf("press %+v", c)
 	}
 	testutil.WaitFor(t, "the outcome shown to the presser", func() bool { return len(h.fake.Ephemerals()) == 1 })
@@ -72,25 +74,6 @@ func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 		t.Fatalf("updated blocks %s", b)
 	}
 	waitAcked(t, h.fake)
-}
-
-func TestActWithApprovalFieldsSendsButtonsAndUpdates(t *testing.T) {
-	h := newHarness(t, fakeslack.Options{})
-	conv := core.Conversation{Gateway: Name, Chat: "D1"}
-	p := &core.ApprovalPrompt{Token: "AB12CD34", Tool: "write_file"}
-	h.act(core.Action{Kind: core.ActionReply, Conv: conv, Text: "Approval needed: write_file", Approval: p})
-	posts := h.fake.Posts("D1")
-	if len(posts) != 1 || len(posts[0].Buttons()) != 2 {
-		t.Fatalf("posts %+v", posts)
-	}
-	h.act(core.Action{Kind: core.ActionReply, Conv: conv, Text: "Denied by slack:U1.",
-		Resolution: &core.ApprovalResolution{Token: p.Token, Status: "denied", By: "slack:U1"}})
-	if m, _ := h.fake.Message("D1", posts[0].TS); m.Edits != 1 || len(m.Buttons()) != 0 {
-		t.Fatalf("request %+v", m)
-	}
-	if posts := h.fake.Posts("D1"); len(posts) != 2 || posts[1].Text != "Denied by slack:U1." {
-		t.Fatalf("posts %+v", posts)
-	}
 }
 
 func TestLongApprovalRequestNotTruncated(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
-	"github.com/gatehouse-bot/gatehouse/gateways"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -101,7 +100,7 @@ func TestEventsAPIInteractivityAndSlashCommands(t *testing.T) {
 		t.Fatalf("interactivity: %d", w.Code)
 	}
 	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) == 1 })
-	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.d != gateways.DecisionDeny || c.conv != conv {
+	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.d != core.DecisionDeny || c.conv != conv {
 		t.Fatalf("press %+v", c)
 	}
 	w = serve(h, signer.SlashCommand(target, fakeslack.SlashCommand{Command: "/pending", User: "U1", Channel: "C1"}))

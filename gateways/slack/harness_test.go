@@ -174,10 +174,10 @@ type pressCall struct {
 	from  core.Identity
 	conv  core.Conversation
 	token string
-	d     gateways.Decision
+	d     core.ApprovalDecision
 }
 
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d gateways.Decision) string {
+func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.presses = append(f.presses, pressCall{from, conv, token, d})

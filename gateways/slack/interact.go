@@ -54,7 +54,7 @@ func (g *Gateway) onInteraction(rs *runState, cb slack.InteractionCallback) {
 
 // press resolves one button press through the broker and tells the
 // presser the outcome, visible to them only.
-func (g *Gateway) press(ctx context.Context, call slashCall, token string, d gateways.Decision) {
+func (g *Gateway) press(ctx context.Context, call slashCall, token string, d core.ApprovalDecision) {
 	conv := core.Conversation{Gateway: Name, Chat: call.channel, Thread: call.thread}
 	if strings.HasPrefix(call.channel, "D") {
 		conv.Thread = ""

@@ -28,22 +28,17 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 	return out, nil
 }
 
-// Act delivers an ActionReply. A Resolution updates the request messages
-// first; an Approval is sent as a request with buttons; the answer to a
-// slash command goes to its user only; any other reply is posted in the
-// conversation's thread, split, paced and retried by the delivery layer.
+// Act delivers an ActionReply: the answer to a slash command goes to its
+// user only; any other reply is posted in the conversation's thread,
+// split, paced and retried by the delivery layer. (Approval requests and
+// their resolutions come through PromptApproval and UpdateApproval.)
 // It returns an error when the reply finally could not be delivered.
 func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	if a.Kind != core.ActionReply {
 		return core.Result{}, fmt.Errorf("slack: cannot act on a %s action", a.Kind)
 	}
-	if a.Resolution != nil {
-		g.UpdateApproval(ctx, *a.Resolution)
-	}
 	var err error
 	switch call, ok := g.slashes.get(a.ReplyTo); {
-	case a.Approval != nil:
-		err = g.PromptApproval(ctx, a.Conv, a.Text, *a.Approval)
 	case ok:
 		err = g.answerSlash(ctx, a.Conv, call, a.Text)
 	default:
