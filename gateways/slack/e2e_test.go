@@ -395,3 +395,24 @@ func TestE2EDisconnectAndDroppedSocket(t *testing.T) {
 	e.sl.InjectDM(guest, "after drop")
 	e.waitPost(t, dm, "echo: after drop")
 }
+
+func TestE2EApproveTypedWithoutSlashInDM(t *testing.T) {
+	e := startE2E(t, fakeslack.Options{})
+	_, req, token := e.raiseRequest(t)
+	// Slack never delivers "/approve …" typed in a DM as a message; the
+	// slash-less form is what an approver types there.
+	e.sl.InjectDM(owner, "approve "+strings.ToLower(token))
+	e.waitPost(t, channel, "It ran: ran.txt has a new line.")
+	if n := e.runs(t); n != 1 {
+		t.Fatalf("ran %d times", n)
+	}
+	testutil.WaitFor(t, "the request updated", func() bool {
+		m, _ := e.sl.Message(channel, req.TS)
+		return len(m.Buttons()) == 0
+	})
+	for _, r := range e.ai.Requests() {
+		if strings.Contains(r.LastUser(), token) {
+			t.Fatalf("the approval command reached the model: %q", r.LastUser())
+		}
+	}
+}

@@ -25,7 +25,7 @@ const (
 
 // harness runs one gateway against one fake.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	fake    *fakeslack.Server
 	gw      *Gateway
 	inbox   *recInbox
@@ -42,7 +42,7 @@ func newFake(o fakeslack.Options) *fakeslack.Server {
 
 // newHarness starts a fake and builds a gateway with fast test settings.
 // Its cleanup stops both and checks that no log line holds a secret.
-func newHarness(t *testing.T, o fakeslack.Options, tune ...func(*Config)) *harness {
+func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
 	t.Helper()
 	fake := newFake(o)
 	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
@@ -82,7 +82,7 @@ func FastConfig(fake *fakeslack.Server) Config {
 
 // AssertNoSecrets fails t when logs hold a test token or the signing
 // secret.
-func AssertNoSecrets(t *testing.T, logs string) {
+func AssertNoSecrets(t testing.TB, logs string) {
 	t.Helper()
 	for _, s := range []string{testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret"} {
 		if strings.Contains(logs, s) {
