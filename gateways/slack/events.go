@@ -16,6 +16,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // maxRequestBody bounds an Events API request's body.
@@ -151,7 +153,7 @@ func (g *Gateway) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if n := r.Header.Get(headerRetryNum); n != "" {
-		g.log.Debug().Str("retry", n).Str("reason", r.Header.Get("X-Slack-Retry-Reason")).Msg("Slack delivered an event again")
+		g.log.Debug().Str("retry", textutil.Visible(n)).Str("reason", textutil.Visible(r.Header.Get("X-Slack-Retry-Reason"))).Msg("Slack delivered an event again")
 	}
 	w.WriteHeader(http.StatusOK) // within Slack's 3 s: the work is queued
 	g.onEventsAPI(rs, ev)

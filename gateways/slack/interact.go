@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // The slash commands the gateway hands to the approval broker.
@@ -22,7 +23,7 @@ func (g *Gateway) onInteraction(rs *runState, cb slack.InteractionCallback) {
 		return
 	}
 	if cb.Type != slack.InteractionTypeBlockActions {
-		g.log.Debug().Str("type", string(cb.Type)).Msg("ignoring an interaction of another kind")
+		g.log.Debug().Str("type", textutil.Visible(string(cb.Type))).Msg("ignoring an interaction of another kind")
 		return
 	}
 	channel := cb.Channel.ID
@@ -43,7 +44,7 @@ func (g *Gateway) onInteraction(rs *runState, cb slack.InteractionCallback) {
 		}
 		d, ok := decision(act.ActionID)
 		if !ok {
-			g.log.Debug().Str("action_id", act.ActionID).Msg("ignoring a button of another kind")
+			g.log.Debug().Str("action_id", textutil.Visible(act.ActionID)).Msg("ignoring a button of another kind")
 			continue
 		}
 		call := slashCall{channel: channel, thread: thread, user: cb.User.ID}
@@ -94,7 +95,7 @@ func (g *Gateway) onSlash(rs *runState, cmd slack.SlashCommand) {
 	conv := core.Conversation{Gateway: Name, Chat: cmd.ChannelID}
 	command := strings.ToLower(cmd.Command)
 	if !slashVerbs[command] {
-		g.log.Info().Str("command", cmd.Command).Msg("unknown slash command")
+		g.log.Info().Str("command", textutil.Visible(cmd.Command)).Msg("unknown slash command")
 		g.goBackground(func() {
 			_ = g.answerSlash(rs.ctx, conv, call, "I only know /approve <token> [always], /deny <token> [reason] and /pending.")
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // runSocket receives over Socket Mode until ctx ends. The library opens
@@ -141,7 +142,7 @@ func (g *Gateway) onBadMessage(ctx context.Context, sm *socketmode.Client, evt s
 	if env.EnvelopeID != "" {
 		g.ack(ctx, sm, env.EnvelopeID)
 	}
-	g.log.Warn().Str("envelope_id", env.EnvelopeID).Str("type", env.Type).Err(g.scrub(bad.Cause)).Msg("skipping a malformed envelope")
+	g.log.Warn().Str("envelope_id", textutil.Visible(env.EnvelopeID)).Str("type", textutil.Visible(env.Type)).Err(g.scrub(bad.Cause)).Msg("skipping a malformed envelope")
 }
 
 // libLog passes the library's own log lines (errors only: its debug
