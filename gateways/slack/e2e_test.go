@@ -335,6 +335,15 @@ func TestE2EApprovalButtonRefusedThenDoublePressRunsOnce(t *testing.T) {
 func TestE2EApproveSlashCommand(t *testing.T) {
 	e := startE2E(t, fakeslack.Options{})
 	_, req, token := e.raiseRequest(t)
+	// A non-approver's /approve is refused, visibly to them only.
+	e.sl.InjectSlashCommand(fakeslack.SlashCommand{Command: "/approve", Text: token, User: guest, Channel: channel})
+	testutil.WaitFor(t, "the refusal", func() bool {
+		rp := e.sl.ResponseURLPosts()
+		return len(rp) == 1 && rp[0].ResponseType == "ephemeral" && strings.Contains(rp[0].Text, "Not authorised")
+	})
+	if n := e.runs(t); n != 0 {
+		t.Fatalf("ran %d times after a refused /approve", n)
+	}
 	e.sl.InjectSlashCommand(fakeslack.SlashCommand{Command: "/approve", Text: token, User: owner, Channel: channel})
 	e.waitPost(t, channel, "It ran: ran.txt has a new line.")
 	if n := e.runs(t); n != 1 {
