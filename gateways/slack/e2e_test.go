@@ -9,6 +9,8 @@ package slack_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,7 @@ const (
 	e2eAppToken = "xapp-E2E-slack-app-token-secret"
 	e2eTgToken  = "555111:E2E-telegram-token-secret"
 	e2eAPIKey   = "sk-e2e-openai-key-000000000000000000"
+	e2eSecret   = "E2E-slack-signing-secret-value"
 	owner       = "U0OWNER" // the approver (also telegram:1001)
 	guest       = "U0GUEST" // allowed, not an approver
 	stranger    = "U0STRANGER"
@@ -50,7 +53,11 @@ type e2e struct {
 	logs      *testutil.SyncBuffer
 }
 
-func startE2E(t *testing.T, o fakeslack.Options) *e2e {
+func startE2E(t *testing.T, o fakeslack.Options) *e2e { return startE2EIn(t, o, "") }
+
+// startE2EIn starts the bot; with a listen address, in events mode with
+// the Events API served on http.listen at that address.
+func startE2EIn(t *testing.T, o fakeslack.Options, listen string) *e2e {
 	t.Helper()
 	o.BotToken, o.AppToken = e2eBotToken, e2eAppToken
 	e := &e2e{
@@ -64,7 +71,7 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e {
 	if err := os.Mkdir(e.workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := e.config(t, dir)
+	cfg := e.config(t, dir, listen)
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
 		Tune: func(settings any) {
@@ -72,6 +79,7 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e {
 			case *slack.Config:
 				fast := slack.FastConfig(e.sl)
 				fast.BotToken, fast.AppToken, fast.APIURL, fast.Mode, fast.Channel = c.BotToken, c.AppToken, c.APIURL, c.Mode, c.Channel
+				fast.SigningSecret, fast.Listen = c.SigningSecret, c.Listen
 				*c = fast
 			case *telegram.Config:
 				c.PollTimeout, c.StallMargin, c.RepollEvery = time.Second, 300*time.Millisecond, 20*time.Millisecond
@@ -86,7 +94,9 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e {
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	testutil.WaitFor(t, "the socket mode connection", func() bool { return e.sl.Live() > 0 })
+	if listen == "" {
+		testutil.WaitFor(t, "the socket mode connection", func() bool { return e.sl.Live() > 0 })
+	}
 	t.Cleanup(func() {
 		// An envelope written less than 3 s ago and not acknowledged yet
 		// counts as late until it is; one really late never leaves the list.
@@ -106,7 +116,7 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e {
 		e.sl.Close()
 		e.tg.Close()
 		logs := e.logs.String()
-		for _, s := range []string{e2eBotToken, e2eAppToken, e2eTgToken, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token"} {
+		for _, s := range []string{e2eBotToken, e2eAppToken, e2eTgToken, e2eSecret, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token", "E2E-slack-signing"} {
 			if strings.Contains(logs, s) {
 				t.Errorf("a token leaked into the logs")
 			}
@@ -115,15 +125,19 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e {
 	return e
 }
 
-func (e *e2e) config(t *testing.T, dir string) *config.Config {
+func (e *e2e) config(t *testing.T, dir, listen string) *config.Config {
 	t.Helper()
+	mode := ""
+	if listen != "" {
+		mode = fmt.Sprintf(", mode: events, signing_secret: %q", e2eSecret)
+	}
 	yaml := fmt.Sprintf(`
 llm:
   providers:
     - {name: fake, base_url: %q, api_key: %q, model: test-model}
 gateways:
   console: {enabled: false}
-  slack: {bot_token: %q, app_token: %q, api_url: %q, allow: [%s]}
+  slack: {bot_token: %q, app_token: %q, api_url: %q, allow: [%s]%s}
   telegram: {token: %q, api_url: %q, allow: []}
 hitl:
   approvers: ["slack:%s", "telegram:1001"]
@@ -133,9 +147,9 @@ policy:
     - {tool: "*", decision: allow}
 tools: {workspace: %q}
 store: {driver: sqlite, dsn: %q}
-http: {listen: ""}
-`, e.ai.URL(), e2eAPIKey, e2eBotToken, e2eAppToken, e.sl.URL()+"/api/", guest, e2eTgToken, e.tg.URL(), owner,
-		e.workspace, filepath.Join(dir, "gatehouse.db"))
+http: {listen: %q}
+`, e.ai.URL(), e2eAPIKey, e2eBotToken, e2eAppToken, e.sl.URL()+"/api/", guest, mode, e2eTgToken, e.tg.URL(), owner,
+		e.workspace, filepath.Join(dir, "gatehouse.db"), listen)
 	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -425,5 +439,44 @@ func TestE2EApproveTypedWithoutSlashInDM(t *testing.T) {
 		if strings.Contains(r.LastUser(), token) {
 			t.Fatalf("the approval command reached the model: %q", r.LastUser())
 		}
+	}
+}
+
+func TestE2EEventsAPIModeOnHTTPListen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	e := startE2EIn(t, fakeslack.Options{}, addr)
+	target := "http://" + addr + slack.EventsPath
+	post := func(r *http.Request) int {
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	signer := e.sl.Signer(e2eSecret)
+	testutil.WaitFor(t, "the Events API served on http.listen", func() bool {
+		return post(signer.URLVerification(target, "c")) == http.StatusOK
+	})
+	ev := fakeslack.Event{Channel: fakeslack.DMChannel(guest), ChannelType: "im", User: guest, Text: "hello over http"}
+	for name, s := range map[string]fakeslack.Signer{"forged": signer.Forge(), "stale": signer.Stale(10 * time.Minute)} {
+		r, _, _ := s.EventCallback(target, ev)
+		if code := post(r); code != http.StatusUnauthorized {
+			t.Fatalf("%s request: status %d, want 401", name, code)
+		}
+	}
+	e.ai.Push(fakeoai.Text("Hello from the Events API."))
+	r, _, _ := signer.EventCallback(target, ev)
+	if code := post(r); code != http.StatusOK {
+		t.Fatalf("signed event: status %d", code)
+	}
+	e.waitPost(t, fakeslack.DMChannel(guest), "Hello from the Events API.")
+	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "hello over http" {
+		t.Fatalf("the model saw %+v (the refused requests must not reach it)", reqs)
 	}
 }
