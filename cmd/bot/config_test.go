@@ -190,13 +190,13 @@ func TestDoctorGatewayLines(t *testing.T) {
 			"gateways  console: enabled (console:local)",
 			"          telegram: disabled (set gateways.telegram.token (TELEGRAM_BOT_TOKEN) to enable)",
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
-			"          slack: not available in this version",
+			"          slack: disabled (set gateways.slack.bot_token (SLACK_BOT_TOKEN) and app_token (SLACK_APP_TOKEN) to enable)",
 		}},
 		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=123:tg-doctor-token", "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
-			"          slack: configured, but this version has no slack adapter yet: ignored",
+			"          slack: enabled (socket mode, channels: mention); who may talk: only the approvers (allow is empty)",
 		}},
 	}
 	for _, tc := range cases {

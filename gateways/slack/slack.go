@@ -1,94 +1,147 @@
-// Package slack is the Slack gateway (Socket Mode). In this version it holds
-// only its configuration section (gateways.slack): keys, defaults,
-// validation, secrets, doctor and start-up lines. There is no adapter yet,
-// so a configured Slack gateway is reported and ignored.
+// Package slack is the Slack gateway. It receives over Socket Mode (the
+// default: github.com/slack-go/slack/socketmode, unmodified) or as the
+// Events API's signed HTTP requests, normalises DMs and mentions into
+// signals, renders replies as Slack mrkdwn and sends them through the
+// shared delivery layer (gateways.Outbox: split, ordered, paced, retried),
+// turns approval requests into Block Kit buttons and updates them once
+// resolved, and hands the /approve, /deny and /pending slash commands to
+// the broker. The tokens and the signing secret never appear in a log line
+// or an error.
 package slack
 
 import (
 	"context"
-	"strings"
+	"fmt"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
 
+	"github.com/rs/zerolog"
+	"github.com/slack-go/slack"
+
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // Name is the gateway's name, the first part of its conversation keys and
 // identities.
 const Name = "slack"
 
-// DefaultAPIURL is Slack's Web API base, with its trailing slash.
-const DefaultAPIURL = "https://slack.com/api/"
+var (
+	_ gateways.Gateway          = (*Gateway)(nil)
+	_ gateways.DeliveryReporter = (*Gateway)(nil)
+	_ core.ApprovalPrompter     = (*Gateway)(nil)
+	_ core.ApprovalUpdater      = (*Gateway)(nil)
+)
 
-// Spec is the Slack gateway's entry in the gateway table.
-func Spec() confkit.Spec {
-	return confkit.Spec{
-		Name:        Name,
-		New:         func() confkit.Section { return &Section{APIURL: DefaultAPIURL} },
-		EnvPrefixes: []string{"SLACK_"},
+// Gateway is the Slack adapter. It is safe for concurrent use; Run is
+// called once.
+type Gateway struct {
+	cfg       Config
+	log       zerolog.Logger
+	api       *slack.Client
+	botUser   string // the bot's member id (auth.test user_id)
+	botID     string // the bot's bot_id
+	secrets   *secrets.Set
+	approvals gateways.Approvals
+	out       *gateways.Outbox
+	prompts   *promptBook
+	threads   *recentSet // channel:thread_ts the bot is part of
+	events    *recentSet // event ids handled (Events API retries)
+	slashes   *slashBook // slash commands awaiting their answer
+	listener  net.Listener
+	run       atomic.Pointer[runState]
+	wg        sync.WaitGroup // presses and background replies started by Run
+
+	connects atomic.Uint64 // Socket Mode connections made
+}
+
+// runState is what a running gateway hands to its background work.
+type runState struct {
+	ctx   context.Context
+	inbox gateways.Inbox
+	queue chan inbound // signals to submit, in arrival order
+}
+
+// New checks the configuration, connects (auth.test) and returns the
+// gateway. In events mode with Listen set it also binds the listener.
+func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-}
-
-// Section is the gateways.slack configuration section.
-type Section struct {
-	// Enable is the "enabled" key as written; nil when absent. Use Enabled.
-	Enable *bool `yaml:"enabled"`
-	// BotToken is the xoxb- token for the Web API.
-	BotToken confkit.Secret `yaml:"bot_token"`
-	// AppToken is the xapp- token for Socket Mode.
-	AppToken confkit.Secret `yaml:"app_token"`
-	// APIURL is the Web API base; Check adds the trailing slash slack-go
-	// needs (it appends method names to it).
-	APIURL string `yaml:"api_url"`
-	// AllowList lists who may talk to the bot (user or channel ids).
-	AllowList []string `yaml:"allow"`
-}
-
-var _ gateways.Section = (*Section)(nil)
-
-// Enabled reports whether the gateway is configured to run: both tokens
-// set and not disabled.
-func (s *Section) Enabled() bool {
-	return confkit.Enabled(s.Enable, s.BotToken != "" && s.AppToken != "")
-}
-
-// Check validates the section and ends api_url with a slash.
-func (s *Section) Check(c *confkit.Checker, _ confkit.Globals) {
-	if s.APIURL != "" && !strings.HasSuffix(s.APIURL, "/") {
-		s.APIURL += "/"
+	g := &Gateway{
+		cfg: cfg,
+		log: d.Log.With().Str("gateway", Name).Logger(),
+		secrets: secrets.New(cfg.BotToken, cfg.AppToken, cfg.SigningSecret,
+			url.QueryEscape(cfg.BotToken), url.QueryEscape(cfg.AppToken)),
+		approvals: d.Approvals,
+		prompts:   newPromptBook(),
+		threads:   newRecentSet(4096),
+		events:    newRecentSet(4096),
+		slashes:   newSlashBook(),
 	}
-	c.Credentials(s.Enable,
-		confkit.Credential{Key: "bot_token", Set: s.BotToken != ""},
-		confkit.Credential{Key: "app_token", Set: s.AppToken != ""})
-	if c.Required("api_url", s.APIURL) {
-		c.URL("api_url", s.APIURL, "http", "https")
+	opts := []slack.Option{slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(cfg.HTTPClient), slack.OptionDebug(false)}
+	if cfg.AppToken != "" {
+		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
 	}
-	c.IDs("allow", s.AllowList)
+	g.api = slack.New(cfg.BotToken, opts...)
+	if g.out, err = g.newOutbox(); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
+	defer cancel()
+	who, err := g.api.AuthTestContext(rctx)
+	if err != nil {
+		return nil, fmt.Errorf("slack: connect (auth.test): %w", g.scrub(err))
+	}
+	g.botUser, g.botID = who.UserID, who.BotID
+	g.log.Info().Str("bot_user", who.UserID).Str("team", who.TeamID).Str("mode", cfg.Mode).Msg("connected")
+	if cfg.Mode == ModeEvents && cfg.Listen != "" {
+		if g.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return nil, fmt.Errorf("slack: listen %s: %w", cfg.Listen, err)
+		}
+	}
+	return g, nil
 }
 
-// Secrets returns the bot and app tokens.
-func (s *Section) Secrets() []confkit.Secret { return []confkit.Secret{s.BotToken, s.AppToken} }
+// Name returns "slack".
+func (g *Gateway) Name() string { return Name }
 
-// URLs returns the Web API URL.
-func (s *Section) URLs() []string { return []string{s.APIURL} }
+// BotUserID returns the bot's member id as auth.test reported it.
+func (g *Gateway) BotUserID() string { return g.botUser }
 
-// Allow returns gateways.slack.allow.
-func (s *Section) Allow() []string { return s.AllowList }
-
-// Doctor says plainly that this version has no Slack adapter.
-func (s *Section) Doctor() gateways.Status {
-	if s.Enabled() {
-		return gateways.Status{Lines: []string{Name + ": configured, but this version has no slack adapter yet: ignored"}}
+// Reconnects counts the Socket Mode connections made after the first one.
+func (g *Gateway) Reconnects() uint64 {
+	if n := g.connects.Load(); n > 1 {
+		return n - 1
 	}
-	return gateways.Status{Lines: []string{Name + ": not available in this version"}}
+	return 0
 }
 
-// Warnings says, when the section is configured, that it is ignored.
-func (s *Section) Warnings() []string {
-	if !s.Enabled() {
-		return nil
+// Run receives until ctx ends, over Socket Mode or by serving the Events
+// API, and submits the signals to inbox in arrival order. It returns nil
+// on cancellation.
+func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
+	defer g.wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // before the wait: the background work ends with Run
+	rs := &runState{ctx: ctx, inbox: inbox, queue: make(chan inbound, inboundQueue)}
+	g.run.Store(rs)
+	g.goBackground(func() { g.submitLoop(rs) })
+	if g.cfg.Mode == ModeEvents {
+		return g.runEvents(ctx)
 	}
-	return []string{"gateways.slack is configured, but this version has no Slack adapter yet: ignored"}
+	return g.runSocket(ctx)
 }
 
-// Build returns nil: there is no adapter in this version.
-func (s *Section) Build(context.Context, gateways.Deps) (gateways.Gateway, error) { return nil, nil }
+// goBackground runs f in a goroutine Run waits for.
+func (g *Gateway) goBackground(f func()) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+}

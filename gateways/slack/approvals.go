@@ -1,0 +1,225 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// The action_ids of the approval buttons; a button's value is the token,
+// which only names the approval: the broker decides who may resolve it.
+const (
+	actionApprove       = "gh_approve"
+	actionDeny          = "gh_deny"
+	actionApproveAlways = "gh_approve_always"
+)
+
+// sectionLimit is the longest section text Slack accepts, in characters.
+const sectionLimit = 3000
+
+// maxSections bounds the section blocks of a request (Slack allows 50
+// blocks a message, one of them the buttons).
+const maxSections = 40
+
+// promptKeep is how long past its expiry a request message is remembered,
+// for the late resolutions (expired, executed) that update it.
+const promptKeep = time.Hour
+
+// PromptApproval sends text, the approval request the core wrote, to conv
+// as a Block Kit message: the text and the typed-command hint in section
+// blocks, escaped, and an actions block with Approve, Deny and, where
+// allowed, Approve always. A request too long for one message is sent as
+// a reply first and followed by a short message with the buttons.
+func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, text string, p core.ApprovalPrompt) error {
+	if strings.TrimSpace(text) == "" {
+		text = "Approval needed: " + p.Tool
+	}
+	sections := splitSections(text) // what the request shows once resolved
+	if len(sections) > maxSections {
+		if err := g.reply(ctx, conv, text); err != nil {
+			return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
+		}
+		text = "Approval needed: " + p.Tool + " (the request is above)"
+		sections = []string{text}
+	}
+	blocks := sectionBlocks(splitSections(p.WithHint(text)))
+	blocks = append(blocks, approvalButtons(p))
+	fallback := "Approval needed: " + p.Tool
+	_, err := g.out.Reply(ctx, conv, fallback, func(ctx context.Context, c gateways.Chunk) (string, error) {
+		ts, err := g.post(ctx, conv, slack.MsgOptionText(escapeMrkdwn(c.Text), false), slack.MsgOptionBlocks(blocks...))
+		if err != nil {
+			return "", err
+		}
+		if c.Last() {
+			g.prompts.add(&p, promptRef{conv: conv, ts: ts, sections: sections})
+		}
+		return ts, nil
+	})
+	if err != nil {
+		return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
+	}
+	return nil
+}
+
+// splitSections cuts text into section texts Slack accepts once escaped.
+func splitSections(text string) []string {
+	return gateways.Split(text, sectionLimit-100, escapedLen)
+}
+
+// sectionBlocks renders texts as mrkdwn section blocks, escaped.
+func sectionBlocks(texts []string) []slack.Block {
+	blocks := make([]slack.Block, 0, len(texts)+2)
+	for _, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, escapeMrkdwn(t), false, true), nil, nil))
+	}
+	return blocks
+}
+
+// approvalButtons is the actions block of a request.
+func approvalButtons(p core.ApprovalPrompt) slack.Block {
+	approve := slack.NewButtonBlockElement(actionApprove, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false))
+	approve.Style = slack.StylePrimary
+	deny := slack.NewButtonBlockElement(actionDeny, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Deny", false, false))
+	deny.Style = slack.StyleDanger
+	elems := []slack.BlockElement{approve, deny}
+	if p.AllowAlways {
+		elems = append(elems, slack.NewButtonBlockElement(actionApproveAlways, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Approve always", false, false)))
+	}
+	return slack.NewActionBlock("gh_approval", elems...)
+}
+
+// decision returns the meaning of a button's action_id.
+func decision(actionID string) (core.ApprovalDecision, bool) {
+	switch actionID {
+	case actionApprove:
+		return core.DecisionApprove, true
+	case actionDeny:
+		return core.DecisionDeny, true
+	case actionApproveAlways:
+		return core.DecisionApproveAlways, true
+	}
+	return 0, false
+}
+
+// UpdateApproval updates every request message of the approval that does
+// not show this outcome yet: the request's text (without the typed-command
+// hint), the outcome, who resolved it and when; the buttons removed. The broker announces a resolution to every conversation that
+// saw the request, so the same one may arrive several times. Failures are
+// logged: the resolution reply is sent anyway.
+func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
+	refs := g.prompts.get(r.Token)
+	if len(refs) == 0 {
+		g.log.Debug().Msg("no request message to update for a resolution")
+	}
+	for _, ref := range refs {
+		if ref.shown == r.Status {
+			continue
+		}
+		line := outcomeLine(r)
+		blocks := sectionBlocks(ref.sections)
+		blocks = append(blocks, slack.NewContextBlock("gh_outcome", slack.NewTextBlockObject(slack.MarkdownType, escapeMrkdwn(line), false, true)))
+		err := g.out.Edit(ctx, ref.conv, func(ctx context.Context) error {
+			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+			defer cancel()
+			_, _, _, err := g.api.UpdateMessageContext(rctx, ref.conv.Chat, ref.ts,
+				slack.MsgOptionText(escapeMrkdwn(line), false), slack.MsgOptionBlocks(blocks...))
+			return g.scrub(err)
+		})
+		if err != nil {
+			g.log.Warn().Str("conv", ref.conv.Key()).Str("ts", ref.ts).Err(err).Msg("cannot update the approval request")
+			continue
+		}
+		g.prompts.shown(r.Token, ref, r.Status)
+	}
+}
+
+// outcomeLine is the line added to a resolved request:
+// "✅ Approved by slack:U123 at 2026-05-01 14:03 UTC".
+func outcomeLine(r core.ApprovalResolution) string {
+	line := statusText(r.Status)
+	if r.By != "" {
+		line += " by " + string(r.By)
+	}
+	if !r.At.IsZero() {
+		line += " at " + r.At.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return line
+}
+
+func statusText(status string) string {
+	switch status {
+	case "approved":
+		return "✅ Approved"
+	case "executed":
+		return "✅ Approved and run"
+	case "denied":
+		return "❌ Denied"
+	case "expired":
+		return "⌛ Expired"
+	case "failed":
+		return "⚠️ Approved, but it failed"
+	}
+	return "Resolved: " + status
+}
+
+// promptRef is a request message with buttons the gateway sent.
+type promptRef struct {
+	conv     core.Conversation
+	ts       string
+	sections []string // the request's text without the hint, before escaping
+	keep     time.Time
+	shown    string // the status the message shows; "" while pending
+}
+
+// promptBook remembers, by token, the request messages to update when the
+// approval is resolved. It lives in memory: after a restart a resolution
+// is still sent as a reply, only the old buttons stay.
+type promptBook struct {
+	mu sync.Mutex
+	m  map[string][]promptRef
+}
+
+func newPromptBook() *promptBook { return &promptBook{m: make(map[string][]promptRef)} }
+
+func (b *promptBook) add(p *core.ApprovalPrompt, ref promptRef) {
+	now := time.Now()
+	ref.keep = p.Expires.Add(promptKeep)
+	if p.Expires.IsZero() {
+		ref.keep = now.Add(24 * time.Hour)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for token, refs := range b.m {
+		if len(refs) > 0 && refs[0].keep.Before(now) {
+			delete(b.m, token)
+		}
+	}
+	b.m[p.Token] = append(b.m[p.Token], ref)
+}
+
+func (b *promptBook) get(token string) []promptRef {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]promptRef(nil), b.m[token]...)
+}
+
+// shown records that a request message now shows status.
+func (b *promptBook) shown(token string, ref promptRef, status string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, r := range b.m[token] {
+		if r.conv == ref.conv && r.ts == ref.ts {
+			b.m[token][i].shown = status
+		}
+	}
+}

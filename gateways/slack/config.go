@@ -1,0 +1,133 @@
+package slack
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// The receiving modes.
+const (
+	// ModeSocket receives over Socket Mode (a websocket the bot opens; no
+	// public URL needed). It needs the app-level token.
+	ModeSocket = "socket"
+	// ModeEvents receives the Events API, interactivity and slash commands
+	// as signed HTTP requests. It needs the signing secret.
+	ModeEvents = "events"
+)
+
+// The channel behaviours.
+const (
+	// ChannelMention answers in a channel only when mentioned, or in a
+	// thread the bot is part of.
+	ChannelMention = "mention"
+	// ChannelAll answers every channel message it receives.
+	ChannelAll = "all"
+)
+
+// EventsPath is where the Events API handler is served: events,
+// interactivity and slash commands all go to this one URL.
+const EventsPath = "/slack/events"
+
+// chunkLimit is the size replies are split to, in characters: far below
+// the 40,000 at which Slack cuts a message's text, so that escaping
+// (& → &amp;) can never push a chunk past it, and short enough to read.
+const chunkLimit = 3500
+
+// Config configures the gateway; zero fields take the defaults noted.
+type Config struct {
+	BotToken string // xoxb-…, required
+	AppToken string // xapp-…, required in ModeSocket
+	APIURL   string // default DefaultAPIURL; ends with a slash
+	Mode     string // ModeSocket (default) or ModeEvents
+	// SigningSecret verifies Events API requests; required in ModeEvents.
+	SigningSecret string
+	// Listen is the Events API server's host:port; empty when the caller
+	// mounts EventsHandler on its own server.
+	Listen  string
+	Channel string // ChannelMention (default) or ChannelAll
+
+	// HTTPClient makes the Web API requests; default a client without an
+	// overall timeout (each request carries its own deadline).
+	HTTPClient *http.Client
+	// Pace limits posts and updates: default 1 a second per channel (Slack's
+	// chat.postMessage limit) and 20 a second overall.
+	Pace gateways.Limits
+	// Backoff spaces retries; default 500ms up to 30s.
+	Backoff gateways.Backoff
+	// RetryFor bounds the retries of one request; default 5m.
+	RetryFor time.Duration
+	// SendTimeout bounds one Web API request; default 30s.
+	SendTimeout time.Duration
+	// PingInterval is how long Socket Mode waits for Slack's websocket
+	// ping before it reconnects; default 30s.
+	PingInterval time.Duration
+	// MaxSkew is how old (or how far in the future) a signed Events API
+	// request may be; default 5m.
+	MaxSkew time.Duration
+}
+
+// Deps are the gateway's collaborators.
+type Deps struct {
+	Log zerolog.Logger
+	// Approvals resolves button presses; nil answers presses with an error.
+	Approvals gateways.Approvals
+}
+
+// withDefaults validates c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	c.APIURL = orString(c.APIURL, DefaultAPIURL)
+	c.Mode = orString(c.Mode, ModeSocket)
+	c.Channel = orString(c.Channel, ChannelMention)
+	switch {
+	case c.BotToken == "":
+		return c, errors.New("slack: bot_token is required")
+	case c.Mode != ModeSocket && c.Mode != ModeEvents:
+		return c, fmt.Errorf("slack: mode %q: want %s or %s", c.Mode, ModeSocket, ModeEvents)
+	case c.Channel != ChannelMention && c.Channel != ChannelAll:
+		return c, fmt.Errorf("slack: channel %q: want %s or %s", c.Channel, ChannelMention, ChannelAll)
+	case c.Mode == ModeSocket && c.AppToken == "":
+		return c, errors.New("slack: socket mode needs app_token (xapp-…)")
+	case c.Mode == ModeEvents && c.SigningSecret == "":
+		return c, errors.New("slack: events mode needs signing_secret")
+	}
+	if c.APIURL[len(c.APIURL)-1] != '/' {
+		c.APIURL += "/"
+	}
+	c.RetryFor = orDuration(c.RetryFor, gateways.DefaultRetryFor)
+	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
+	c.PingInterval = orDuration(c.PingInterval, 30*time.Second)
+	c.MaxSkew = orDuration(c.MaxSkew, 5*time.Minute)
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	if c.Pace == (gateways.Limits{}) {
+		c.Pace = gateways.Limits{
+			PerChat: gateways.Limit{N: 1, Per: time.Second},
+			Global:  gateways.Limit{N: 20, Per: time.Second},
+		}
+	}
+	if c.Backoff == (gateways.Backoff{}) {
+		c.Backoff = gateways.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
+	}
+	return c, nil
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func orDuration(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,195 @@
+package slack
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// The test credentials are shaped like nothing well known, so only the
+// gateway's own scrubbing can hide them.
+const (
+	testBotToken = "xoxb-TEST-bot-token-never-logged"
+	testAppToken = "xapp-TEST-app-token-never-logged"
+	testSecret   = "TEST-signing-secret-never-logged"
+)
+
+// harness runs one gateway against one fake.
+type harness struct {
+	t       testing.TB
+	fake    *fakeslack.Server
+	gw      *Gateway
+	inbox   *recInbox
+	appr    *fakeApprovals
+	logs    *testutil.SyncBuffer
+	cancel  context.CancelFunc
+	runDone chan error
+}
+
+func newFake(o fakeslack.Options) *fakeslack.Server {
+	o.BotToken, o.AppToken = testBotToken, testAppToken
+	return fakeslack.New(o)
+}
+
+// newHarness starts a fake and builds a gateway with fast test settings.
+// Its cleanup stops both and checks that no log line holds a secret.
+func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
+	t.Helper()
+	fake := newFake(o)
+	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	cfg := FastConfig(fake)
+	cfg.SigningSecret = testSecret
+	for _, f := range tune {
+		f(&cfg)
+	}
+	gw, err := New(context.Background(), cfg, Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.gw = gw
+	t.Cleanup(func() {
+		h.stop()
+		fake.Close()
+		AssertNoSecrets(t, h.logs.String())
+	})
+	return h
+}
+
+// FastConfig is the gateway's configuration against the fake with
+// test-speed settings; the end-to-end tests use it too.
+func FastConfig(fake *fakeslack.Server) Config {
+	return Config{
+		BotToken: fake.BotToken(), AppToken: fake.AppToken(), APIURL: fake.URL() + "/api/",
+		Pace: gateways.Limits{
+			PerChat: gateways.Limit{N: 5, Per: 5 * time.Millisecond},
+			Global:  gateways.Limit{N: 50, Per: 5 * time.Millisecond},
+		},
+		Backoff:      gateways.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		RetryFor:     30 * time.Second,
+		SendTimeout:  5 * time.Second,
+		PingInterval: 5 * time.Second,
+	}
+}
+
+// AssertNoSecrets fails t when logs hold a test token or the signing
+// secret.
+func AssertNoSecrets(t testing.TB, logs string) {
+	t.Helper()
+	for _, s := range []string{testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret"} {
+		if strings.Contains(logs, s) {
+			t.Errorf("a secret (%s…) leaked into the logs", s[:8])
+		}
+	}
+}
+
+// start runs the gateway until the test ends or stop is called.
+func (h *harness) start() *harness {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.runDone = make(chan error, 1)
+	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	testutil.WaitFor(h.t, "Run started", func() bool { return h.gw.run.Load() != nil })
+	if h.gw.cfg.Mode == ModeSocket {
+		testutil.WaitFor(h.t, "a socket mode connection", func() bool { return h.fake.Live() > 0 })
+	}
+	return h
+}
+
+// stop cancels Run and waits for it to return.
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.runDone:
+		if err != nil {
+			h.t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		h.t.Error("Run did not return after cancellation")
+	}
+	h.cancel = nil
+}
+
+// act sends a as the engine would and fails the test on an error.
+func (h *harness) act(a core.Action) {
+	h.t.Helper()
+	if _, err := h.gw.Act(context.Background(), a); err != nil {
+		h.t.Fatalf("Act: %v", err)
+	}
+}
+
+// recInbox records submitted signals.
+type recInbox struct{ ch chan core.Signal }
+
+func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
+
+func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
+	select {
+	case r.ch <- s:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *recInbox) next(t *testing.T) core.Signal {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		return s
+	case <-time.After(5 * time.Second):
+		t.Fatal("no signal arrived")
+		return core.Signal{}
+	}
+}
+
+func (r *recInbox) empty(t *testing.T) {
+	t.Helper()
+	select {
+	case s := <-r.ch:
+		t.Fatalf("unexpected signal %+v", s)
+	default:
+	}
+}
+
+// fakeApprovals records presses.
+type fakeApprovals struct {
+	mu      sync.Mutex
+	presses []pressCall
+	reply   string
+}
+
+type pressCall struct {
+	from  core.Identity
+	conv  core.Conversation
+	token string
+	d     core.ApprovalDecision
+}
+
+func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.presses = append(f.presses, pressCall{from, conv, token, d})
+	return f.reply
+}
+
+func (f *fakeApprovals) calls() []pressCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]pressCall(nil), f.presses...)
+}
+
+func reply(conv core.Conversation, text string) core.Action {
+	return core.Action{Kind: core.ActionReply, Conv: conv, Text: text}
+}

@@ -1,0 +1,145 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+)
+
+// newOutbox builds the gateway's delivery layer from its configuration.
+func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
+	out, err := gateways.NewOutbox(gateways.OutboxConfig{
+		Limit:    chunkLimit,
+		Pace:     g.cfg.Pace,
+		Backoff:  g.cfg.Backoff,
+		RetryFor: g.cfg.RetryFor,
+		Classify: classify,
+		Log:      g.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
+	}
+	return out, nil
+}
+
+// Act delivers an ActionReply: the answer to a slash command goes to its
+// user only; any other reply is posted in the conversation's thread,
+// split, paced and retried by the delivery layer. (Approval requests and
+// their resolutions come through PromptApproval and UpdateApproval.)
+// It returns an error when the reply finally could not be delivered.
+func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
+	if a.Kind != core.ActionReply {
+		return core.Result{}, fmt.Errorf("slack: cannot act on a %s action", a.Kind)
+	}
+	var err error
+	switch call, ok := g.slashes.get(a.ReplyTo); {
+	case ok:
+		err = g.answerSlash(ctx, a.Conv, call, a.Text)
+	default:
+		err = g.reply(ctx, a.Conv, a.Text)
+	}
+	if err != nil {
+		return core.Result{}, fmt.Errorf("slack: reply to %s: %w", a.Conv.Key(), err)
+	}
+	return core.Result{}, nil
+}
+
+// reply posts text, converted to mrkdwn, in conv's thread.
+func (g *Gateway) reply(ctx context.Context, conv core.Conversation, text string) error {
+	if conv.Chat == "" {
+		return errors.New("no channel")
+	}
+	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+		return g.post(ctx, conv, slack.MsgOptionText(toMrkdwn(c.Text), false))
+	})
+	return err
+}
+
+// post makes one chat.postMessage attempt in conv's thread and returns
+// the message's ts. A thread the bot posted in is one it is part of.
+func (g *Gateway) post(ctx context.Context, conv core.Conversation, opts ...slack.MsgOption) (string, error) {
+	if conv.Thread != "" {
+		opts = append(opts, slack.MsgOptionTS(conv.Thread))
+	}
+	opts = append(opts, slack.MsgOptionDisableLinkUnfurl())
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	_, ts, err := g.api.PostMessageContext(rctx, conv.Chat, opts...)
+	if err != nil {
+		return "", g.scrub(err)
+	}
+	if conv.Thread != "" {
+		g.threads.add(conv.Chat + ":" + conv.Thread)
+	}
+	return ts, nil
+}
+
+// transientErrors are Slack's "ok": false errors worth retrying.
+var transientErrors = map[string]bool{
+	"internal_error": true, "fatal_error": true, "service_unavailable": true,
+	"request_timeout": true, "ratelimited": true,
+}
+
+// classify tells the delivery layer what a failed request means: a 429
+// pauses the channel for its Retry-After, 5xx, transport errors,
+// malformed answers and Slack's own transient errors are retried with
+// backoff, anything else (invalid_blocks, msg_too_long, channel_not_found,
+// invalid_auth, another 4xx) is permanent.
+func classify(err error) gateways.Failure {
+	var rl *slack.RateLimitedError
+	var sc slack.StatusCodeError
+	var se slack.SlackErrorResponse
+	switch {
+	case errors.As(err, &rl):
+		if rl.RetryAfter <= 0 {
+			return gateways.Failure{Verdict: gateways.Transient}
+		}
+		return gateways.Failure{Verdict: gateways.RetryAfter, After: rl.RetryAfter}
+	case errors.As(err, &sc):
+		if sc.Code >= 500 || sc.Code == 408 || sc.Code == 429 {
+			return gateways.Failure{Verdict: gateways.Transient}
+		}
+		return gateways.Failure{Verdict: gateways.Permanent}
+	case errors.As(err, &se):
+		if transientErrors[se.Err] {
+			return gateways.Failure{Verdict: gateways.Transient}
+		}
+		return gateways.Failure{Verdict: gateways.Permanent}
+	}
+	return gateways.Failure{Verdict: gateways.Transient}
+}
+
+// DeliveryStats returns the counters of the gateway's outbound delivery.
+func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() }
+
+// answerSlash sends text to the user who ran a slash command, visible to
+// them only: through the command's response_url (Slack allows five posts
+// to one), then chat.postEphemeral.
+func (g *Gateway) answerSlash(ctx context.Context, conv core.Conversation, call slashCall, text string) error {
+	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+		return "", g.ephemeral(ctx, call, toMrkdwn(c.Text), c.Index < 5)
+	})
+	return err
+}
+
+// ephemeral makes one attempt at showing text to call's user only.
+func (g *Gateway) ephemeral(ctx context.Context, call slashCall, text string, viaURL bool) error {
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	if viaURL && strings.HasPrefix(call.responseURL, "http") {
+		msg := &slack.WebhookMessage{Text: text, ResponseType: slack.ResponseTypeEphemeral}
+		return g.scrub(slack.PostWebhookCustomHTTPContext(rctx, call.responseURL, g.cfg.HTTPClient, msg))
+	}
+	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
+	if call.thread != "" {
+		opts = append(opts, slack.MsgOptionTS(call.thread))
+	}
+	_, err := g.api.PostEphemeralContext(rctx, call.channel, call.user, opts...)
+	return g.scrub(err)
+}
