@@ -22,9 +22,14 @@ const (
 	// shellStreamMax caps stdout and stderr each; two of them fit the
 	// registry's default output cap.
 	shellStreamMax = 8 << 10
-	// shellWaitDelay bounds the wait for output after the shell exited while
-	// a background child still holds its stdout or stderr open.
-	shellWaitDelay = time.Second
+	// shellWaitDelay is how long, after a cancel or timeout has sent the
+	// supervisor SIGTERM, it has to kill and reap the command's tree before
+	// os/exec kills the supervisor itself. That last resort must stay rare:
+	// a SIGKILLed supervisor cannot kill the grandchildren it adopted, so
+	// the delay is generous for a loaded machine (the supervisor normally
+	// takes milliseconds, and its tree is dead before it exits, so no
+	// stream is held open past it).
+	shellWaitDelay = 30 * time.Second
 )
 
 // ShellOptions configure the shell tool.
