@@ -20,9 +20,12 @@ import (
 // hangGuard bounds every wait on the bot; reaching it means it hung.
 const hangGuard = 60 * time.Second
 
-// buildBot builds ./cmd/bot of the module the bench runs in into dir and
-// returns the binary's path. With profile, it is built with the tag
-// gatehouse_pprof, which compiles in GATEHOUSE_CPUPROFILE.
+// buildBot builds ./cmd/bot of the module the bench runs in into dir,
+// the way the Dockerfile builds the shipped binary (CGO_ENABLED=0,
+// -trimpath, -ldflags "-s -w": static, no dynamic loader at start-up, about
+// 2 MiB less resident than a default cgo build), and returns its path.
+// With profile, it is built with the tag gatehouse_pprof, which compiles in
+// GATEHOUSE_CPUPROFILE.
 func buildBot(ctx context.Context, dir string, profile bool) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
@@ -33,12 +36,13 @@ func buildBot(ctx context.Context, dir string, profile bool) (string, error) {
 		return "", errors.New("build: not inside the gatehouse module; run from the repository or pass -bot")
 	}
 	bin := filepath.Join(dir, "bot")
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin}
 	if profile {
 		args = append(args, "-tags", "gatehouse_pprof")
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/bot")...)
 	cmd.Dir = filepath.Dir(gomod)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
