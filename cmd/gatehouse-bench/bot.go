@@ -182,9 +182,11 @@ func (p *botProcess) waitFor(ctx context.Context, what string, interval time.Dur
 	return nil
 }
 
-// memory is a process's resident memory in KiB: now and its peak.
+// memory is a process's resident memory in KiB: now, its peak, and
+// how much of it now is anonymous (heap, stacks, C-translated SQLite's
+// allocations) and file-backed (the binary's mapped pages).
 type memory struct {
-	rssKiB, hwmKiB int
+	rssKiB, hwmKiB, anonKiB, fileKiB int
 }
 
 // readMemory reads VmRSS and VmHWM from /proc/<pid>/status.
@@ -196,26 +198,27 @@ func readMemory(pid int) (memory, error) {
 	return parseStatus(string(data))
 }
 
-// parseStatus reads VmRSS and VmHWM ("VmRSS:	   14852 kB") from the text
-// of a /proc/<pid>/status file.
+// parseStatus reads VmRSS, VmHWM, RssAnon and RssFile ("VmRSS:	   14852
+// kB") from the text of a /proc/<pid>/status file; the last two may be
+// missing (old kernels).
 func parseStatus(status string) (memory, error) {
 	var m memory
+	fields := map[string]*int{"VmRSS": &m.rssKiB, "VmHWM": &m.hwmKiB, "RssAnon": &m.anonKiB, "RssFile": &m.fileKiB}
 	found := 0
 	for line := range strings.Lines(status) {
 		name, rest, ok := strings.Cut(line, ":")
-		if !ok || name != "VmRSS" && name != "VmHWM" {
+		v, known := fields[name]
+		if !ok || !known {
 			continue
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 		if err != nil {
 			return m, fmt.Errorf("memory: %s: %w", name, err)
 		}
-		if name == "VmRSS" {
-			m.rssKiB = n
-		} else {
-			m.hwmKiB = n
+		*v = n
+		if name == "VmRSS" || name == "VmHWM" {
+			found++
 		}
-		found++
 	}
 	if found != 2 {
 		return m, errors.New("memory: no VmRSS and VmHWM in /proc status")

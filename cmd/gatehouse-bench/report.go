@@ -40,7 +40,8 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\nmachine: %d cores, %s, %s, Linux %s\n\n", m.cores, m.cpu, m.goVer, m.kernel)
 	t := r.tally
 	rows := [][2]string{
-		{"idle RSS after start-up and one message (VmRSS / VmHWM)", fmt.Sprintf("%s / %s", mib(r.idle.rssKiB), mib(r.idle.hwmKiB))},
+		{"idle RSS after start-up and one message (VmRSS / VmHWM; of the RSS: anonymous + file)",
+			fmt.Sprintf("%s / %s (%s + %s)", mib(r.idle.rssKiB), mib(r.idle.hwmKiB), mib(r.idle.anonKiB), mib(r.idle.fileKiB))},
 		{fmt.Sprintf("start-up: exec to first `getUpdates` (median of %d; min–max)", len(r.startups)),
 			fmt.Sprintf("%s (%s–%s)", ms(median(r.startups)), ms(r.startups[0]), ms(r.startups[len(r.startups)-1]))},
 		{fmt.Sprintf("CPU time per message (utime+stime over %d messages)", t.messages), ms(r.cpu / time.Duration(t.messages))},

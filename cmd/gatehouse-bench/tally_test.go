@@ -46,8 +46,8 @@ func TestTallyReplies(t *testing.T) {
 }
 
 func TestParseProc(t *testing.T) {
-	m, err := parseStatus("Name:\tbot\nVmPeak:\t  9000 kB\nVmHWM:\t   15360 kB\nVmRSS:\t   14852 kB\nThreads:\t7\n")
-	if err != nil || m != (memory{rssKiB: 14852, hwmKiB: 15360}) {
+	m, err := parseStatus("Name:\tbot\nVmPeak:\t  9000 kB\nVmHWM:\t   15360 kB\nVmRSS:\t   14852 kB\nRssAnon:\t    6000 kB\nRssFile:\t    8852 kB\nThreads:\t7\n")
+	if err != nil || m != (memory{rssKiB: 14852, hwmKiB: 15360, anonKiB: 6000, fileKiB: 8852}) {
 		t.Errorf("parseStatus = %+v, %v", m, err)
 	}
 	if _, err := parseStatus("Name:\tbot\n"); err == nil {
