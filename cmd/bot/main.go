@@ -33,9 +33,11 @@ const (
 
 func main() {
 	hardenProcess()
+	stopProfile := startProfile()
 	ctx, stop := stopOnSignal()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopProfile()
 	os.Exit(code)
 }
 

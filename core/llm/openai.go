@@ -37,7 +37,8 @@ type OpenAIConfig struct {
 	// Timeout bounds one request (the whole stream when streaming);
 	// default DefaultTimeout.
 	Timeout time.Duration
-	// HTTPClient is used for requests; default a new http.Client.
+	// HTTPClient is used for requests; default a client that keeps up to
+	// MaxIdleConnsPerHost connections to the server open between requests.
 	HTTPClient *http.Client
 	// MaxTokens caps the completion; zero leaves it to the server.
 	MaxTokens int
@@ -79,7 +80,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
+		cfg.HTTPClient = &http.Client{Transport: newTransport()}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
@@ -93,6 +94,21 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		client:    openai.NewClientWithConfig(oc),
 		secrets:   secrets.New(cfg.APIKey, urlPassword(cfg.BaseURL)),
 	}, nil
+}
+
+// MaxIdleConnsPerHost is how many idle connections to the LLM server the
+// default client keeps for reuse: above the engine's default concurrency
+// (8 turns at once), so concurrent turns do not each dial anew. The
+// standard library's default, 2, made a busy bot open (and close) a TCP
+// connection for most requests; the CPU profile of the bench showed it.
+const MaxIdleConnsPerHost = 16
+
+// newTransport is http.DefaultTransport (proxy from the environment,
+// timeouts, HTTP/2) keeping MaxIdleConnsPerHost idle connections per host.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	return t
 }
 
 // checkBaseURL accepts absolute http(s) URLs. Its errors never echo the URL,
