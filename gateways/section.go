@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
 // Section is a gateway's configuration section together with what the
@@ -66,6 +67,13 @@ type Deps struct {
 	// settings before it is built, to adjust what has no configuration key
 	// (pacing, poll timeouts); tests use it.
 	Tune func(settings any)
+	// Metrics is the App's metric registry (nil records nothing). A
+	// gateway takes its recorders from it by its name:
+	// Metrics.Delivery(name) for OutboxConfig.Metrics, and
+	// Metrics.Reconnects(name), a func to call each time it lost its
+	// platform connection and tries again (a failed poll, a dropped
+	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
+	Metrics *metrics.Registry
 }
 
 // TerminalUser is a Section whose gateway talks on the bot's own stdin and

@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -118,7 +119,7 @@ func identities(ids []string) []core.Identity {
 }
 
 // buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify := make([]core.Conversation, 0, len(cfg.HITL.Notify))
 	for i, key := range cfg.HITL.Notify {
 		c, err := core.ParseConversation(key)
@@ -137,6 +138,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zero
 		Standing:          st,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
+		Metrics:           m,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("hitl: %w", err)

@@ -37,6 +37,7 @@ const (
 	ToolDuration      = "gatehouse_tool_duration_seconds"
 	Approvals         = "gatehouse_approvals_total"
 	ApprovalWait      = "gatehouse_approval_decision_seconds"
+	ApprovalStoreFail = "gatehouse_approval_store_failures_total"
 	TurnErrors        = "gatehouse_turn_errors_total"
 	QueueDepth        = "gatehouse_queue_depth"
 	ReloadSuccess     = "gatehouse_config_last_reload_successful"
@@ -59,6 +60,7 @@ var help = map[string]string{
 	ToolDuration:      "Tool run duration in seconds, by tool.",
 	Approvals:         "Approval requests resolved, by outcome (approved, denied, expired).",
 	ApprovalWait:      "Seconds from an approval request to its decision.",
+	ApprovalStoreFail: "Failed attempts to record an approval's expiry or interruption (each retried on the next sweep).",
 	TurnErrors:        "Turns that ended in an error the user was told about.",
 	QueueDepth:        "Signals waiting in the engine's conversation queues.",
 	ReloadSuccess:     "Whether the last configuration reload succeeded (1) or failed (0); 0 until a reload feature exists.",
@@ -82,6 +84,7 @@ type Registry struct {
 func New() *Registry {
 	r := &Registry{set: vm.NewSet()}
 	r.set.NewCounter(TurnErrors)
+	r.set.NewCounter(ApprovalStoreFail)
 	r.set.NewGauge(ReloadSuccess, func() float64 { return 0 })
 	r.set.NewGauge(ReloadTime, func() float64 { return 0 })
 	return r
@@ -350,4 +353,12 @@ func (r *Registry) Approval(outcome string, wait time.Duration) {
 	}
 	r.counter(series(Approvals, "outcome", outcome)).Inc()
 	r.histogram(ApprovalWait, approvalBuckets).Update(max(wait, 0).Seconds())
+}
+
+// ApprovalStoreFailure counts a failed attempt to record an approval's
+// expiry or interruption.
+func (r *Registry) ApprovalStoreFailure() {
+	if r != nil {
+		r.counter(ApprovalStoreFail).Inc()
+	}
 }
