@@ -73,16 +73,17 @@ var approvalBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600
 // Registry holds gatehouse's metrics. Make one with New.
 type Registry struct {
 	set *vm.Set
-	// vecs caches each labelled series by its full name, so recording a
-	// known series is a map lookup, not a registration.
-	vecs sync.Map // string → *vm.Counter or *vm.PrometheusHistogram
+	// series caches each labelled series by its family and label values,
+	// so recording a known series is a map lookup that allocates nothing.
+	mu     sync.RWMutex
+	series map[seriesKey]any // *vm.Counter or *vm.PrometheusHistogram
 }
 
 // New returns a Registry with the series that exist before anything is
 // recorded: the turn error count, the reload status (0) and, once
 // QueueDepthFunc is called, the queue depth.
 func New() *Registry {
-	r := &Registry{set: vm.NewSet()}
+	r := &Registry{set: vm.NewSet(), series: make(map[seriesKey]any)}
 	r.set.NewCounter(TurnErrors)
 	r.set.NewCounter(ApprovalStoreFail)
 	r.set.NewGauge(ReloadSuccess, func() float64 { return 0 })
@@ -176,28 +177,58 @@ func (r *Registry) QueueDepthFunc(depth func() int) {
 	r.set.NewGauge(QueueDepth, func() float64 { return float64(depth()) })
 }
 
-// counter returns the counter of a series, registering it on first use.
-func (r *Registry) counter(name string) *vm.Counter {
-	if c, ok := r.vecs.Load(name); ok {
-		return c.(*vm.Counter)
+// seriesKey identifies a series: its family and up to two label values
+// (each family has fixed label names).
+type seriesKey struct{ fam, v1, v2 string }
+
+// labels are a series' label names and values; k2 "" means one label,
+// k1 "" none.
+type labels struct{ k1, v1, k2, v2 string }
+
+// lookup returns the cached metric of fam with l, or registers it (a
+// counter, or a histogram when hist; nil buckets are the library's default
+// ones) and caches it. A cached series costs a read lock and a map lookup.
+func (r *Registry) lookup(fam string, l labels, hist bool, buckets []float64) any {
+	key := seriesKey{fam, l.v1, l.v2}
+	r.mu.RLock()
+	m, ok := r.series[key]
+	r.mu.RUnlock()
+	if ok {
+		return m
 	}
-	c, _ := r.vecs.LoadOrStore(name, r.set.GetOrCreateCounter(name))
-	return c.(*vm.Counter)
+	name := fam
+	switch {
+	case l.k2 != "":
+		name = series(fam, l.k1, l.v1, l.k2, l.v2)
+	case l.k1 != "":
+		name = series(fam, l.k1, l.v1)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.series[key]; ok {
+		return m
+	}
+	switch {
+	case !hist:
+		m = r.set.GetOrCreateCounter(name)
+	case buckets == nil:
+		m = r.set.GetOrCreatePrometheusHistogram(name)
+	default:
+		m = r.set.GetOrCreatePrometheusHistogramExt(name, buckets)
+	}
+	r.series[key] = m
+	return m
 }
 
-// histogram returns the histogram of a series, registering it on first use.
-func (r *Registry) histogram(name string, buckets []float64) *vm.PrometheusHistogram {
-	if h, ok := r.vecs.Load(name); ok {
-		return h.(*vm.PrometheusHistogram)
-	}
-	var h *vm.PrometheusHistogram
-	if buckets == nil {
-		h = r.set.GetOrCreatePrometheusHistogram(name)
-	} else {
-		h = r.set.GetOrCreatePrometheusHistogramExt(name, buckets)
-	}
-	got, _ := r.vecs.LoadOrStore(name, h)
-	return got.(*vm.PrometheusHistogram)
+// counter returns the counter of fam with l, registering it on first use.
+func (r *Registry) counter(fam string, l labels) *vm.Counter {
+	return r.lookup(fam, l, false, nil).(*vm.Counter)
+}
+
+// histogram returns the histogram of fam with l, registering it on first
+// use.
+func (r *Registry) histogram(fam string, l labels, buckets []float64) *vm.PrometheusHistogram {
+	return r.lookup(fam, l, true, buckets).(*vm.PrometheusHistogram)
 }
 
 // series names a series of fam with label pairs (name, value, …); values
@@ -239,21 +270,21 @@ func escape(b *strings.Builder, v string) {
 // MessageReceived counts a chat message received on gateway.
 func (r *Registry) MessageReceived(gateway string) {
 	if r != nil {
-		r.counter(series(MessagesReceived, "gateway", gateway)).Inc()
+		r.counter(MessagesReceived, labels{k1: "gateway", v1: gateway}).Inc()
 	}
 }
 
 // ReplySent counts a reply the engine delivered on gateway.
 func (r *Registry) ReplySent(gateway string) {
 	if r != nil {
-		r.counter(series(RepliesSent, "gateway", gateway)).Inc()
+		r.counter(RepliesSent, labels{k1: "gateway", v1: gateway}).Inc()
 	}
 }
 
 // TurnError counts a turn that ended in an error.
 func (r *Registry) TurnError() {
 	if r != nil {
-		r.counter(TurnErrors).Inc()
+		r.counter(TurnErrors, labels{}).Inc()
 	}
 }
 
@@ -270,10 +301,10 @@ func (r *Registry) Delivery(gateway string) Delivery {
 		return Delivery{}
 	}
 	return Delivery{
-		chunks:   r.counter(series(DeliveryChunks, "gateway", gateway)),
-		edits:    r.counter(series(DeliveryEdits, "gateway", gateway)),
-		retries:  r.counter(series(DeliveryRetries, "gateway", gateway)),
-		failures: r.counter(series(DeliveryFailures, "gateway", gateway)),
+		chunks:   r.counter(DeliveryChunks, labels{k1: "gateway", v1: gateway}),
+		edits:    r.counter(DeliveryEdits, labels{k1: "gateway", v1: gateway}),
+		retries:  r.counter(DeliveryRetries, labels{k1: "gateway", v1: gateway}),
+		failures: r.counter(DeliveryFailures, labels{k1: "gateway", v1: gateway}),
 	}
 }
 
@@ -302,7 +333,7 @@ func (r *Registry) Reconnects(gateway string) func() {
 	if r == nil {
 		return func() {}
 	}
-	c := r.counter(series(GatewayReconnects, "gateway", gateway))
+	c := r.counter(GatewayReconnects, labels{k1: "gateway", v1: gateway})
 	return c.Inc
 }
 
@@ -312,8 +343,8 @@ func (r *Registry) LLMRequest(provider, outcome string, took time.Duration) {
 	if r == nil {
 		return
 	}
-	r.counter(series(LLMRequests, "provider", provider, "outcome", outcome)).Inc()
-	r.histogram(series(LLMDuration, "provider", provider), nil).Update(took.Seconds())
+	r.counter(LLMRequests, labels{"provider", provider, "outcome", outcome}).Inc()
+	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, nil).Update(took.Seconds())
 }
 
 // Tokens records the usage an API reported for a request to provider.
@@ -322,10 +353,10 @@ func (r *Registry) Tokens(provider string, prompt, completion int) {
 		return
 	}
 	if prompt > 0 {
-		r.counter(series(LLMTokens, "provider", provider, "kind", "prompt")).Add(prompt)
+		r.counter(LLMTokens, labels{"provider", provider, "kind", "prompt"}).Add(prompt)
 	}
 	if completion > 0 {
-		r.counter(series(LLMTokens, "provider", provider, "kind", "completion")).Add(completion)
+		r.counter(LLMTokens, labels{"provider", provider, "kind", "completion"}).Add(completion)
 	}
 }
 
@@ -334,14 +365,14 @@ func (r *Registry) Tokens(provider string, prompt, completion int) {
 // model's text never becomes a label.
 func (r *Registry) ToolCall(tool, decision string) {
 	if r != nil {
-		r.counter(series(ToolCalls, "tool", tool, "decision", decision)).Inc()
+		r.counter(ToolCalls, labels{"tool", tool, "decision", decision}).Inc()
 	}
 }
 
 // ToolRun records how long a tool ran.
 func (r *Registry) ToolRun(tool string, took time.Duration) {
 	if r != nil {
-		r.histogram(series(ToolDuration, "tool", tool), nil).Update(took.Seconds())
+		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, nil).Update(took.Seconds())
 	}
 }
 
@@ -351,14 +382,14 @@ func (r *Registry) Approval(outcome string, wait time.Duration) {
 	if r == nil {
 		return
 	}
-	r.counter(series(Approvals, "outcome", outcome)).Inc()
-	r.histogram(ApprovalWait, approvalBuckets).Update(max(wait, 0).Seconds())
+	r.counter(Approvals, labels{k1: "outcome", v1: outcome}).Inc()
+	r.histogram(ApprovalWait, labels{}, approvalBuckets).Update(max(wait, 0).Seconds())
 }
 
 // ApprovalStoreFailure counts a failed attempt to record an approval's
 // expiry or interruption.
 func (r *Registry) ApprovalStoreFailure() {
 	if r != nil {
-		r.counter(ApprovalStoreFail).Inc()
+		r.counter(ApprovalStoreFail, labels{}).Inc()
 	}
 }

@@ -88,3 +88,21 @@ func TestNilRegistryRecordsNothing(t *testing.T) {
 	r.Delivery("x").Sent()
 	r.QueueDepthFunc(func() int { return 0 })
 }
+
+// TestRecordingAllocatesNothing: recording a series seen before is a map
+// lookup on the message path, without allocations.
+func TestRecordingAllocatesNothing(t *testing.T) {
+	r := metrics.New()
+	gw, provider := strings.Clone("telegram"), strings.Clone("openai")
+	record := func() {
+		r.MessageReceived(gw)
+		r.LLMRequest(provider, "ok", time.Millisecond)
+		r.Tokens(provider, 10, 5)
+		r.ToolCall("shell", "allow")
+		r.ReplySent(gw)
+	}
+	record()
+	if n := testing.AllocsPerRun(100, record); n != 0 {
+		t.Errorf("%v allocations per recorded message, want 0", n)
+	}
+}
