@@ -30,8 +30,8 @@ type Section interface {
 }
 
 // OnlineDoctor is a Section that can ask its platform whether the
-// configured credentials work (Telegram getMe, Discord users/@me, Slack
-// auth.test). `bot doctor --online` calls it for each enabled section with
+// configured credentials work (one cheap authenticated request, such as
+// a "who am I" call). `bot doctor --online` calls it for each enabled section with
 // Deps.HTTPClient set (bounded by a timeout) and nothing else. Status.Runs
 // false marks the check failed; each line starts with the gateway's name,
 // says the latency ("ok in 12ms", "failed after 3ms: …") and holds no

@@ -114,7 +114,7 @@ func TestMetricsAfterMessageToolAndApproval(t *testing.T) {
 		labels map[string]string
 	}{
 		{"gatehouse_messages_received_total", map[string]string{"gateway": "console"}},
-		{"gatehouse_replies_sent_total", map[string]string{"gateway": "console"}},
+		{"gatehouse_replies_total", map[string]string{"gateway": "console"}},
 		{"gatehouse_llm_requests_total", map[string]string{"provider": "fake", "outcome": "ok"}},
 		{"gatehouse_llm_request_duration_seconds", map[string]string{"provider": "fake"}},
 		{"gatehouse_llm_tokens_total", map[string]string{"provider": "fake", "kind": "prompt"}},
@@ -191,13 +191,13 @@ log: {level: info, format: json}
 	tg.InjectMessage(faketg.Message{From: &faketg.User{ID: 42}, Chat: faketg.Chat{ID: 42, Type: "private"}, Text: "hello"})
 	testutil.WaitFor(t, "a reply on Telegram", func() bool { return len(tg.Sent()) > 0 })
 	fams := scrape(t, addr)
-	for _, fam := range []string{"gatehouse_messages_received_total", "gatehouse_replies_sent_total", "gatehouse_delivery_chunks_sent_total"} {
+	for _, fam := range []string{"gatehouse_messages_received_total", "gatehouse_replies_total", "gatehouse_delivery_sent_total"} {
 		if v, _ := value(fams, fam, map[string]string{"gateway": "telegram"}); v < 1 {
 			t.Errorf("%s{gateway=telegram} = %v, want ≥ 1", fam, v)
 		}
 	}
-	if _, ok := value(fams, "gatehouse_delivery_failures_total", map[string]string{"gateway": "telegram"}); !ok {
-		t.Error("gatehouse_delivery_failures_total{gateway=telegram} missing")
+	if _, ok := value(fams, "gatehouse_delivery_failed_total", map[string]string{"gateway": "telegram"}); !ok {
+		t.Error("gatehouse_delivery_failed_total{gateway=telegram} missing")
 	}
 	if _, b := get(addr, "/metrics"); strings.Contains(b, tg.Token()) {
 		t.Error("/metrics shows the bot token")

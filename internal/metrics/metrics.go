@@ -24,11 +24,11 @@ import (
 // Names of the metric families gatehouse exports.
 const (
 	MessagesReceived  = "gatehouse_messages_received_total"
-	RepliesSent       = "gatehouse_replies_sent_total"
-	DeliveryFailures  = "gatehouse_delivery_failures_total"
-	DeliveryChunks    = "gatehouse_delivery_chunks_sent_total"
-	DeliveryEdits     = "gatehouse_delivery_edits_total"
-	DeliveryRetries   = "gatehouse_delivery_retries_total"
+	RepliesSent       = "gatehouse_replies_total"
+	DeliveryFailures  = "gatehouse_delivery_failed_total"
+	DeliveryChunks    = "gatehouse_delivery_sent_total"
+	DeliveryEdits     = "gatehouse_delivery_edited_total"
+	DeliveryRetries   = "gatehouse_delivery_retried_total"
 	GatewayReconnects = "gatehouse_gateway_reconnects_total"
 	LLMRequests       = "gatehouse_llm_requests_total"
 	LLMDuration       = "gatehouse_llm_request_duration_seconds"
