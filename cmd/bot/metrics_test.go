@@ -190,12 +190,17 @@ log: {level: info, format: json}
 
 	tg.InjectMessage(faketg.Message{From: &faketg.User{ID: 42}, Chat: faketg.Chat{ID: 42, Type: "private"}, Text: "hello"})
 	testutil.WaitFor(t, "a reply on Telegram", func() bool { return len(tg.Sent()) > 0 })
-	fams := scrape(t, addr)
-	for _, fam := range []string{"gatehouse_messages_received_total", "gatehouse_replies_total", "gatehouse_delivery_sent_total"} {
-		if v, _ := value(fams, fam, map[string]string{"gateway": "telegram"}); v < 1 {
-			t.Errorf("%s{gateway=telegram} = %v, want ≥ 1", fam, v)
+	// The fake has the reply before the bot has its answer and counts it.
+	var fams map[string]*dto.MetricFamily
+	testutil.WaitFor(t, "the reply counted with the gateway label", func() bool {
+		fams = scrape(t, addr)
+		for _, fam := range []string{"gatehouse_messages_received_total", "gatehouse_replies_total", "gatehouse_delivery_sent_total"} {
+			if v, _ := value(fams, fam, map[string]string{"gateway": "telegram"}); v < 1 {
+				return false
+			}
 		}
-	}
+		return true
+	})
 	if _, ok := value(fams, "gatehouse_delivery_failed_total", map[string]string{"gateway": "telegram"}); !ok {
 		t.Error("gatehouse_delivery_failed_total{gateway=telegram} missing")
 	}
