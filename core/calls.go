@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
@@ -60,6 +61,7 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 	a := Action{Kind: ActionTool, Conv: t.sig.Conv, From: t.sig.From, Call: call}
 	d := CheckGates(ctx, t.cfg.Gates, a)
 	log := t.log.With().Str("tool", call.Name).Str("rule", d.Rule).Stringer("decision", d.Verdict).Logger()
+	t.cfg.Metrics.ToolCall(t.toolLabel(call.Name), d.Verdict.String())
 	switch d.Verdict {
 	case Deny:
 		log.Info().Msg("tool call denied")
@@ -82,7 +84,9 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 	}
 	t.counters.toolCalls.Add(1)
 	log.Info().Msg("act")
+	began := time.Now()
 	res, err := t.Act(ctx, a)
+	t.cfg.Metrics.ToolRun(call.Name, time.Since(began))
 	if err != nil {
 		log.Error().Err(err).Msg("tool run failed")
 		res = Result{Output: fmt.Sprintf("error: %v", err), Failed: true}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
 // Config configures an Engine. Provider, Tools and Auth are required.
@@ -52,6 +53,9 @@ type Config struct {
 	Grace        time.Duration // how long Run lets in-flight turns finish at stop; default 10s
 	Log          zerolog.Logger
 	Now          func() time.Time
+	// Metrics records messages, replies, LLM requests and tool calls;
+	// nil records nothing.
+	Metrics *metrics.Registry
 }
 
 // Defaults of Config.MaxToolCalls and Config.MaxMessage.
@@ -180,6 +184,9 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		s.At = e.cfg.Now()
 	}
 	key := s.Conv.Key()
+	if s.Kind == KindMessage {
+		e.cfg.Metrics.MessageReceived(s.Conv.Gateway)
+	}
 	if s.Kind == KindMessage && e.cfg.Auth.Allowed(s) {
 		handled, err := e.fastPath(s)
 		if err != nil {

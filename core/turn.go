@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -102,6 +103,7 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 		}
 		if err != nil {
 			e.counters.turnErrors.Add(1)
+			e.cfg.Metrics.TurnError()
 			log.Error().Err(err).Int("step", step).Msg("turn failed")
 			e.tell(ctx, log, s, "Sorry, I couldn't finish that: "+userError(err))
 			return
@@ -209,7 +211,9 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
 	msgs = append(msgs, hist...)
 	t.counters.llmRequests.Add(1)
+	began := time.Now()
 	resp, err := t.cfg.Provider.Complete(ctx, llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()})
+	t.recordLLM(resp, err, time.Since(began))
 	if err != nil {
 		return resp, fmt.Errorf("llm: %w", err)
 	}
@@ -283,7 +287,9 @@ func (t *turnState) send(ctx context.Context, a Action) {
 	t.log.Info().Stringer("action", a.Kind).Int("len", len(a.Text)).Msg("act")
 	if _, err := t.Act(ctx, a); err != nil {
 		t.log.Error().Err(err).Msg("reply not delivered")
+		return
 	}
+	t.cfg.Metrics.ReplySent(a.Conv.Gateway)
 }
 
 // tell sends the core's own short message to the signal's conversation.

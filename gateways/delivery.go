@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
 // DefaultRetryFor is how long a request is retried after its first failure
@@ -40,6 +41,10 @@ type OutboxConfig struct {
 	Classify func(error) Failure
 	// Log receives the retries (debug) and the final failures (error).
 	Log zerolog.Logger
+	// Metrics records the Outbox's sends, edits, retries and final
+	// failures under the gateway's label (Deps.Metrics.Delivery(name));
+	// the zero value records nothing.
+	Metrics metrics.Delivery
 }
 
 // Chunk is one piece of a reply, as the Outbox hands it to SendFunc.
@@ -152,6 +157,7 @@ func (o *Outbox) Reply(ctx context.Context, conv core.Conversation, text string,
 			return ids, o.report(ctx, conv, "reply", fmt.Errorf("chunk %d of %d: %w", i+1, len(chunks), err))
 		}
 		o.sent.Add(1)
+		o.cfg.Metrics.Sent()
 		ids = append(ids, id)
 	}
 	return ids, nil
@@ -170,6 +176,7 @@ func (o *Outbox) Edit(ctx context.Context, conv core.Conversation, edit EditFunc
 		return o.report(ctx, conv, "edit", err)
 	}
 	o.edited.Add(1)
+	o.cfg.Metrics.Edited()
 	return nil
 }
 
@@ -208,6 +215,7 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 			return fmt.Errorf("giving up after %d attempts over %s: %w", n, o.cfg.RetryFor, err)
 		}
 		o.retried.Add(1)
+		o.cfg.Metrics.Retried()
 		if f.Verdict == RetryAfter && f.After <= 0 && again {
 			f.Verdict = Transient // a second "at once" in a row backs off: no spinning
 		}
@@ -243,6 +251,7 @@ func (o *Outbox) report(ctx context.Context, conv core.Conversation, what string
 		return err
 	}
 	o.failed.Add(1)
+	o.cfg.Metrics.Failed()
 	o.log.Error().Str("conv", conv.Key()).Err(err).Msg(what + " not delivered")
 	return err
 }

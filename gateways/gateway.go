@@ -46,3 +46,13 @@ type Cursors interface {
 	Cursor(ctx context.Context, key string) (string, error) // "" when unset
 	SetCursor(ctx context.Context, key, value string) error
 }
+
+// Readier is an optional ability of a gateway: whether it is connected to
+// its platform now. /readyz is ready only when every gateway that is a
+// Readier returns nil. A polling gateway is ready when its last poll was
+// answered within its long-poll timeout plus a margin; a websocket gateway
+// when its session is up (after the handshake, until it drops). The error
+// says what is missing, in one line with no secret.
+type Readier interface {
+	Ready() error
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
 // Section is a gateway's configuration section together with what the
@@ -28,10 +29,13 @@ type Section interface {
 	Build(ctx context.Context, d Deps) (Gateway, error)
 }
 
-// OnlineDoctor is the hook for a later online check: a Section that can
-// also ask its platform whether the configured credentials work. `bot
-// doctor` is offline in this version and no gateway implements it yet; a
-// doctor flag that goes online would call it for each enabled section.
+// OnlineDoctor is a Section that can ask its platform whether the
+// configured credentials work (one cheap authenticated request, such as
+// a "who am I" call). `bot doctor --online` calls it for each enabled section with
+// Deps.HTTPClient set (bounded by a timeout) and nothing else. Status.Runs
+// false marks the check failed; each line starts with the gateway's name,
+// says the latency ("ok in 12ms", "failed after 3ms: …") and holds no
+// secret and no unescaped platform text.
 type OnlineDoctor interface {
 	DoctorOnline(ctx context.Context, d Deps) Status
 }
@@ -66,6 +70,13 @@ type Deps struct {
 	// settings before it is built, to adjust what has no configuration key
 	// (pacing, poll timeouts); tests use it.
 	Tune func(settings any)
+	// Metrics is the App's metric registry (nil records nothing). A
+	// gateway takes its recorders from it by its name:
+	// Metrics.Delivery(name) for OutboxConfig.Metrics, and
+	// Metrics.Reconnects(name), a func to call each time it lost its
+	// platform connection and tries again (a failed poll, a dropped
+	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
+	Metrics *metrics.Registry
 }
 
 // TerminalUser is a Section whose gateway talks on the bot's own stdin and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -64,6 +65,9 @@ type Options struct {
 	// Run's context has ended before they are cancelled; DefaultGrace when
 	// zero.
 	Grace time.Duration
+	// Metrics records approvals by outcome and their time to a decision;
+	// nil records nothing.
+	Metrics *metrics.Registry
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It

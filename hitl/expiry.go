@@ -87,6 +87,7 @@ func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 		return false
 	}
 	a.Status, a.Note = record.StatusExpired, note
+	b.o.Metrics.Approval("expired", b.o.Now().Sub(a.Created))
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")
 	b.announce(ctx, a, expiredNotice(a))
@@ -162,6 +163,7 @@ func (b *Broker) interrupt(ctx context.Context, a record.Approval) bool {
 // in Recover; the caller leaves the approval due for the next sweep.
 func (b *Broker) finishFailed(err error, a record.Approval, what string) {
 	b.finishFailures.Add(1)
+	b.o.Metrics.ApprovalStoreFailure()
 	b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).
 		Msgf("hitl: could not %s the approval; trying again on the next sweep", what)
 }

@@ -71,6 +71,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		return b.storeFailed(err, a.Token)
 	}
 	a = claimed
+	b.o.Metrics.Approval("approved", b.o.Now().Sub(a.Created))
 	if a.Digest != Digest(a.Call) {
 		b.release()
 		return b.mismatch(ctx, a, conv)
@@ -141,6 +142,7 @@ func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Convers
 	if err != nil {
 		return b.storeFailed(err, a.Token)
 	}
+	b.o.Metrics.Approval("denied", b.o.Now().Sub(claimed.Created))
 	b.audit(ctx, claimed, "denied", reason)
 	b.announce(ctx, claimed, denyNotice(claimed), conv)
 	b.queue(claimed, llmDenied(claimed))

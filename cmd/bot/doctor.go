@@ -23,10 +23,11 @@ import (
 // the configured setup can run.
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, path := newFlags("doctor", stderr)
+	online := fs.Bool("online", false, "also contact every configured service (LLM providers, gateways) and report each with its latency")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	cfg, _, code := loadConfig(*path, stderr)
+	cfg, sec, code := loadConfig(*path, stderr)
 	if cfg == nil {
 		return code
 	}
@@ -40,6 +41,9 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)
+	}
+	if *online {
+		doctorOnline(ctx, r, cfg, sec)
 	}
 	if r.problems > 0 {
 		fmt.Fprintf(stdout, "\n%d problem(s): the bot cannot run as configured.\n", r.problems)

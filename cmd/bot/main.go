@@ -2,7 +2,7 @@
 // terminal, whose risky actions wait for a human's approval.
 //
 //	bot [run] [-config config.yaml] [-v]   run the bot
-//	bot doctor [-config config.yaml]       check the configuration
+//	bot doctor [-config config.yaml] [-online]  check the configuration (-online: and the services)
 //	bot audit [-since 24h] [-json] …       print the audit log
 //	bot healthcheck [-config …]            ask a running bot's /healthz
 //	bot version                            print the version
@@ -103,6 +103,8 @@ commands:
       -v              show info logs on a terminal too
   doctor              check the configuration and say what would run
       -config FILE    configuration file (default config.yaml)
+      -online         also contact every configured service (LLM, gateways),
+                      each reported with its latency; exit 1 if any fails
   audit               print the audit log (read-only, beside a running bot)
       -config FILE    configuration file (default config.yaml)
       -since D        how far back: 90m, 24h, 7d (default 24h)

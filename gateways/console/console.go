@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
@@ -31,14 +32,16 @@ type Console struct {
 	// prompt is shown before each line the user types; empty when piped.
 	prompt string
 
-	mu     sync.Mutex // serialises writes to out
-	closed chan struct{}
-	once   sync.Once
+	mu      sync.Mutex // serialises writes to out
+	closed  chan struct{}
+	once    sync.Once
+	running atomic.Bool // Run has started reading
 }
 
 var (
 	_ gateways.Gateway = (*Console)(nil)
 	_ core.Actuator    = (*Console)(nil)
+	_ gateways.Readier = (*Console)(nil)
 )
 
 // New returns a console on in and out. interactive shows a prompt and a
@@ -58,6 +61,16 @@ func (c *Console) Name() string { return Name }
 // piped input).
 func (c *Console) EndOfInput() <-chan struct{} { return c.closed }
 
+// Ready reports whether Run has started reading the input. The end of the
+// input does not make the console unready: the other gateways go on
+// serving, and a bot whose only gateway is the console stops then.
+func (c *Console) Ready() error {
+	if !c.running.Load() {
+		return errors.New("console: not reading yet")
+	}
+	return nil
+}
+
 // Run reads lines until the input ends or ctx ends, submitting each
 // non-empty line as a message from console:local. A line longer than
 // MaxLine is cut, and the user told so. Run returns nil at the end of input
@@ -71,6 +84,7 @@ func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go c.read(ctx, lines, readErr)
+	c.running.Store(true)
 	if c.prompt != "" {
 		c.write("gatehouse console — type a message, /pending for approvals, Ctrl-D to quit.\n" + c.prompt)
 	}

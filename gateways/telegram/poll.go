@@ -31,6 +31,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			if ctx.Err() != nil {
 				break
 			}
+			g.reconnected()
 			if gateways.Sleep(ctx, g.pollFailed(err, attempt)) != nil {
 				break
 			}
@@ -38,6 +39,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			continue
 		}
 		attempt = 0
+		g.lastPoll.Store(time.Now().UnixNano())
 		fresh, err := g.deliverBatch(ctx, inbox, o, raws)
 		if err != nil {
 			break

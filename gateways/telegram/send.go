@@ -34,6 +34,7 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		RetryFor: g.cfg.RetryFor,
 		Classify: g.classify,
 		Log:      g.log,
+		Metrics:  g.delivery,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)

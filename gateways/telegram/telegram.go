@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -55,6 +56,10 @@ type Gateway struct {
 	saved     string       // the offset cursor last saved
 	run       atomic.Pointer[runState]
 	wg        sync.WaitGroup // callbacks and replies started by Run
+
+	delivery    metrics.Delivery
+	reconnected func()       // a poll failed and is tried again
+	lastPoll    atomic.Int64 // unix nanoseconds of the last getUpdates answered; 0 before the first
 }
 
 // runState is what a running gateway hands to its background work.
@@ -78,6 +83,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		approvals: d.Approvals,
 		prompts:   newPromptBook(),
 		seen:      newRecentIDs(1024),
+
+		delivery:    d.Metrics.Delivery(Name),
+		reconnected: d.Metrics.Reconnects(Name),
 	}
 	if g.cursors == nil {
 		g.cursors = newMemCursors()

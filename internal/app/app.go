@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -65,6 +66,7 @@ type App struct {
 	gateways []gateways.Gateway
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
+	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
 
@@ -76,7 +78,7 @@ type App struct {
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive}
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New()}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -133,11 +135,13 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		QueueSize:    cfg.Engine.Queue,
 		Log:          o.Log,
 		Now:          o.Now,
+		Metrics:      a.metrics,
 	})
 	if err != nil {
 		return err
 	}
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, o.Log); err != nil {
+	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker
@@ -152,7 +156,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.checkScheduleGateways(); err != nil {
 		return err
 	}
-	a.health = newHealth(a.engine, a.routes, a.gateways)
+	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
 	return nil
 }
 

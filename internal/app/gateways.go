@@ -28,6 +28,7 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		Interactive: o.Interactive,
 		HTTPListen:  a.cfg.HTTP.Listen,
 		Tune:        o.Tune,
+		Metrics:     a.metrics,
 	}
 	if a.cfg.HTTP.Listen != "" {
 		deps.Mount = func(pattern string, h http.Handler) {

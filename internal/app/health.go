@@ -4,29 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
-// health serves /healthz (the process is up), /readyz (every component is
-// running) and /metrics (Prometheus text format).
+// readyTimeout bounds the store ping of one /readyz.
+const readyTimeout = 2 * time.Second
+
+// health serves /healthz (liveness: the process serves HTTP), /readyz
+// (every gateway connected and the store answering) and /metrics
+// (Prometheus text format, from the App's registry).
 type health struct {
-	engine   *core.Engine
+	metrics  *metrics.Registry
+	store    gateways.Cursors // pinged by /readyz with a cursor read
 	routes   []route
-	gateways []gateways.Gateway // those that report delivery counters show them
-	ready    atomic.Bool
+	gateways []gateways.Gateway // those that are gateways.Readier are asked
+	ready    atomic.Bool        // Run has started everything
 }
 
-func newHealth(e *core.Engine, routes []route, gws []gateways.Gateway) *health {
-	return &health{engine: e, routes: routes, gateways: gws}
+func newHealth(m *metrics.Registry, st gateways.Cursors, routes []route, gws []gateways.Gateway) *health {
+	return &health{metrics: m, store: st, routes: routes, gateways: gws}
 }
 
 func (h *health) setReady() { h.ready.Store(true) }
@@ -36,22 +41,16 @@ func (h *health) handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !h.ready.Load() {
-			http.Error(w, "starting", http.StatusServiceUnavailable)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if problems := h.notReady(r.Context()); len(problems) > 0 {
+			http.Error(w, "not ready\n"+strings.Join(problems, "\n"), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
 	})
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		st := h.engine.Stats()
-		fmt.Fprintf(w, "# TYPE gatehouse_signals_total counter\ngatehouse_signals_total %d\n", st.Signals)
-		fmt.Fprintf(w, "# TYPE gatehouse_llm_requests_total counter\ngatehouse_llm_requests_total %d\n", st.LLMRequests)
-		fmt.Fprintf(w, "# TYPE gatehouse_tool_calls_total counter\ngatehouse_tool_calls_total %d\n", st.ToolCalls)
-		fmt.Fprintf(w, "# TYPE gatehouse_replies_total counter\ngatehouse_replies_total %d\n", st.Replies)
-		fmt.Fprintf(w, "# TYPE gatehouse_turn_errors_total counter\ngatehouse_turn_errors_total %d\n", st.TurnErrors)
-		h.writeDelivery(w)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		h.metrics.WritePrometheus(w) //nolint:errcheck // the scraper sees a cut body
 	})
 	for _, r := range h.routes {
 		mux.Handle(r.pattern, r.handler)
@@ -59,34 +58,33 @@ func (h *health) handler() http.Handler {
 	return mux
 }
 
-// writeDelivery writes the delivery counters of the gateways that keep
-// them, one series per gateway.
-func (h *health) writeDelivery(w io.Writer) {
-	var names []string
-	var stats []gateways.DeliveryStats
+// notReady lists what keeps the bot from being ready: still starting, a
+// gateway not connected (a gateways.Readier's error), a store that does
+// not answer a cheap read. Empty means ready.
+func (h *health) notReady(ctx context.Context) []string {
+	if !h.ready.Load() {
+		return []string{"starting"}
+	}
+	var problems []string
 	for _, gw := range h.gateways {
-		if r, ok := gw.(gateways.DeliveryReporter); ok {
-			names, stats = append(names, gw.Name()), append(stats, r.DeliveryStats())
+		if r, ok := gw.(gateways.Readier); ok {
+			if err := r.Ready(); err != nil {
+				problems = append(problems, "gateway "+gw.Name()+": "+err.Error())
+			}
 		}
 	}
-	if len(names) == 0 {
-		return
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if _, err := h.store.Cursor(ctx, readyCursor); err != nil {
+		// The error is not shown: a driver's may name its server.
+		problems = append(problems, "store: not answering")
 	}
-	for _, m := range []struct {
-		name string
-		get  func(gateways.DeliveryStats) uint64
-	}{
-		{"gatehouse_delivery_sent_total", func(s gateways.DeliveryStats) uint64 { return s.Sent }},
-		{"gatehouse_delivery_edited_total", func(s gateways.DeliveryStats) uint64 { return s.Edited }},
-		{"gatehouse_delivery_retried_total", func(s gateways.DeliveryStats) uint64 { return s.Retried }},
-		{"gatehouse_delivery_failed_total", func(s gateways.DeliveryStats) uint64 { return s.Failed }},
-	} {
-		fmt.Fprintf(w, "# TYPE %s counter\n", m.name)
-		for i, name := range names {
-			fmt.Fprintf(w, "%s{gateway=%q} %d\n", m.name, name, m.get(stats[i]))
-		}
-	}
+	return problems
 }
+
+// readyCursor is the cursor key /readyz reads to ping the store; it is
+// never written.
+const readyCursor = "gatehouse:readyz"
 
 // listen binds http.listen. A port that cannot be bound is an error: a
 // health check or webhook pointed at it would otherwise talk to whatever

@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -148,7 +149,7 @@ func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
 }
 
 // buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -163,6 +164,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, log zero
 		Standing:          st,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
+		Metrics:           m,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("hitl: %w", err)

@@ -175,7 +175,7 @@ func TestStatusAndMalformed(t *testing.T) {
 	if resp := post(t, s, "{not json"); resp.StatusCode != 400 {
 		t.Errorf("bad request JSON: status %d", resp.StatusCode)
 	}
-	if resp, err := http.Get(s.URL() + "/models"); err != nil || resp.StatusCode != 404 {
+	if resp, err := http.Get(s.URL() + "/embeddings"); err != nil || resp.StatusCode != 404 {
 		t.Errorf("unknown path: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

@@ -1,0 +1,108 @@
+package metrics_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
+)
+
+// TestWritePrometheusParses records one of everything and checks the
+// output with Prometheus's own text parser: every family has HELP and
+// TYPE, our histograms are histograms, label values are escaped.
+func TestWritePrometheusParses(t *testing.T) {
+	r := metrics.New()
+	r.QueueDepthFunc(func() int { return 3 })
+	r.MessageReceived("telegram")
+	r.MessageReceived(`we"ird\gw` + "\n")
+	r.ReplySent("telegram")
+	d := r.Delivery("telegram")
+	d.Sent()
+	d.Failed()
+	r.Reconnects("telegram")()
+	r.LLMRequest("openai", "ok", 120*time.Millisecond)
+	r.Tokens("openai", 10, 5)
+	r.ToolCall("shell", "approve")
+	r.ToolRun("shell", time.Second)
+	r.Approval("approved", 90*time.Second)
+	r.TurnError()
+	var buf bytes.Buffer
+	if err := r.WritePrometheus(&buf); err != nil {
+		t.Fatal(err)
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.String())
+	}
+	for name, f := range fams {
+		if f.GetHelp() == "" {
+			t.Errorf("%s: no HELP text", name)
+		}
+		if !strings.Contains(buf.String(), "# TYPE "+name+" ") {
+			t.Errorf("%s: no TYPE line", name)
+		}
+	}
+	want := map[string]string{
+		metrics.MessagesReceived: "COUNTER", metrics.LLMDuration: "HISTOGRAM", metrics.ApprovalWait: "HISTOGRAM",
+		metrics.ToolDuration: "HISTOGRAM", metrics.QueueDepth: "GAUGE", metrics.ReloadSuccess: "GAUGE",
+		"process_resident_memory_bytes": "GAUGE", "go_goroutines": "GAUGE", metrics.GatewayReconnects: "COUNTER",
+	}
+	for name, typ := range want {
+		f, ok := fams[name]
+		if !ok {
+			t.Errorf("%s missing", name)
+			continue
+		}
+		if f.GetType().String() != typ {
+			t.Errorf("%s: type %s, want %s", name, f.GetType(), typ)
+		}
+	}
+	var odd bool
+	for _, m := range fams[metrics.MessagesReceived].GetMetric() {
+		for _, l := range m.GetLabel() {
+			odd = odd || l.GetValue() == `we"ird\gw`+"\n"
+		}
+	}
+	if !odd {
+		t.Errorf("an escaped label value did not round-trip:\n%s", buf.String())
+	}
+	if v := fams[metrics.QueueDepth].GetMetric()[0].GetGauge().GetValue(); v != 3 {
+		t.Errorf("queue depth %v, want 3", v)
+	}
+}
+
+// TestNilRegistryRecordsNothing: components built without a registry
+// record through nil safely.
+func TestNilRegistryRecordsNothing(t *testing.T) {
+	var r *metrics.Registry
+	r.MessageReceived("x")
+	r.LLMRequest("p", "ok", time.Second)
+	r.Approval("denied", time.Second)
+	r.Reconnects("x")()
+	r.Delivery("x").Sent()
+	r.QueueDepthFunc(func() int { return 0 })
+}
+
+// TestRecordingAllocatesNothing: recording a series seen before is a map
+// lookup on the message path, without allocations.
+func TestRecordingAllocatesNothing(t *testing.T) {
+	r := metrics.New()
+	gw, provider := strings.Clone("telegram"), strings.Clone("openai")
+	record := func() {
+		r.MessageReceived(gw)
+		r.LLMRequest(provider, "ok", time.Millisecond)
+		r.Tokens(provider, 10, 5)
+		r.ToolCall("shell", "allow")
+		r.ReplySent(gw)
+	}
+	record()
+	if n := testing.AllocsPerRun(100, record); n != 0 {
+		t.Errorf("%v allocations per recorded message, want 0", n)
+	}
+}
