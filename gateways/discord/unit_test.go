@@ -2,10 +2,8 @@ package discord
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
-	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -77,19 +74,6 @@ func TestWrongTokenErrorHoldsNoToken(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "TEST-discord-token") || strings.Contains(logs.String(), "TEST-discord-token") {
 		t.Fatalf("the token leaked: %v\n%s", err, logs.String())
-	}
-}
-
-func TestScrubRemovesTokenKeepsCause(t *testing.T) {
-	set := secrets.New(testToken)
-	cause := context.DeadlineExceeded
-	err := scrubError(set, &url.Error{Op: "Get", URL: "https://discord.com/?t=" + testToken, Err: cause})
-	if strings.Contains(err.Error(), testToken) || !errors.Is(err, cause) {
-		t.Fatalf("scrubbed %q (is deadline: %v)", err, errors.Is(err, cause))
-	}
-	clean := errors.New("HTTP 500")
-	if scrubError(set, clean) != clean {
-		t.Error("a clean error was replaced")
 	}
 }
 

@@ -39,7 +39,7 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 	name, err := getMe(ctx, client, strings.TrimRight(s.APIURL, "/")+"/bot"+tok+"/getMe")
 	took := time.Since(began).Round(time.Millisecond)
 	if err != nil {
-		return gateways.Status{Lines: []string{fmt.Sprintf("%s: getMe failed after %s: %v", Name, took, scrubError(set, err))}}
+		return gateways.Status{Lines: []string{fmt.Sprintf("%s: getMe failed after %s: %v", Name, took, gateways.ScrubError(set, err))}}
 	}
 	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: getMe ok in %s: @%s", Name, took, name)}}
 }

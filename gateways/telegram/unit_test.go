@@ -2,36 +2,12 @@ package telegram
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
-
-func TestScrubError(t *testing.T) {
-	set := secrets.New(testToken)
-	raw := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/bot" + testToken + "/getMe", Err: context.DeadlineExceeded}
-	err := scrubError(set, fmt.Errorf("wrapped: %w", raw))
-	if strings.Contains(err.Error(), testToken) || !strings.Contains(err.Error(), "/bot[REDACTED]/getMe") {
-		t.Fatalf("scrubbed: %v", err)
-	}
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatal("the cause is lost")
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		t.Fatal("the original error, with the token, is still reachable")
-	}
-	clean := errors.New("no secret here")
-	if scrubError(set, clean) != clean || scrubError(set, nil) != nil {
-		t.Fatal("clean errors must pass unchanged")
-	}
-}
 
 func TestNewAgainstDeadServerHidesToken(t *testing.T) {
 	_, err := New(context.Background(), Config{Token: testToken, APIURL: "http://127.0.0.1:1"}, Deps{})
