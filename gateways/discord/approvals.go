@@ -4,18 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
-
-// promptKeep is how long past its expiry a request message is remembered,
-// for the late resolutions (expired, executed) that edit it.
-const promptKeep = time.Hour
 
 // maxCustomID is the longest custom_id Discord accepts, in characters.
 const maxCustomID = 100
@@ -49,7 +44,7 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 		if len(ids) == 1 {
 			ref.text = text // the whole request is in that message
 		}
-		g.prompts.add(p, ref)
+		g.prompts.Add(p, ref)
 	}
 	return nil
 }
@@ -91,54 +86,19 @@ func parseCustomID(id string) (core.ApprovalDecision, string, bool) {
 // several times. Failures are logged by the delivery layer; the broker
 // sends the resolution notice as a reply anyway.
 func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
-	for _, ref := range g.prompts.get(r.Token) {
-		if ref.shown == r.Status {
-			continue
-		}
+	g.prompts.Update(r, func(ref promptRef) error {
 		conv := core.Conversation{Gateway: Name, Chat: ref.channel}
 		edit := &discordgo.MessageEdit{ID: ref.msgID, Channel: ref.channel, Components: &[]discordgo.MessageComponent{}, AllowedMentions: mentions()}
-		if body := ref.text + "\n\n" + outcomeLine(r); ref.text != "" && utf8.RuneCountInString(body) <= chunkLimit {
+		if body := ref.text + "\n\n" + gateways.OutcomeLine(r); ref.text != "" && utf8.RuneCountInString(body) <= chunkLimit {
 			edit.Content = &body
 		} // else no room for the outcome: only the buttons go
-		err := g.out.Edit(ctx, conv, func(ctx context.Context) error {
+		return g.out.Edit(ctx, conv, func(ctx context.Context) error {
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 			defer cancel()
 			_, err := g.s.ChannelMessageEditComplex(edit, discordgo.WithContext(rctx))
 			return g.scrub(err)
 		})
-		if err == nil {
-			g.prompts.shown(r.Token, ref, r.Status)
-		}
-	}
-}
-
-// outcomeLine is the line added to a resolved request:
-// "✅ Approved by discord:42 at 2026-05-01 14:03 UTC".
-func outcomeLine(r core.ApprovalResolution) string {
-	line := statusText(r.Status)
-	if r.By != "" {
-		line += " by " + string(r.By)
-	}
-	if !r.At.IsZero() {
-		line += " at " + r.At.UTC().Format("2006-01-02 15:04 UTC")
-	}
-	return line
-}
-
-func statusText(status string) string {
-	switch status {
-	case "approved":
-		return "✅ Approved"
-	case "executed":
-		return "✅ Approved and run"
-	case "denied":
-		return "❌ Denied"
-	case "expired":
-		return "⌛ Expired"
-	case "failed":
-		return "⚠️ Approved, but it failed"
-	}
-	return "Resolved: " + status
+	})
 }
 
 // promptRef is a request message with buttons the gateway sent.
@@ -146,50 +106,4 @@ type promptRef struct {
 	channel string
 	msgID   string
 	text    string // the request without the hint; "" when it took several messages
-	keep    time.Time
-	shown   string // the status the message shows; "" while pending
-}
-
-// promptBook remembers, by token, the request messages to edit when the
-// approval is resolved. It lives in memory: after a restart a resolution
-// is still sent as a reply, only the old buttons stay (a press on them is
-// resolved by the broker as usual).
-type promptBook struct {
-	mu sync.Mutex
-	m  map[string][]promptRef
-}
-
-func newPromptBook() *promptBook { return &promptBook{m: make(map[string][]promptRef)} }
-
-func (b *promptBook) add(p core.ApprovalPrompt, ref promptRef) {
-	now := time.Now()
-	ref.keep = p.Expires.Add(promptKeep)
-	if p.Expires.IsZero() {
-		ref.keep = now.Add(24 * time.Hour)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for token, refs := range b.m {
-		if len(refs) > 0 && refs[0].keep.Before(now) {
-			delete(b.m, token)
-		}
-	}
-	b.m[p.Token] = append(b.m[p.Token], ref)
-}
-
-func (b *promptBook) get(token string) []promptRef {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]promptRef(nil), b.m[token]...)
-}
-
-// shown records that a request message now shows status.
-func (b *promptBook) shown(token string, ref promptRef, status string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i, r := range b.m[token] {
-		if r.channel == ref.channel && r.msgID == ref.msgID {
-			b.m[token][i].shown = status
-		}
-	}
 }

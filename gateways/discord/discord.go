@@ -50,7 +50,7 @@ type Gateway struct {
 	secrets    *secrets.Set
 	approvals  gateways.Approvals
 	out        *gateways.Outbox
-	prompts    *promptBook
+	prompts    *gateways.PromptBook[promptRef]
 	slash      *slashBook
 	guilds     *channelGuilds
 	queue      chan *discordgo.Message // MESSAGE_CREATE in arrival order
@@ -80,7 +80,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		log:       d.Log.With().Str("gateway", Name).Logger(),
 		secrets:   secrets.New(cfg.Token),
 		approvals: d.Approvals,
-		prompts:   newPromptBook(),
+		prompts:   new(gateways.PromptBook[promptRef]),
 		slash:     newSlashBook(),
 		guilds:    newChannelGuilds(4096),
 		queue:     make(chan *discordgo.Message, 256),

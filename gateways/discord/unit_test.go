@@ -11,7 +11,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/rs/zerolog"
 
-	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
@@ -127,13 +126,6 @@ func TestCommandText(t *testing.T) {
 	}
 	if text, _ := commandText(slashData("approve", "token", "K7Q2", "always", false)); text != "/approve K7Q2" {
 		t.Errorf("always false: %q", text)
-	}
-}
-
-func TestOutcomeLine(t *testing.T) {
-	r := core.ApprovalResolution{Status: "denied", By: "telegram:1001", At: time.Date(2026, 5, 1, 14, 3, 0, 0, time.UTC)}
-	if got := outcomeLine(r); got != "❌ Denied by telegram:1001 at 2026-05-01 14:03 UTC" {
-		t.Errorf("outcome line %q", got)
 	}
 }
 

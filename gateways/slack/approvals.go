@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/slack-go/slack"
 
@@ -27,10 +25,6 @@ const sectionLimit = 3000
 // maxSections bounds the section blocks of a request (Slack allows 50
 // blocks a message, one of them the buttons).
 const maxSections = 40
-
-// promptKeep is how long past its expiry a request message is remembered,
-// for the late resolutions (expired, executed) that update it.
-const promptKeep = time.Hour
 
 // PromptApproval sends text, the approval request the core wrote, to conv
 // as a Block Kit message: the text and the typed-command hint in section
@@ -58,7 +52,7 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 			return "", err
 		}
 		if c.Last() {
-			g.prompts.add(&p, promptRef{conv: conv, ts: ts, sections: sections})
+			g.prompts.Add(p, promptRef{conv: conv, ts: ts, sections: sections})
 		}
 		return ts, nil
 	})
@@ -117,15 +111,8 @@ func decision(actionID string) (core.ApprovalDecision, bool) {
 // saw the request, so the same one may arrive several times. Failures are
 // logged: the resolution reply is sent anyway.
 func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution) {
-	refs := g.prompts.get(r.Token)
-	if len(refs) == 0 {
-		g.log.Debug().Msg("no request message to update for a resolution")
-	}
-	for _, ref := range refs {
-		if ref.shown == r.Status {
-			continue
-		}
-		line := outcomeLine(r)
+	known := g.prompts.Update(r, func(ref promptRef) error {
+		line := gateways.OutcomeLine(r)
 		blocks := sectionBlocks(ref.sections)
 		blocks = append(blocks, slack.NewContextBlock("gh_outcome", slack.NewTextBlockObject(slack.MarkdownType, escapeMrkdwn(line), false, true)))
 		err := g.out.Edit(ctx, ref.conv, func(ctx context.Context) error {
@@ -137,39 +124,12 @@ func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution)
 		})
 		if err != nil {
 			g.log.Warn().Str("conv", ref.conv.Key()).Str("ts", ref.ts).Err(err).Msg("cannot update the approval request")
-			continue
 		}
-		g.prompts.shown(r.Token, ref, r.Status)
+		return err
+	})
+	if known == 0 {
+		g.log.Debug().Msg("no request message to update for a resolution")
 	}
-}
-
-// outcomeLine is the line added to a resolved request:
-// "✅ Approved by slack:U123 at 2026-05-01 14:03 UTC".
-func outcomeLine(r core.ApprovalResolution) string {
-	line := statusText(r.Status)
-	if r.By != "" {
-		line += " by " + string(r.By)
-	}
-	if !r.At.IsZero() {
-		line += " at " + r.At.UTC().Format("2006-01-02 15:04 UTC")
-	}
-	return line
-}
-
-func statusText(status string) string {
-	switch status {
-	case "approved":
-		return "✅ Approved"
-	case "executed":
-		return "✅ Approved and run"
-	case "denied":
-		return "❌ Denied"
-	case "expired":
-		return "⌛ Expired"
-	case "failed":
-		return "⚠️ Approved, but it failed"
-	}
-	return "Resolved: " + status
 }
 
 // promptRef is a request message with buttons the gateway sent.
@@ -177,49 +137,4 @@ type promptRef struct {
 	conv     core.Conversation
 	ts       string
 	sections []string // the request's text without the hint, before escaping
-	keep     time.Time
-	shown    string // the status the message shows; "" while pending
-}
-
-// promptBook remembers, by token, the request messages to update when the
-// approval is resolved. It lives in memory: after a restart a resolution
-// is still sent as a reply, only the old buttons stay.
-type promptBook struct {
-	mu sync.Mutex
-	m  map[string][]promptRef
-}
-
-func newPromptBook() *promptBook { return &promptBook{m: make(map[string][]promptRef)} }
-
-func (b *promptBook) add(p *core.ApprovalPrompt, ref promptRef) {
-	now := time.Now()
-	ref.keep = p.Expires.Add(promptKeep)
-	if p.Expires.IsZero() {
-		ref.keep = now.Add(24 * time.Hour)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for token, refs := range b.m {
-		if len(refs) > 0 && refs[0].keep.Before(now) {
-			delete(b.m, token)
-		}
-	}
-	b.m[p.Token] = append(b.m[p.Token], ref)
-}
-
-func (b *promptBook) get(token string) []promptRef {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]promptRef(nil), b.m[token]...)
-}
-
-// shown records that a request message now shows status.
-func (b *promptBook) shown(token string, ref promptRef, status string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i, r := range b.m[token] {
-		if r.conv == ref.conv && r.ts == ref.ts {
-			b.m[token][i].shown = status
-		}
-	}
 }

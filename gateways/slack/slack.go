@@ -47,7 +47,7 @@ type Gateway struct {
 	secrets   *secrets.Set
 	approvals gateways.Approvals
 	out       *gateways.Outbox
-	prompts   *promptBook
+	prompts   *gateways.PromptBook[promptRef]
 	threads   *recentSet // channel:thread_ts the bot is part of
 	events    *recentSet // event ids handled (Events API retries)
 	slashes   *slashBook // slash commands awaiting their answer
@@ -78,7 +78,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		secrets: secrets.New(cfg.BotToken, cfg.AppToken, cfg.SigningSecret,
 			url.QueryEscape(cfg.BotToken), url.QueryEscape(cfg.AppToken)),
 		approvals: d.Approvals,
-		prompts:   newPromptBook(),
+		prompts:   new(gateways.PromptBook[promptRef]),
 		threads:   newRecentSet(4096),
 		events:    newRecentSet(4096),
 		slashes:   newSlashBook(),

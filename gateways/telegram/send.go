@@ -129,7 +129,7 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		}
 		plain = false
 		if c.Last() && req != nil {
-			g.prompts.add(req.prompt, promptRef{chat: chat, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
+			g.prompts.Add(req.prompt, promptRef{chat: chat, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
 		}
 		return strconv.Itoa(m.MessageID), nil
 	})

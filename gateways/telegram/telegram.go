@@ -48,7 +48,7 @@ type Gateway struct {
 	cursors   gateways.Cursors
 	approvals gateways.Approvals
 	out       *gateways.Outbox // splits, orders, paces, retries, reports
-	prompts   *promptBook
+	prompts   *gateways.PromptBook[promptRef]
 	seen      *recentIDs
 	listener  net.Listener // webhook mode with Webhook.Listen
 	hookMu    sync.Mutex   // serialises webhook updates
@@ -81,7 +81,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		secrets:   secrets.New(cfg.Token, url.PathEscape(cfg.Token), url.QueryEscape(cfg.Token), cfg.Webhook.SecretToken),
 		cursors:   d.Cursors,
 		approvals: d.Approvals,
-		prompts:   newPromptBook(),
+		prompts:   new(gateways.PromptBook[promptRef]),
 		seen:      newRecentIDs(1024),
 
 		delivery:    d.Metrics.Delivery(Name),
