@@ -53,6 +53,7 @@ func (g *Gateway) supervise(ctx context.Context) {
 		case <-g.conn.lost:
 		}
 		n := g.conn.reconnects.Add(1)
+		g.reconnected()
 		g.log.Warn().Uint64("reconnects", n).Msg("websocket lost; reconnecting")
 		if err := g.open(ctx); err != nil {
 			return

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -43,23 +44,26 @@ var (
 // Gateway is the Discord adapter. It is safe for concurrent use; Run is
 // called once.
 type Gateway struct {
-	cfg        Config
-	log        zerolog.Logger
-	s          *discordgo.Session
-	self       discordgo.User // the bot's user, from GET /users/@me
-	secrets    *secrets.Set
-	approvals  gateways.Approvals
-	out        *gateways.Outbox
-	prompts    *gateways.PromptBook[promptRef]
-	slash      *slashBook
-	guilds     *channelGuilds
-	queue      chan *discordgo.Message // MESSAGE_CREATE in arrival order
-	run        atomic.Pointer[runState]
-	wg         sync.WaitGroup // interactions and replies started by Run
-	bgMu       sync.Mutex
-	bgStopped  bool // Run is returning: no new background work
-	conn       connStats
-	registered atomic.Bool // the slash commands were registered
+	cfg       Config
+	log       zerolog.Logger
+	s         *discordgo.Session
+	self      discordgo.User // the bot's user, from GET /users/@me
+	secrets   *secrets.Set
+	approvals gateways.Approvals
+	out       *gateways.Outbox
+	// delivery and reconnected record this gateway's metrics.
+	delivery    metrics.Delivery
+	reconnected func()
+	prompts     *gateways.PromptBook[promptRef]
+	slash       *slashBook
+	guilds      *channelGuilds
+	queue       chan *discordgo.Message // MESSAGE_CREATE in arrival order
+	run         atomic.Pointer[runState]
+	wg          sync.WaitGroup // interactions and replies started by Run
+	bgMu        sync.Mutex
+	bgStopped   bool // Run is returning: no new background work
+	conn        connStats
+	registered  atomic.Bool // the slash commands were registered
 }
 
 // runState is what a running gateway hands to its background work.
@@ -84,6 +88,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		slash:     newSlashBook(),
 		guilds:    newChannelGuilds(4096),
 		queue:     make(chan *discordgo.Message, 256),
+
+		delivery:    d.Metrics.Delivery(Name),
+		reconnected: d.Metrics.Reconnects(Name),
 	}
 	g.conn.lost = make(chan struct{}, 1)
 	if g.out, err = g.newOutbox(); err != nil {

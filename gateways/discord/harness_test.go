@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -27,6 +28,7 @@ type harness struct {
 	inbox   *recInbox
 	appr    *fakeApprovals
 	logs    *testutil.SyncBuffer
+	metrics *metrics.Registry
 	cancel  context.CancelFunc
 	runDone chan error
 }
@@ -46,12 +48,12 @@ func newFake(o fakediscord.Options) *fakediscord.Server {
 // stops both and checks that no log line holds the token.
 func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
 	cfg := FastConfig(fake)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	gw, err := New(context.Background(), cfg, Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr})
+	gw, err := New(context.Background(), cfg, Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr, Metrics: h.metrics})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -62,6 +64,15 @@ func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness
 		assertNoToken(t, h.logs.String())
 	})
 	return h
+}
+
+// metricsText is the harness registry's /metrics page.
+func (h *harness) metricsText() string {
+	var b strings.Builder
+	if err := h.metrics.WritePrometheus(&b); err != nil {
+		h.t.Fatal(err)
+	}
+	return b.String()
 }
 
 // FastConfig is the gateway's configuration against the fake with

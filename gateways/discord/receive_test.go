@@ -135,6 +135,10 @@ func TestReconnects(t *testing.T) {
 				testutil.WaitFor(t, "the reconnect counted and logged", func() bool {
 					return h.gw.Reconnects() > 0 && strings.Contains(h.logs.String(), "websocket reconnected")
 				})
+				if m := h.metricsText(); !strings.Contains(m, `gatehouse_gateway_reconnects_total{gateway="discord"} `) ||
+					strings.Contains(m, `gatehouse_gateway_reconnects_total{gateway="discord"} 0`) {
+					t.Errorf("the reconnect is not in the metrics:\n%s", m)
+				}
 			}
 		})
 	}

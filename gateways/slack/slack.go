@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -47,13 +48,16 @@ type Gateway struct {
 	secrets   *secrets.Set
 	approvals gateways.Approvals
 	out       *gateways.Outbox
-	prompts   *gateways.PromptBook[promptRef]
-	threads   *recentSet // channel:thread_ts the bot is part of
-	events    *recentSet // event ids handled (Events API retries)
-	slashes   *slashBook // slash commands awaiting their answer
-	listener  net.Listener
-	run       atomic.Pointer[runState]
-	wg        sync.WaitGroup // presses and background replies started by Run
+	// delivery and reconnected record this gateway's metrics.
+	delivery    metrics.Delivery
+	reconnected func()
+	prompts     *gateways.PromptBook[promptRef]
+	threads     *recentSet // channel:thread_ts the bot is part of
+	events      *recentSet // event ids handled (Events API retries)
+	slashes     *slashBook // slash commands awaiting their answer
+	listener    net.Listener
+	run         atomic.Pointer[runState]
+	wg          sync.WaitGroup // presses and background replies started by Run
 
 	connects atomic.Uint64 // Socket Mode connections made
 }
@@ -82,6 +86,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		threads:   newRecentSet(4096),
 		events:    newRecentSet(4096),
 		slashes:   newSlashBook(),
+
+		delivery:    d.Metrics.Delivery(Name),
+		reconnected: d.Metrics.Reconnects(Name),
 	}
 	opts := []slack.Option{slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(cfg.HTTPClient), slack.OptionDebug(false)}
 	if cfg.AppToken != "" {

@@ -79,6 +79,7 @@ func (g *Gateway) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
 		if n := g.connects.Add(1); n > 1 {
+			g.reconnected()
 			g.log.Info().Uint64("reconnects", n-1).Msg("socket mode reconnected")
 		} else {
 			g.log.Info().Msg("socket mode connected")
