@@ -21,6 +21,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -43,23 +44,26 @@ var (
 // Gateway is the Discord adapter. It is safe for concurrent use; Run is
 // called once.
 type Gateway struct {
-	cfg        Config
-	log        zerolog.Logger
-	s          *discordgo.Session
-	self       discordgo.User // the bot's user, from GET /users/@me
-	secrets    *secrets.Set
-	approvals  gateways.Approvals
-	out        *gateways.Outbox
-	prompts    *promptBook
-	slash      *slashBook
-	guilds     *channelGuilds
-	queue      chan *discordgo.Message // MESSAGE_CREATE in arrival order
-	run        atomic.Pointer[runState]
-	wg         sync.WaitGroup // interactions and replies started by Run
-	bgMu       sync.Mutex
-	bgStopped  bool // Run is returning: no new background work
-	conn       connStats
-	registered atomic.Bool // the slash commands were registered
+	cfg         Config
+	log         zerolog.Logger
+	s           *discordgo.Session
+	self        discordgo.User // the bot's user, from GET /users/@me
+	secrets     *secrets.Set
+	approvals   gateways.Approvals
+	out         *gateways.Outbox
+	prompts     *promptBook
+	slash       *slashBook
+	guilds      *channelGuilds
+	queue       chan *discordgo.Message // MESSAGE_CREATE in arrival order
+	run         atomic.Pointer[runState]
+	wg          sync.WaitGroup // interactions and replies started by Run
+	bgMu        sync.Mutex
+	bgStopped   bool // Run is returning: no new background work
+	conn        connStats
+	registered  atomic.Bool // the slash commands were registered
+	up          atomic.Bool // READY or RESUMED received and not lost since
+	delivery    metrics.Delivery
+	reconnected func() // the websocket was lost and is opened again
 }
 
 // runState is what a running gateway hands to its background work.
@@ -76,14 +80,16 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{
-		cfg:       cfg,
-		log:       d.Log.With().Str("gateway", Name).Logger(),
-		secrets:   secrets.New(cfg.Token),
-		approvals: d.Approvals,
-		prompts:   newPromptBook(),
-		slash:     newSlashBook(),
-		guilds:    newChannelGuilds(4096),
-		queue:     make(chan *discordgo.Message, 256),
+		cfg:         cfg,
+		log:         d.Log.With().Str("gateway", Name).Logger(),
+		secrets:     secrets.New(cfg.Token),
+		approvals:   d.Approvals,
+		delivery:    d.Metrics.Delivery(Name),
+		reconnected: d.Metrics.Reconnects(Name),
+		prompts:     newPromptBook(),
+		slash:       newSlashBook(),
+		guilds:      newChannelGuilds(4096),
+		queue:       make(chan *discordgo.Message, 256),
 	}
 	g.conn.lost = make(chan struct{}, 1)
 	if g.out, err = g.newOutbox(); err != nil {

@@ -109,7 +109,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if d.Tune != nil {
 		d.Tune(&c)
 	}
-	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals})
+	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.discord: %w", err)
 	}
