@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 )
 
 // The receiving modes.
@@ -77,6 +78,8 @@ type Deps struct {
 	Log zerolog.Logger
 	// Approvals resolves button presses; nil answers presses with an error.
 	Approvals gateways.Approvals
+	// Metrics records delivery and reconnects; nil records nothing.
+	Metrics *metrics.Registry
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -21,6 +21,7 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		RetryFor: g.cfg.RetryFor,
 		Classify: classify,
 		Log:      g.log,
+		Metrics:  g.delivery,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("slack: %w", err)

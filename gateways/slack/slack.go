@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -55,7 +56,10 @@ type Gateway struct {
 	run       atomic.Pointer[runState]
 	wg        sync.WaitGroup // presses and background replies started by Run
 
-	connects atomic.Uint64 // Socket Mode connections made
+	connects    atomic.Uint64 // Socket Mode connections made
+	up          atomic.Bool   // Socket Mode: hello received, not disconnected since; events: serving
+	delivery    metrics.Delivery
+	reconnected func() // a Socket Mode connection was made again
 }
 
 // runState is what a running gateway hands to its background work.
@@ -77,11 +81,13 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		log: d.Log.With().Str("gateway", Name).Logger(),
 		secrets: secrets.New(cfg.BotToken, cfg.AppToken, cfg.SigningSecret,
 			url.QueryEscape(cfg.BotToken), url.QueryEscape(cfg.AppToken)),
-		approvals: d.Approvals,
-		prompts:   newPromptBook(),
-		threads:   newRecentSet(4096),
-		events:    newRecentSet(4096),
-		slashes:   newSlashBook(),
+		approvals:   d.Approvals,
+		delivery:    d.Metrics.Delivery(Name),
+		reconnected: d.Metrics.Reconnects(Name),
+		prompts:     newPromptBook(),
+		threads:     newRecentSet(4096),
+		events:      newRecentSet(4096),
+		slashes:     newSlashBook(),
 	}
 	opts := []slack.Option{slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(cfg.HTTPClient), slack.OptionDebug(false)}
 	if cfg.AppToken != "" {
