@@ -72,6 +72,7 @@ func (g *Gateway) close() {
 
 // onDisconnect notes a lost connection for the supervisor.
 func (g *Gateway) onDisconnect(*discordgo.Session, *discordgo.Disconnect) {
+	g.up.Store(false)
 	if g.conn.closing.Load() {
 		return
 	}
@@ -87,6 +88,7 @@ func (g *Gateway) onConnect(*discordgo.Session, *discordgo.Connect) {
 
 func (g *Gateway) onResumed(*discordgo.Session, *discordgo.Resumed) {
 	g.conn.resumed.Add(1)
+	g.up.Store(true)
 	g.log.Info().Msg("session resumed")
 }
 
@@ -97,6 +99,7 @@ func (g *Gateway) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 	if r != nil && r.Application != nil && r.Application.ID != "" {
 		app = r.Application.ID
 	}
+	g.up.Store(true)
 	g.log.Info().Msg("session ready (identified)")
 	if !g.registered.CompareAndSwap(false, true) {
 		return

@@ -64,6 +64,7 @@ type Gateway struct {
 	bgStopped   bool // Run is returning: no new background work
 	conn        connStats
 	registered  atomic.Bool // the slash commands were registered
+	up          atomic.Bool // READY or RESUMED received and not lost since
 }
 
 // runState is what a running gateway hands to its background work.

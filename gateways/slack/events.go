@@ -58,7 +58,9 @@ func (g *Gateway) EventsHandler() http.Handler { return http.HandlerFunc(g.serve
 // runEvents serves the Events API on the gateway's own listener, when it
 // has one, until ctx ends.
 func (g *Gateway) runEvents(ctx context.Context) error {
+	defer g.up.Store(false)
 	if g.listener == nil {
+		g.up.Store(true) // the host serves EventsHandler
 		<-ctx.Done()
 		return nil
 	}
@@ -67,6 +69,7 @@ func (g *Gateway) runEvents(ctx context.Context) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(g.listener) }()
+	g.up.Store(true) // the listener is bound: requests are accepted
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

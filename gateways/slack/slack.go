@@ -60,6 +60,7 @@ type Gateway struct {
 	wg          sync.WaitGroup // presses and background replies started by Run
 
 	connects atomic.Uint64 // Socket Mode connections made
+	up       atomic.Bool   // Socket Mode: hello received, not disconnected since; events: serving
 }
 
 // runState is what a running gateway hands to its background work.

@@ -84,13 +84,20 @@ func (g *Gateway) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 		} else {
 			g.log.Info().Msg("socket mode connected")
 		}
+	case socketmode.EventTypeHello:
+		g.up.Store(true)
+	case socketmode.EventTypeDisconnect, socketmode.EventTypeConnecting:
+		g.up.Store(false)
+		g.log.Debug().Str("type", string(evt.Type)).Msg("socket mode event")
 	case socketmode.EventTypeConnectionError:
+		g.up.Store(false)
 		if c, ok := evt.Data.(*slack.ConnectionErrorEvent); ok {
 			g.log.Warn().Err(g.scrub(c.ErrorObj)).Int("attempt", c.Attempt).Dur("backoff", c.Backoff).Msg("socket mode connection failed; retrying")
 		}
 	case socketmode.EventTypeInvalidAuth:
 		g.log.Error().Msg("socket mode: Slack refused the app token")
 	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+		g.up.Store(false)
 		g.log.Warn().Str("type", string(evt.Type)).Msg("socket mode connection error; the library reconnects")
 	case socketmode.EventTypeErrorBadMessage:
 		g.onBadMessage(ctx, sm, evt)

@@ -1,0 +1,75 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+)
+
+// onlineTimeout bounds doctor's GET /users/@me.
+const onlineTimeout = 10 * time.Second
+
+var _ gateways.OnlineDoctor = (*Section)(nil)
+
+// DoctorOnline asks Discord who the bot is (GET /api/v9/users/@me) and
+// reports the answer with its latency. The token appears in no line.
+func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.Status {
+	if !s.Enabled() {
+		return gateways.Status{Runs: true}
+	}
+	tok := s.Token.Value()
+	set := secrets.New(tok)
+	client := d.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	base := s.APIURL
+	if base == "" {
+		base = DefaultAPIURL
+	}
+	ctx, cancel := context.WithTimeout(ctx, onlineTimeout)
+	defer cancel()
+	began := time.Now()
+	name, err := usersMe(ctx, client, strings.TrimRight(base, "/")+"/api/v9/users/@me", tok)
+	took := time.Since(began).Round(time.Millisecond)
+	if err != nil {
+		return gateways.Status{Lines: []string{fmt.Sprintf("%s: users/@me failed after %s: %v", Name, took, gateways.ScrubError(set, err))}}
+	}
+	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: users/@me ok in %s: %s", Name, took, name)}}
+}
+
+// usersMe makes the request and returns the bot's username.
+func usersMe(ctx context.Context, client *http.Client, u, tok string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", fmt.Errorf("request: %w", err)
+	}
+	req.Header.Set("Authorization", "Bot "+tok)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return "", fmt.Errorf("read: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(string(body), 200)))
+	}
+	var r struct {
+		Username string `json:"username"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return "", fmt.Errorf("HTTP %d, not a Discord answer", resp.StatusCode)
+	}
+	return textutil.Graphic(textutil.Shorten(r.Username, 64)), nil
+}
