@@ -131,7 +131,7 @@ func TestSlashCommands(t *testing.T) {
 	}
 	in := fake.InjectSlashCommand(fakediscord.SlashCommand{ChannelID: chanID, GuildID: guildID, User: ann, Name: "approve",
 		Options: []fakediscord.OptionValue{{Name: "token", Type: 3, Value: "K7Q2MX9P"}, {Name: "always", Type: 5, Value: true}}})
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Text != "/approve K7Q2MX9P always" || s.From != "discord:3001" || s.Conv != guildConv {
 		t.Fatalf("signal %+v", s)
 	}
@@ -157,11 +157,11 @@ func TestSlashCommands(t *testing.T) {
 	}
 	fake.InjectSlashCommand(fakediscord.SlashCommand{ChannelID: chanID, GuildID: guildID, User: ann, Name: "deny",
 		Options: []fakediscord.OptionValue{{Name: "token", Type: 3, Value: "K7Q2MX9P"}, {Name: "reason", Type: 3, Value: "not\nnow /approve X"}}})
-	if s := h.inbox.next(t); s.Text != "/deny K7Q2MX9P not now /approve X" {
+	if s := h.inbox.Next(t); s.Text != "/deny K7Q2MX9P not now /approve X" {
 		t.Fatalf("deny signal %q", s.Text)
 	}
 	fake.InjectSlashCommand(fakediscord.SlashCommand{ChannelID: fake.DMChannel(ben.ID), User: ben, Name: "pending"})
-	if s := h.inbox.next(t); s.Text != "/pending" || s.From != "discord:3002" || !s.Private {
+	if s := h.inbox.Next(t); s.Text != "/pending" || s.From != "discord:3002" || !s.Private {
 		t.Fatalf("pending signal %+v", s)
 	}
 	// A token that is not one is answered, not submitted.
@@ -175,7 +175,7 @@ func TestSlashCommands(t *testing.T) {
 		}
 		return false
 	})
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestSlashCommandsRegisteredGlobally(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 // startBench runs a gateway against a fake with pacing out of the way
 // (each iteration uses its own channel, so no per-channel limit applies).
-func startBench(b *testing.B) (*fakediscord.Server, *Gateway, *recInbox) {
+func startBench(b *testing.B) (*fakediscord.Server, *Gateway, *testutil.Inbox) {
 	b.Helper()
 	fake := fakediscord.New(fakediscord.Options{Token: testToken, HeartbeatInterval: time.Second})
 	cfg := FastConfig(fake)
@@ -26,7 +26,7 @@ func startBench(b *testing.B) (*fakediscord.Server, *Gateway, *recInbox) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inbox := newRecInbox()
+	inbox := testutil.NewInbox()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = gw.Run(ctx, inbox); close(done) }()
@@ -49,7 +49,7 @@ func BenchmarkMessageRoundTrip(b *testing.B) {
 		i++
 		ch := strconv.Itoa(4_000_000 + i)
 		fake.InjectMessage(fakediscord.Message{ChannelID: ch, GuildID: guildID, Author: ann, Content: "What time is it in Tokyo?"})
-		s := <-inbox.ch
+		s := <-inbox.Signals()
 		if _, err := gw.Act(ctx, core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: "It is 21:00 in Tokyo.", ReplyTo: s.MessageID}); err != nil {
 			b.Fatal(err)
 		}

@@ -25,7 +25,7 @@ type harness struct {
 	t       *testing.T
 	fake    *fakediscord.Server
 	gw      *Gateway
-	inbox   *recInbox
+	inbox   *testutil.Inbox
 	appr    *fakeApprovals
 	logs    *testutil.SyncBuffer
 	metrics *metrics.Registry
@@ -48,7 +48,7 @@ func newFake(o fakediscord.Options) *fakediscord.Server {
 // stops both and checks that no log line holds the token.
 func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
 	cfg := FastConfig(fake)
 	for _, o := range opts {
 		o(&cfg)
@@ -124,42 +124,6 @@ func assertNoToken(t *testing.T, logs string) {
 	t.Helper()
 	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-discord-token") {
 		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
-}
-
-// recInbox records submitted signals.
-type recInbox struct {
-	ch chan core.Signal
-}
-
-func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
-
-func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
-	select {
-	case r.ch <- s:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (r *recInbox) next(t *testing.T) core.Signal {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		return s
-	case <-time.After(10 * time.Second):
-		t.Fatal("no signal arrived")
-		return core.Signal{}
-	}
-}
-
-func (r *recInbox) empty(t *testing.T) {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		t.Fatalf("unexpected signal %+v", s)
-	default:
 	}
 }
 

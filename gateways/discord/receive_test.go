@@ -18,7 +18,7 @@ func TestDMBecomesSignal(t *testing.T) {
 		t.Errorf("intents %d, want %d", ids[0].Intents, intents)
 	}
 	id := fake.InjectMessage(dm(fake, ann, "hello there"))
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	want := core.Conversation{Gateway: Name, Chat: fake.DMChannel(ann.ID)}
 	if s.Conv != want || s.From != "discord:3001" || s.Text != "hello there" || s.MessageID != id || !s.Private || s.Kind != core.KindMessage {
 		t.Fatalf("signal %+v", s)
@@ -31,7 +31,7 @@ func TestGuildMentionMode(t *testing.T) {
 	fake.InjectMessage(inGuild(ann, "just chatting"))
 	fake.InjectMessage(inGuild(otherBot, mention(fake)+" I am a bot"))
 	fake.InjectMessage(inGuild(ann, mention(fake)+" what is up?"))
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Text != "what is up?" || s.Private || s.Conv.Chat != chanID || s.From != "discord:3001" {
 		t.Fatalf("signal %+v", s)
 	}
@@ -41,21 +41,21 @@ func TestGuildMentionMode(t *testing.T) {
 	}
 	botMsg := fake.Messages(chanID)[0].ID
 	fake.InjectMessage(fakediscord.Message{ChannelID: chanID, GuildID: guildID, Author: ben, Content: "and a reply", ReplyTo: botMsg})
-	if s := h.inbox.next(t); s.Text != "and a reply" || s.From != "discord:3002" {
+	if s := h.inbox.Next(t); s.Text != "and a reply" || s.From != "discord:3002" {
 		t.Fatalf("reply signal %+v", s)
 	}
 	fake.InjectMessage(inGuild(ben, "/pending"))
-	if s := h.inbox.next(t); s.Text != "/pending" {
+	if s := h.inbox.Next(t); s.Text != "/pending" {
 		t.Fatalf("command signal %+v", s)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestGuildAllMode(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
 	h := newHarness(t, fake, func(c *Config) { c.Guild = GuildAll }).start()
 	fake.InjectMessage(inGuild(ann, "no mention at all"))
-	if s := h.inbox.next(t); s.Text != "no mention at all" {
+	if s := h.inbox.Next(t); s.Text != "no mention at all" {
 		t.Fatalf("signal %+v", s)
 	}
 }
@@ -67,7 +67,7 @@ func TestOwnMessagesIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake.InjectMessage(inGuild(ann, "after"))
-	if s := h.inbox.next(t); s.Text != "after" {
+	if s := h.inbox.Next(t); s.Text != "after" {
 		t.Fatalf("first signal %+v: the bot's own message came back", s)
 	}
 }
@@ -83,7 +83,7 @@ func TestAttachmentOnlyGetsNotSupported(t *testing.T) {
 		msgs := fake.Messages(ch)
 		return len(msgs) == 1 && strings.Contains(msgs[0].Content, "not supported yet")
 	})
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestMalformedDispatchSkipped(t *testing.T) {
@@ -93,7 +93,7 @@ func TestMalformedDispatchSkipped(t *testing.T) {
 	fake.InjectDispatch("MESSAGE_CREATE", []byte(`{"id":"77","channel_id":"4001","content":"no author"}`))
 	fake.InjectDispatch("INTERACTION_CREATE", []byte(`{"id":"88","type":3,"data":"nope"}`))
 	fake.InjectMessage(dm(fake, ann, "still alive"))
-	if s := h.inbox.next(t); s.Text != "still alive" {
+	if s := h.inbox.Next(t); s.Text != "still alive" {
 		t.Fatalf("signal %+v", s)
 	}
 	if logs := h.logs.String(); strings.Count(logs, "skipping a malformed") < 3 {
@@ -115,7 +115,7 @@ func TestReconnects(t *testing.T) {
 			fake := newFake(fakediscord.Options{HeartbeatInterval: 50 * time.Millisecond})
 			h := newHarness(t, fake).start()
 			fake.InjectMessage(dm(fake, ann, "before"))
-			h.inbox.next(t)
+			h.inbox.Next(t)
 			sessions := len(fake.Identifies()) + len(fake.Resumes())
 			tc.break_(fake)
 			testutil.WaitFor(t, "a new session", func() bool {
@@ -123,7 +123,7 @@ func TestReconnects(t *testing.T) {
 			})
 			fake.SetHeartbeatAcks(true)
 			fake.InjectMessage(dm(fake, ann, "after"))
-			if s := h.inbox.next(t); s.Text != "after" {
+			if s := h.inbox.Next(t); s.Text != "after" {
 				t.Fatalf("signal %+v", s)
 			}
 			if tc.name == "op 7" { // the session survives a reconnect request: it is resumed

@@ -101,7 +101,7 @@ func TestGuildReplyReferencesAndNeutralisesMentions(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
 	h := newHarness(t, fake).start()
 	id := fake.InjectMessage(inGuild(ann, mention(fake)+" ping everyone for me"))
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	a := core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: "@everyone @here <@&9001> hi", ReplyTo: s.MessageID}
 	if _, err := h.gw.Act(t.Context(), a); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestGuildReplyReferencesAndNeutralisesMentions(t *testing.T) {
 	}
 	// In a DM the reply does not need a reference.
 	dmID := fake.InjectMessage(dm(fake, ann, "hi"))
-	s = h.inbox.next(t)
+	s = h.inbox.Next(t)
 	if _, err := h.gw.Act(t.Context(), core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: "hello", ReplyTo: dmID}); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func BenchmarkMessageRoundTrip(b *testing.B) {
 		h.fake.InjectDM("U1", "what time is it in Tokyo?")
 		var s core.Signal
 		select {
-		case s = <-h.inbox.ch:
+		case s = <-h.inbox.Signals():
 		case <-ctx.Done():
 		}
 		if _, err := h.gw.Act(ctx, reply(s.Conv, "It is **noon** in Tokyo, see [the clock](https://time.is/Tokyo).")); err != nil {

@@ -35,7 +35,7 @@ func TestEventsAPISignedEventsDeduplicated(t *testing.T) {
 	if w := serve(h, req); w.Code != 200 {
 		t.Fatalf("event: %d", w.Code)
 	}
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Conv != (core.Conversation{Gateway: Name, Chat: "D1"}) || s.Text != "hi over http" || s.MessageID != ts {
 		t.Fatalf("signal %+v", s)
 	}
@@ -46,10 +46,10 @@ func TestEventsAPISignedEventsDeduplicated(t *testing.T) {
 	}
 	mention, _, mts := signer.EventCallback(target, fakeslack.Event{Type: "app_mention", Channel: "C1", User: "U1", Text: "<@U0BOT> in a channel"})
 	serve(h, mention)
-	if s := h.inbox.next(t); s.Text != "in a channel" || s.Conv.Thread != mts {
+	if s := h.inbox.Next(t); s.Text != "in a channel" || s.Conv.Thread != mts {
 		t.Fatalf("the retry was handled again, or the mention is wrong: %+v", s)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestEventsAPIRefusesForgedAndStaleRequests(t *testing.T) {
@@ -77,10 +77,10 @@ func TestEventsAPIRefusesForgedAndStaleRequests(t *testing.T) {
 	if w := serve(h, req); w.Code != 200 {
 		t.Fatalf("a 4-minute-old request: %d", w.Code)
 	}
-	if s := h.inbox.next(t); s.Text != "let me in" {
+	if s := h.inbox.Next(t); s.Text != "let me in" {
 		t.Fatalf("signal %+v", s)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 	if !strings.Contains(h.logs.String(), "not signed right") {
 		t.Error("refusals not logged")
 	}
@@ -107,7 +107,7 @@ func TestEventsAPIInteractivityAndSlashCommands(t *testing.T) {
 	if w.Code != 200 || w.Body.Len() != 0 {
 		t.Fatalf("slash command: %d %q", w.Code, w.Body.String())
 	}
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Text != "/pending" || s.From != "slack:U1" {
 		t.Fatalf("signal %+v", s)
 	}
@@ -123,7 +123,7 @@ func TestEventsAPIInteractivityAndSlashCommands(t *testing.T) {
 	if w := serve(h, bad); w.Code != 200 {
 		t.Fatalf("malformed: %d", w.Code)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestEventsAPIOwnListener(t *testing.T) {
@@ -141,7 +141,7 @@ func TestEventsAPIOwnListener(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	if s := h.inbox.next(t); s.Text != "over the wire" {
+	if s := h.inbox.Next(t); s.Text != "over the wire" {
 		t.Fatalf("signal %+v", s)
 	}
 }

@@ -28,7 +28,7 @@ type harness struct {
 	t       testing.TB
 	fake    *fakeslack.Server
 	gw      *Gateway
-	inbox   *recInbox
+	inbox   *testutil.Inbox
 	appr    *fakeApprovals
 	logs    *testutil.SyncBuffer
 	cancel  context.CancelFunc
@@ -45,7 +45,7 @@ func newFake(o fakeslack.Options) *fakeslack.Server {
 func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
 	t.Helper()
 	fake := newFake(o)
-	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	cfg.SigningSecret = testSecret
 	for _, f := range tune {
@@ -126,40 +126,6 @@ func (h *harness) act(a core.Action) {
 	h.t.Helper()
 	if _, err := h.gw.Act(context.Background(), a); err != nil {
 		h.t.Fatalf("Act: %v", err)
-	}
-}
-
-// recInbox records submitted signals.
-type recInbox struct{ ch chan core.Signal }
-
-func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
-
-func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
-	select {
-	case r.ch <- s:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (r *recInbox) next(t *testing.T) core.Signal {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		return s
-	case <-time.After(5 * time.Second):
-		t.Fatal("no signal arrived")
-		return core.Signal{}
-	}
-}
-
-func (r *recInbox) empty(t *testing.T) {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		t.Fatalf("unexpected signal %+v", s)
-	default:
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 func TestDMBecomesSignal(t *testing.T) {
 	h := newHarness(t, fakeslack.Options{}).start()
 	ts := h.fake.InjectDM("U123", "hello &amp; <b>")
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	want := core.Conversation{Gateway: Name, Chat: "D123"}
 	if s.Conv != want || s.From != "slack:U123" || s.Text != "hello & <b>" || s.MessageID != ts || !s.Private || s.Kind != core.KindMessage {
 		t.Fatalf("signal %+v", s)
@@ -29,7 +29,7 @@ func TestMentionStartsThreadAndFollowUpContinuesIt(t *testing.T) {
 	// Not addressed, not in a thread of the bot: ignored with channel: mention.
 	h.fake.InjectMessage(fakeslack.Event{Channel: "C1", User: "U1", Text: "just chatting"})
 	ts := h.fake.InjectMention("C1", "U1", "what time is it?", "")
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	conv := core.Conversation{Gateway: Name, Chat: "C1", Thread: ts}
 	if s.Conv != conv || s.Text != "what time is it?" || s.From != "slack:U1" || s.Private {
 		t.Fatalf("signal %+v, want conv %s", s, conv.Key())
@@ -43,24 +43,24 @@ func TestMentionStartsThreadAndFollowUpContinuesIt(t *testing.T) {
 	h.fake.InjectMessage(fakeslack.Event{Channel: "C1", User: "U0OTHER", BotID: "B9", Text: "bot noise", ThreadTS: ts})
 	h.fake.InjectMessage(fakeslack.Event{Channel: "C1", User: "U1", Subtype: "message_changed", Text: "edit", ThreadTS: ts})
 	h.fake.InjectMessage(fakeslack.Event{Channel: "C1", User: "U1", Text: "and in Paris?", ThreadTS: ts})
-	f := h.inbox.next(t)
+	f := h.inbox.Next(t)
 	if f.Conv != conv || f.Text != "and in Paris?" {
 		t.Fatalf("follow-up %+v, want conv %s", f, conv.Key())
 	}
 	// A mention arrives as app_mention and as a message: handled once.
 	h.fake.InjectMessage(fakeslack.Event{Channel: "C1", User: "U1", Text: "<@U0BOT> once", ThreadTS: ts})
 	h.fake.InjectMention("C1", "U1", "<@U0BOT> twice", ts)
-	if g := h.inbox.next(t); g.Text != "twice" || g.Conv != conv {
+	if g := h.inbox.Next(t); g.Text != "twice" || g.Conv != conv {
 		t.Fatalf("mention in the thread %+v", g)
 	}
 	waitAcked(t, h.fake)
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestChannelAllPassesEveryMessage(t *testing.T) {
 	h := newHarness(t, fakeslack.Options{}, func(c *Config) { c.Channel = ChannelAll }).start()
 	ts := h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", Text: "anyone?"})
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Conv != (core.Conversation{Gateway: Name, Chat: "C2", Thread: ts}) || s.Text != "anyone?" {
 		t.Fatalf("signal %+v", s)
 	}
@@ -73,7 +73,7 @@ func TestMalformedEnvelopesSkippedAndAcknowledged(t *testing.T) {
 	h.fake.InjectRaw(`not json at all`)
 	h.fake.InjectMessage(fakeslack.Event{Channel: "D9", ChannelType: "im"}) // no user: skipped
 	h.fake.InjectDM("U5", "still here")
-	if s := h.inbox.next(t); s.Text != "still here" {
+	if s := h.inbox.Next(t); s.Text != "still here" {
 		t.Fatalf("signal %+v", s)
 	}
 	testutil.WaitFor(t, "the malformed envelopes acknowledged", func() bool {
@@ -83,7 +83,7 @@ func TestMalformedEnvelopesSkippedAndAcknowledged(t *testing.T) {
 		}
 		return acked["bad-1"] && acked["bad-2"]
 	})
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestReconnectsAfterDisconnectAndDroppedSocket(t *testing.T) {
@@ -91,14 +91,14 @@ func TestReconnectsAfterDisconnectAndDroppedSocket(t *testing.T) {
 	h.fake.Disconnect()
 	testutil.WaitFor(t, "a new connection after disconnect", func() bool { return h.fake.Connections() >= 2 && h.fake.Live() > 0 })
 	h.fake.InjectDM("U1", "after disconnect")
-	if s := h.inbox.next(t); s.Text != "after disconnect" {
+	if s := h.inbox.Next(t); s.Text != "after disconnect" {
 		t.Fatalf("signal %+v", s)
 	}
 	waitAcked(t, h.fake) // an acknowledgement still in flight would be lost with the socket
 	h.fake.DropConnection()
 	testutil.WaitFor(t, "a new connection after the drop", func() bool { return h.fake.Connections() >= 3 && h.fake.Live() > 0 })
 	h.fake.InjectDM("U1", "after drop")
-	if s := h.inbox.next(t); s.Text != "after drop" {
+	if s := h.inbox.Next(t); s.Text != "after drop" {
 		t.Fatalf("signal %+v", s)
 	}
 	if h.gw.Reconnects() < 2 {
@@ -110,13 +110,13 @@ func TestReconnectsAfterDisconnectAndDroppedSocket(t *testing.T) {
 func TestRedeliveredEventHandledOnce(t *testing.T) {
 	h := newHarness(t, fakeslack.Options{}).start()
 	h.fake.InjectDM("U1", "once")
-	h.inbox.next(t)
+	h.inbox.Next(t)
 	waitAcked(t, h.fake)
 	// Slack's retries of an event carry its event_id again.
 	env := h.fake.Envelopes()[0]
 	h.fake.InjectMessage(fakeslack.Event{Channel: "D1", ChannelType: "im", User: "U1", Text: "once", EventID: env.EventID})
 	h.fake.InjectDM("U1", "twice")
-	if s := h.inbox.next(t); s.Text != "twice" {
+	if s := h.inbox.Next(t); s.Text != "twice" {
 		t.Fatalf("the redelivered event came through again: %+v", s)
 	}
 }

@@ -96,7 +96,7 @@ func TestNoAccidentalChannelMention(t *testing.T) {
 func TestSlashAnswerGoesToTheUserOnly(t *testing.T) {
 	h := newHarness(t, fakeslack.Options{}).start()
 	h.fake.InjectSlashCommand(fakeslack.SlashCommand{Command: "/approve", Text: "k7q2mx9p always", User: "U7", Channel: "C3"})
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	if s.Conv != (core.Conversation{Gateway: Name, Chat: "C3"}) || s.From != "slack:U7" || s.Text != "/approve k7q2mx9p always" || !strings.HasPrefix(s.MessageID, slashPrefix) {
 		t.Fatalf("signal %+v", s)
 	}
@@ -112,5 +112,5 @@ func TestSlashAnswerGoesToTheUserOnly(t *testing.T) {
 	h.fake.InjectSlashCommand(fakeslack.SlashCommand{Command: "/weather", User: "U7", Channel: "C3"})
 	testutil.WaitFor(t, "the note on an unknown command", func() bool { return len(h.fake.ResponseURLPosts()) == 2 })
 	waitAcked(t, h.fake)
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }

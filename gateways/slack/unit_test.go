@@ -45,7 +45,7 @@ func TestSocketModeWrongAppTokenEndsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = gw.Run(t.Context(), newRecInbox())
+	err = gw.Run(t.Context(), testutil.NewInbox())
 	if err == nil || !strings.Contains(err.Error(), "app_token") {
 		t.Fatalf("Run: %v", err)
 	}

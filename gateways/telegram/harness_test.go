@@ -26,7 +26,7 @@ type harness struct {
 	t       *testing.T
 	fake    *faketg.Server
 	gw      *Gateway
-	inbox   *recInbox
+	inbox   *testutil.Inbox
 	appr    *fakeApprovals
 	logs    *testutil.SyncBuffer
 	cancel  context.CancelFunc
@@ -53,7 +53,7 @@ func newFake() *faketg.Server {
 
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: newRecInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
 	for _, o := range opts {
@@ -121,52 +121,6 @@ func assertNoToken(t *testing.T, logs string) {
 	t.Helper()
 	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-bot-token") {
 		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
-}
-
-// recInbox records submitted signals. Like an engine that finishes each
-// signal at once, it calls Signal.Done right after taking it, unless
-// keepDone is set (the test then calls Done itself).
-type recInbox struct {
-	ch       chan core.Signal
-	after    func(core.Signal) // called after a signal is taken
-	keepDone bool
-}
-
-func newRecInbox() *recInbox { return &recInbox{ch: make(chan core.Signal, 100)} }
-
-func (r *recInbox) Submit(ctx context.Context, s core.Signal) error {
-	select {
-	case r.ch <- s:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if r.after != nil {
-		r.after(s)
-	}
-	if !r.keepDone && s.Done != nil {
-		s.Done()
-	}
-	return nil
-}
-
-func (r *recInbox) next(t *testing.T) core.Signal {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		return s
-	case <-time.After(5 * time.Second):
-		t.Fatal("no signal arrived")
-		return core.Signal{}
-	}
-}
-
-func (r *recInbox) empty(t *testing.T) {
-	t.Helper()
-	select {
-	case s := <-r.ch:
-		t.Fatalf("unexpected signal %+v", s)
-	default:
 	}
 }
 

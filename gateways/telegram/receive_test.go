@@ -15,7 +15,7 @@ import (
 func TestPrivateMessageBecomesSignal(t *testing.T) {
 	h := newHarness(t).start()
 	h.fake.InjectMessage(dm(alice, "hello bot"))
-	s := h.inbox.next(t)
+	s := h.inbox.Next(t)
 	want := core.Conversation{Gateway: "telegram", Chat: "1001"}
 	if s.Kind != core.KindMessage || s.Conv != want || s.From != "telegram:1001" || s.Text != "hello bot" || !s.Private || s.MessageID == "" {
 		t.Fatalf("signal %+v", s)
@@ -31,7 +31,7 @@ func TestCaptionBecomesSignal(t *testing.T) {
 	m.Caption = "look at this"
 	m.Extra = map[string]json.RawMessage{"photo": json.RawMessage(`[{"file_id":"p1","file_unique_id":"u1","width":1,"height":1}]`)}
 	h.fake.InjectMessage(m)
-	if s := h.inbox.next(t); s.Text != "look at this" {
+	if s := h.inbox.Next(t); s.Text != "look at this" {
 		t.Fatalf("signal %+v", s)
 	}
 }
@@ -67,12 +67,12 @@ func TestGroupMentionLogic(t *testing.T) {
 			h := newHarness(t).start()
 			h.fake.InjectMessage(tc.msg(h))
 			h.fake.InjectMessage(inGroup(bob, bot+" marker"))
-			s := h.inbox.next(t)
+			s := h.inbox.Next(t)
 			if tc.want != "" {
 				if s.Text != tc.want || s.Private || s.Conv.Chat != "-100500" || s.From != "telegram:1002" && s.From != "telegram:1001" {
 					t.Fatalf("signal %+v, want text %q", s, tc.want)
 				}
-				s = h.inbox.next(t)
+				s = h.inbox.Next(t)
 			}
 			if s.Text != "marker" {
 				t.Fatalf("want only the marker after an unaddressed message, got %+v", s)
@@ -84,7 +84,7 @@ func TestGroupMentionLogic(t *testing.T) {
 func TestGroupAllPassesEverything(t *testing.T) {
 	h := newHarness(t, withConfig(func(c *Config) { c.Group = GroupAll })).start()
 	h.fake.InjectMessage(inGroup(alice, "just chatting"))
-	if s := h.inbox.next(t); s.Text != "just chatting" {
+	if s := h.inbox.Next(t); s.Text != "just chatting" {
 		t.Fatalf("signal %+v", s)
 	}
 }
@@ -97,10 +97,10 @@ func TestBotsAndEditsIgnored(t *testing.T) {
 	h.fake.InjectMessage(faketg.Message{From: &self, Chat: group, Text: "@gatehouse_bot echo"})
 	h.fake.InjectUpdate(`{"edited_message":{"message_id":3,"date":1,"edit_date":2,"chat":{"id":1001,"type":"private"},"from":{"id":1001,"is_bot":false,"first_name":"A"},"text":"edited"}}`)
 	h.fake.InjectMessage(dm(alice, "real"))
-	if s := h.inbox.next(t); s.Text != "real" {
+	if s := h.inbox.Next(t); s.Text != "real" {
 		t.Fatalf("signal %+v", s)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestUnsupportedContentGetsAReply(t *testing.T) {
@@ -113,7 +113,7 @@ func TestUnsupportedContentGetsAReply(t *testing.T) {
 	if sent.ChatID != alice.ID || !strings.Contains(sent.Plain, "not supported yet") || sent.ReplyTo == 0 {
 		t.Fatalf("reply %+v", sent)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestGroupStickerNotAnsweredUnlessAddressed(t *testing.T) {
@@ -139,7 +139,7 @@ func TestMalformedUpdatesSkipped(t *testing.T) {
 	noFrom := h.fake.InjectUpdate(`{"message":{"message_id":7,"date":1,"chat":{"id":1001,"type":"private"},"text":"no sender"}}`)
 	good := h.fake.InjectMessage(dm(alice, "after the junk"))
 	h.start()
-	if s := h.inbox.next(t); s.Text != "after the junk" {
+	if s := h.inbox.Next(t); s.Text != "after the junk" {
 		t.Fatalf("signal %+v", s)
 	}
 	testutil.WaitFor(t, "a poll confirming every update", func() bool {
@@ -152,7 +152,7 @@ func TestMalformedUpdatesSkipped(t *testing.T) {
 			t.Errorf("update %d was not logged as skipped:\n%s", id, logs)
 		}
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }
 
 func TestStalledPollRecoveredByWatchdog(t *testing.T) {
@@ -161,7 +161,7 @@ func TestStalledPollRecoveredByWatchdog(t *testing.T) {
 	h.start()
 	testutil.WaitFor(t, "the hung poll", func() bool { return h.fake.Calls("getUpdates") >= 1 })
 	h.fake.InjectMessage(dm(alice, "are you there?"))
-	if s := h.inbox.next(t); s.Text != "are you there?" {
+	if s := h.inbox.Next(t); s.Text != "are you there?" {
 		t.Fatalf("signal %+v", s)
 	}
 	if n := h.fake.Calls("getUpdates"); n < 2 {
@@ -184,7 +184,7 @@ func TestConflictLoggedAndRecovered(t *testing.T) {
 	h.fake.FailNext("getUpdates", 1, faketg.FaultMalformed)
 	h.fake.InjectMessage(dm(alice, "still here"))
 	h.start()
-	if s := h.inbox.next(t); s.Text != "still here" {
+	if s := h.inbox.Next(t); s.Text != "still here" {
 		t.Fatalf("signal %+v", s)
 	}
 	if !strings.Contains(h.logs.String(), "another instance is polling or a webhook is set") {
@@ -199,14 +199,14 @@ func TestRestartNeitherReplaysNorLoses(t *testing.T) {
 	fake.InjectMessage(dm(alice, "one"))
 	last := fake.InjectMessage(dm(alice, "two"))
 	// Crash right after handing "two" over, before any poll confirms it.
-	first.inbox.after = func(s core.Signal) {
+	first.inbox.After = func(s core.Signal) {
 		if s.Text == "two" {
 			first.cancel()
 		}
 	}
 	first.start()
 	for _, want := range []string{"one", "two"} {
-		if s := first.inbox.next(t); s.Text != want {
+		if s := first.inbox.Next(t); s.Text != want {
 			t.Fatalf("first run: %+v, want %q", s, want)
 		}
 	}
@@ -217,13 +217,13 @@ func TestRestartNeitherReplaysNorLoses(t *testing.T) {
 	fake.InjectMessage(dm(alice, "three (sent while down)"))
 
 	second := newHarnessOn(t, fake, withCursors(store)).start()
-	if s := second.inbox.next(t); s.Text != "three (sent while down)" {
+	if s := second.inbox.Next(t); s.Text != "three (sent while down)" {
 		t.Fatalf("after restart: %+v (a replay, or a loss)", s)
 	}
 	if p := fake.Polls()[len(fake.Polls())-1]; p.Offset < last+1 {
 		t.Fatalf("second run polled from offset %d, want > %d", p.Offset, last)
 	}
-	second.inbox.empty(t)
+	second.inbox.Empty(t)
 }
 
 func TestRunStopsAtOnceOnCancel(t *testing.T) {
@@ -239,7 +239,7 @@ func TestOffsetIsKeptPerBot(t *testing.T) {
 	first := newHarnessOn(t, newFake(), withCursors(store)).start()
 	for _, text := range []string{"a", "b", "c"} {
 		first.fake.InjectMessage(dm(alice, text))
-		first.inbox.next(t)
+		first.inbox.Next(t)
 	}
 	first.stop()
 
@@ -247,7 +247,7 @@ func TestOffsetIsKeptPerBot(t *testing.T) {
 		MaxPollWait: 200 * time.Millisecond, RetryAfterUnit: 10 * time.Millisecond})
 	other.InjectMessage(dm(bob, "hello, other bot"))
 	second := newHarnessOn(t, other, withCursors(store)).start()
-	if s := second.inbox.next(t); s.Text != "hello, other bot" {
+	if s := second.inbox.Next(t); s.Text != "hello, other bot" {
 		t.Fatalf("second bot got %+v", s)
 	}
 	// The cursor is saved once the engine is done with the update, which
@@ -265,13 +265,13 @@ func TestRestartRedeliversWhatWasInProgress(t *testing.T) {
 	store := &memStore{}
 	fake := newFake()
 	first := newHarnessOn(t, fake, withCursors(store))
-	first.inbox.keepDone = true
+	first.inbox.KeepDone = true
 	slow := fake.InjectMessage(dm(alice, "slow (the engine is still on it)"))
 	fake.InjectMessage(dm(bob, "fast (done)"))
 	first.start()
 	var inProgress core.Signal
 	for range 2 {
-		s := first.inbox.next(t)
+		s := first.inbox.Next(t)
 		if s.Done == nil {
 			t.Fatalf("signal %q has no Done", s.Text)
 		}
@@ -295,24 +295,24 @@ func TestRestartRedeliversWhatWasInProgress(t *testing.T) {
 			t.Fatalf("polled with offset %d: confirmed update %d while it was in progress", p.Offset, slow)
 		}
 	}
-	first.inbox.empty(t)
+	first.inbox.Empty(t)
 
 	second := newHarnessOn(t, fake, withCursors(store)).start()
-	if s := second.inbox.next(t); s.Text != inProgress.Text {
+	if s := second.inbox.Next(t); s.Text != inProgress.Text {
 		t.Fatalf("after restart: %q, want the update in progress again", s.Text)
 	}
 	fake.InjectMessage(dm(alice, "new"))
-	if s := second.inbox.next(t); s.Text != "new" {
+	if s := second.inbox.Next(t); s.Text != "new" {
 		t.Fatalf("after restart: %q (a replay of the done update?), want the new message", s.Text)
 	}
 	testutil.WaitFor(t, "everything confirmed", func() bool { return fake.Pending() == 0 })
-	second.inbox.empty(t)
+	second.inbox.Empty(t)
 }
 
 func TestUpdatesWithoutSignalAreDoneAtOnce(t *testing.T) {
 	store := &memStore{}
 	h := newHarness(t, withCursors(store))
-	h.inbox.keepDone = true
+	h.inbox.KeepDone = true
 	h.fake.InjectUpdate(`{"edited_message":{"message_id":1}}`)
 	h.fake.InjectMessage(inGroup(alice, "chatter the bot ignores"))
 	last := h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "junk"})
@@ -323,5 +323,5 @@ func TestUpdatesWithoutSignalAreDoneAtOnce(t *testing.T) {
 		return store.m["telegram:777000111:offset"] == strconv.Itoa(last+1)
 	})
 	testutil.WaitFor(t, "everything confirmed", func() bool { return h.fake.Pending() == 0 })
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 }

@@ -37,17 +37,17 @@ func TestWebhookChecksTheSecret(t *testing.T) {
 			t.Fatalf("secret %q: status %d", bad, code)
 		}
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 	if code := post("s3cret-hook"); code != http.StatusOK {
 		t.Fatalf("right secret: status %d", code)
 	}
-	if s := h.inbox.next(t); s.Text != "via webhook" || s.From != "telegram:1001" {
+	if s := h.inbox.Next(t); s.Text != "via webhook" || s.From != "telegram:1001" {
 		t.Fatalf("signal %+v", s)
 	}
 	if code := post("s3cret-hook"); code != http.StatusOK {
 		t.Fatalf("redelivery: status %d", code)
 	}
-	h.inbox.empty(t)
+	h.inbox.Empty(t)
 	if strings.Contains(h.logs.String(), "s3cret-hook") {
 		t.Fatal("the webhook secret leaked into the logs")
 	}
@@ -62,7 +62,7 @@ func TestPollingClearsAStaleWebhook(t *testing.T) {
 	resp.Body.Close()
 	h.start()
 	h.fake.InjectMessage(dm(alice, "polling again"))
-	if s := h.inbox.next(t); s.Text != "polling again" {
+	if s := h.inbox.Next(t); s.Text != "polling again" {
 		t.Fatalf("signal %+v", s)
 	}
 }
