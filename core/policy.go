@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strings"
 )
+
+// MCPPrefix starts the name of every tool an MCP server offers
+// ("mcp__<server>__<tool>"). No rule matching, such a tool is held for
+// approval, whatever the server says of it.
+const MCPPrefix = "mcp__"
 
 // Rule is one policy rule: a tool name pattern ("*" globs, path.Match
 // syntax), an optional regular expression over the arguments' JSON, and the
@@ -26,8 +32,8 @@ func (r Rule) Matches(tool, args string) bool {
 }
 
 // PolicyGate applies policy.rules to tool calls: first match wins. A tool no
-// rule matches is allowed when it is read-only and held for approval
-// otherwise. Replies pass. An approval decision is relaxed to allow when a
+// rule matches is allowed when it is a read-only built-in tool and held for
+// approval otherwise (an MCP tool always). Replies pass. An approval decision is relaxed to allow when a
 // human gave a standing allow for exactly this call; a deny never is.
 type PolicyGate struct {
 	Rules    []Rule
@@ -65,6 +71,11 @@ func (g *PolicyGate) decide(name, args string, readOnly bool) Decision {
 			d.Reason = fmt.Sprintf("the policy forbids this %s call", name)
 		}
 		return d
+	}
+	if strings.HasPrefix(name, MCPPrefix) {
+		// An MCP server's own read-only hint is the server's word, not the
+		// operator's: only a rule allows its tools without a human.
+		return Decision{Verdict: NeedsApproval, Rule: "default: MCP tool"}
 	}
 	if readOnly {
 		return Decision{Verdict: Allow, Rule: "default: read-only tool"}

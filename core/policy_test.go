@@ -44,3 +44,36 @@ func TestPolicyGateAsksStandingAllowsUnderItsContext(t *testing.T) {
 		t.Fatalf("StandingAllowed saw context values %v; want [gate]", st.seen)
 	}
 }
+
+// catalogOf knows the tools it maps, each read-only or not.
+type catalogOf map[string]bool
+
+func (c catalogOf) Specs() []llm.ToolSpec { return nil }
+func (c catalogOf) ReadOnly(name string) (bool, bool) {
+	ro, ok := c[name]
+	return ro, ok
+}
+func (catalogOf) CheckArgs(string, string) error { return nil }
+
+// TestPolicyDefaults: with no rule matching, a read-only built-in tool is
+// allowed, any other is held, and an MCP tool is held even when its server
+// calls it read-only; a rule still decides for an MCP tool.
+func TestPolicyDefaults(t *testing.T) {
+	cat := catalogOf{"read": true, "write": false, "mcp__fs__read": true, "mcp__gh__list": true}
+	g := &core.PolicyGate{Catalog: cat, Rules: []core.Rule{{Tool: "mcp__gh__*", Decision: core.Allow}}}
+	for _, tc := range []struct {
+		tool string
+		want core.Verdict
+		rule string
+	}{
+		{"read", core.Allow, "default: read-only tool"},
+		{"write", core.NeedsApproval, "default: tool changes things"},
+		{"mcp__fs__read", core.NeedsApproval, "default: MCP tool"},
+		{"mcp__gh__list", core.Allow, ""},
+	} {
+		d := g.Check(context.Background(), core.Action{Kind: core.ActionTool, Call: llm.ToolCall{Name: tc.tool, Args: `{}`}})
+		if d.Verdict != tc.want || (tc.rule != "" && d.Rule != tc.rule) {
+			t.Errorf("%s: %v (%s); want %v (%s)", tc.tool, d.Verdict, d.Rule, tc.want, tc.rule)
+		}
+	}
+}
