@@ -53,7 +53,7 @@ func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writ
 		}
 		fmt.Fprintln(stdout, j.sec.Redact(textutil.Visible(line)))
 	}
-	fmt.Fprintf(stdout, "%d cases: %d passed, %d failed\n", len(cases), len(cases)-failed, failed)
+	fmt.Fprintf(stdout, "%d of %d cases as wanted, %d not\n", len(cases)-failed, len(cases), failed)
 	if failed > 0 {
 		return exitFail
 	}
