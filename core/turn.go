@@ -172,7 +172,7 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 	}
 	t.finishBeforeCalls(ctx, msg.Content)
 	for i := range msg.ToolCalls {
-		msg.ToolCalls[i].Args = canonicalArgs(msg.ToolCalls[i].Args)
+		msg.ToolCalls[i].Args = CanonicalArgs(msg.ToolCalls[i].Args)
 	}
 	results, allFailed := t.runCalls(ctx, msg.ToolCalls)
 	t.redactForHistory(&msg)
