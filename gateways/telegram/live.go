@@ -24,7 +24,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 		return nil, false
 	}
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
-	plain := false                         // the worker of the live reply is its only user
+	plain := false                          // the worker of the live reply is its only user
 	// render is text as a message's body and parse mode: HTML unless the
 	// last attempt's formatting was refused.
 	render := func(text string) (string, string) {

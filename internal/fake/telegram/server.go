@@ -58,7 +58,7 @@ type Server struct {
 	calls    map[string]int
 	reject   bool
 	penalty  map[string]time.Time // chat_id -> end of its 429 pause
-	early    map[string]int // method → requests during a 429 pause
+	early    map[string]int       // method → requests during a 429 pause
 	webhook  webhookState
 }
 
