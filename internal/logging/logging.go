@@ -6,6 +6,7 @@ package logging
 import (
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -35,6 +36,42 @@ type Options struct {
 	// Quiet raises the level to at least warn, e.g. while a chat on the
 	// terminal shares it.
 	Quiet bool
+	// Var, when set, holds the level instead (Level and Quiet set it at
+	// first) so that a configuration reload can change it: see LevelVar.
+	Var *LevelVar
+}
+
+// LevelVar is a log level that can change while its logger runs. A logger
+// with one builds debug events and drops those below the level as they are
+// written, so it costs a little more than a fixed level.
+type LevelVar struct {
+	level atomic.Int32
+	quiet atomic.Bool
+}
+
+// Set sets the level: debug, info, warn or error (empty or unknown: info),
+// at least warn when the logger's Options were Quiet.
+func (v *LevelVar) Set(level string) {
+	v.level.Store(int32(levelOf(level, v.quiet.Load())))
+}
+
+// Level returns the level in force.
+func (v *LevelVar) Level() zerolog.Level { return zerolog.Level(v.level.Load()) }
+
+// levelFilter drops the events below its LevelVar.
+type levelFilter struct {
+	out io.Writer
+	v   *LevelVar
+}
+
+func (f *levelFilter) Write(p []byte) (int, error) { return f.out.Write(p) }
+
+// WriteLevel implements zerolog.LevelWriter.
+func (f *levelFilter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
+	if l != zerolog.NoLevel && l < f.v.Level() {
+		return len(p), nil
+	}
+	return f.out.Write(p)
 }
 
 // New returns a logger writing to w. Writes are serialised, so w need not be
@@ -47,6 +84,11 @@ func New(w io.Writer, o Options) zerolog.Logger {
 	// The scrubber sees zerolog's JSON in both cases: the human-readable writer
 	// formats what is already clean.
 	out = &scrubber{out: out, secrets: o.Secrets}
+	if o.Var != nil {
+		o.Var.quiet.Store(o.Quiet)
+		o.Var.Set(o.Level)
+		return zerolog.New(&levelFilter{out: out, v: o.Var}).Level(zerolog.DebugLevel).With().Timestamp().Logger()
+	}
 	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
 }
 
@@ -70,12 +112,15 @@ func console(o Options) bool {
 	return o.Terminal
 }
 
-func level(o Options) zerolog.Level {
-	l, err := zerolog.ParseLevel(o.Level)
-	if err != nil || o.Level == "" || l == zerolog.NoLevel {
+func level(o Options) zerolog.Level { return levelOf(o.Level, o.Quiet) }
+
+// levelOf parses s (info when empty or unknown), raised to warn when quiet.
+func levelOf(s string, quiet bool) zerolog.Level {
+	l, err := zerolog.ParseLevel(s)
+	if err != nil || s == "" || l == zerolog.NoLevel {
 		l = zerolog.InfoLevel
 	}
-	if o.Quiet && l < zerolog.WarnLevel {
+	if quiet && l < zerolog.WarnLevel {
 		l = zerolog.WarnLevel
 	}
 	return l
