@@ -63,7 +63,7 @@ func startReloadBot(t *testing.T, sections string) *reloadBot {
 		switch {
 		case startsRun(r, "run"):
 			return fakeoai.ToolCalls(fakeoai.Call{ID: "c1", Name: "shell", Args: `{"command":"echo ran-it"}`})
-		case requestHolds(r, "ran-it"):
+		case lastIsToolResult(r, "ran-it"):
 			return fakeoai.Text("done")
 		}
 		return fakeoai.Text("an answer")
@@ -96,6 +96,13 @@ func startReloadBot(t *testing.T, sections string) *reloadBot {
 	t.Cleanup(func() { cancel(); <-done; b.app.Close() })
 	b.inbox = <-b.gw.inbox
 	return b
+}
+
+// lastIsToolResult reports whether r ends with a tool result holding s
+// (the output of a command that ran, not an earlier one in the history).
+func lastIsToolResult(r fakeoai.Request, s string) bool {
+	last := len(r.Messages) - 1
+	return last >= 0 && r.Messages[last].Role == "tool" && strings.Contains(r.Messages[last].Content, s)
 }
 
 // reload rewrites the file with sections and reloads.
