@@ -30,6 +30,8 @@ type health struct {
 	ready    atomic.Bool        // Run has started everything
 	// reload re-reads the configuration (App.Reload), for POST /-/reload.
 	reload func(context.Context) error
+	// redact removes the bot's secrets from an error shown over HTTP.
+	redact func(string) string
 }
 
 func newHealth(m *metrics.Registry, st gateways.Cursors, routes []route, gws []gateways.Gateway) *health {
@@ -58,7 +60,7 @@ func (h *health) handler() http.Handler {
 	// other method is 405 (the mux answers it).
 	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, r *http.Request) {
 		if err := h.reload(r.Context()); err != nil {
-			http.Error(w, "failed to reload config: "+err.Error(), http.StatusInternalServerError)
+			http.Error(w, "failed to reload config: "+h.redact(err.Error()), http.StatusInternalServerError)
 			return
 		}
 		fmt.Fprintln(w, "config reloaded")
