@@ -41,9 +41,9 @@ type Options struct {
 	Var *LevelVar
 }
 
-// LevelVar is a log level that can change while its logger runs. A logger
-// with one builds debug events and drops those below the level as they are
-// written, so it costs a little more than a fixed level.
+// LevelVar is a log level that can change while its logger runs. The
+// logger asks it before building an event (as a zerolog.Sampler), so an
+// event below the level costs no more than with a fixed level.
 type LevelVar struct {
 	level atomic.Int32
 	quiet atomic.Bool
@@ -58,21 +58,11 @@ func (v *LevelVar) Set(level string) {
 // Level returns the level in force.
 func (v *LevelVar) Level() zerolog.Level { return zerolog.Level(v.level.Load()) }
 
-// levelFilter drops the events below its LevelVar.
-type levelFilter struct {
-	out io.Writer
-	v   *LevelVar
-}
+// levelSampler lets through the events at or above its LevelVar's level.
+type levelSampler struct{ v *LevelVar }
 
-func (f *levelFilter) Write(p []byte) (int, error) { return f.out.Write(p) }
-
-// WriteLevel implements zerolog.LevelWriter.
-func (f *levelFilter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
-	if l != zerolog.NoLevel && l < f.v.Level() {
-		return len(p), nil
-	}
-	return f.out.Write(p)
-}
+// Sample implements zerolog.Sampler.
+func (s levelSampler) Sample(l zerolog.Level) bool { return l >= s.v.Level() }
 
 // New returns a logger writing to w. Writes are serialised, so w need not be
 // safe for concurrent use.
@@ -87,7 +77,7 @@ func New(w io.Writer, o Options) zerolog.Logger {
 	if o.Var != nil {
 		o.Var.quiet.Store(o.Quiet)
 		o.Var.Set(o.Level)
-		return zerolog.New(&levelFilter{out: out, v: o.Var}).Level(zerolog.DebugLevel).With().Timestamp().Logger()
+		return zerolog.New(out).Level(zerolog.DebugLevel).Sample(levelSampler{o.Var}).With().Timestamp().Logger()
 	}
 	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
 }

@@ -269,3 +269,21 @@ func TestLevelVarIsRaceFree(t *testing.T) {
 	}
 	<-done
 }
+
+// TestLevelVarBuildsNoEventBelowTheLevel: an event below the level is not
+// built at all (no cost beyond a fixed level's).
+func TestLevelVarBuildsNoEventBelowTheLevel(t *testing.T) {
+	var buf bytes.Buffer
+	var v LevelVar
+	l := New(&buf, Options{Level: "info", Format: FormatJSON, Var: &v})
+	built := false
+	l.Debug().Func(func(*zerolog.Event) { built = true }).Msg("debug")
+	if built || buf.Len() != 0 {
+		t.Errorf("a debug event at info: built %v, output %q", built, buf.String())
+	}
+	v.Set("debug")
+	l.Debug().Func(func(*zerolog.Event) { built = true }).Msg("debug")
+	if !built {
+		t.Error("a debug event at debug was not built")
+	}
+}
