@@ -203,3 +203,45 @@ func TestE2EStreamedTextBeforeAToolCallIsFinalised(t *testing.T) {
 		t.Fatalf("the tool call did not proceed: the second request ends with %+v", last)
 	}
 }
+
+// TestE2EStreamedPartialWithASecretIsNeverShown: an answer that writes a
+// secret (the provider's API key) part-way through is shown live up to the
+// secret and no further — no send or edit carries any of it — and the live
+// message is withdrawn; the model, told its reply was not sent, answers
+// again.
+func TestE2EStreamedPartialWithASecretIsNeverShown(t *testing.T) {
+	t.Parallel()
+	const retry = "Sorry, I cannot share that."
+	e := startE2EWith(t, faketg.Options{}, streamed)
+	e.ai.Push(
+		fakeoai.Text("Sure, here is what you asked for. The key is "+e2eAPIKey+" and you may use it as you like.").Chunked(6, 100*time.Millisecond),
+		fakeoai.Text(retry),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "the key, please"})
+	var got []shown
+	testutil.WaitFor(t, "the second answer", func() bool {
+		got = replyMessages(e.tg, guest.ID)
+		return len(got) > 0 && got[len(got)-1].text == retry
+	})
+	if len(got) != 2 || got[0].text != "(reply withdrawn)" {
+		t.Fatalf("messages %+v; want the live reply withdrawn, then the second answer", got)
+	}
+	shownBefore := false
+	for _, s := range e.tg.Sent() {
+		if s.ChatID != guest.ID {
+			continue
+		}
+		shownBefore = shownBefore || strings.Contains(s.Plain, "here is what you asked for")
+		for _, part := range []string{e2eAPIKey, "sk-e2e", "openai-key"} {
+			if strings.Contains(s.Text, part) || strings.Contains(s.Plain, part) {
+				t.Errorf("a %s shows (part of) the secret: %q", s.Method, s.Plain)
+			}
+		}
+	}
+	if !shownBefore {
+		t.Error("the text before the secret was never shown: the test proves nothing")
+	}
+	if reqs := e.ai.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content, "not sent") {
+		t.Errorf("the model was not told its reply was not sent: %d requests", len(reqs))
+	}
+}
