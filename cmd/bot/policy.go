@@ -217,21 +217,31 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 		j.gate.Standing = standingCheck{st: st, workspace: j.cfg.Tools.Workspace}
 	}
 	jd := j.gate.Judge(ctx, a)
-	show := func(s string) string { return j.sec.Redact(textutil.Visible(s)) }
+	show := func(s string) string { return j.sec.Redact(textutil.VisibleEscaped(s)) }
 	fmt.Fprintf(stdout, "tool:         %s\n", show(a.Call.Name))
-	fmt.Fprintf(stdout, "arguments:    %s\n", show(a.Call.Args))
+	fmt.Fprintf(stdout, "arguments:    %s\n", j.showEscaped(a.Call.Args))
 	fmt.Fprintf(stdout, "from:         %s in %s\n", show(string(a.From)), show(a.Conv.Key()))
 	fmt.Fprintf(stdout, "decision:     %s\n", jd.Decision.Verdict)
 	rule := jd.Policy.Rule
 	if jd.Standing {
 		rule += fmt.Sprintf(" (%s, relaxed to allow by a standing allow)", jd.Policy.Verdict)
 	}
-	fmt.Fprintf(stdout, "rule:         %s\n", show(rule))
+	fmt.Fprintf(stdout, "rule:         %s\n", j.showEscaped(rule))
 	if jd.Policy.Reason != "" && jd.Decision.Verdict == core.Deny {
 		fmt.Fprintf(stdout, "reason:       %s\n", show(jd.Policy.Reason))
 	}
 	fmt.Fprintf(stdout, "standing:     %s\n", show(j.standingLine(ctx, st, standingNote, a, jd)))
 	return exitFor(jd.Decision.Verdict)
+}
+
+// showEscaped returns text whose backslashes are all escapes already — a
+// rule as Rule.Name writes it (quoted like a Go string), canonical JSON
+// arguments — safe to print and with its secrets redacted, its
+// backslashes left single: the rule reads as written in the configuration,
+// the arguments as the JSON the tool gets. Any control character is still
+// escaped.
+func (j *judge) showEscaped(s string) string {
+	return j.sec.Redact(textutil.VisibleEscaped(s))
 }
 
 // openStanding opens the store read-only for its standing allows; nil with
@@ -313,7 +323,7 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "policy.rules of %s, first match wins:\n", textutil.Visible(*path))
 	var catchAll *core.Rule
 	for i, r := range j.gate.Rules {
-		fmt.Fprintln(stdout, sec.Redact(textutil.Visible(r.Name())))
+		fmt.Fprintln(stdout, j.showEscaped(r.Name()))
 		if catchAll == nil && r.Tool == "*" && r.Args == nil {
 			catchAll = &j.gate.Rules[i]
 		}

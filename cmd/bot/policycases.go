@@ -47,11 +47,13 @@ func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writ
 			status = "FAIL"
 			failed++
 		}
-		line := fmt.Sprintf("%s %s: %s %s → %s by %s", status, c.name, c.action.Call.Name, c.action.Call.Args, got, jd.Decision.Rule)
+		show := func(s string) string { return j.sec.Redact(textutil.Visible(s)) }
+		line := fmt.Sprintf("%s %s: %s %s → %s by %s", status, show(c.name), show(c.action.Call.Name),
+			j.showEscaped(c.action.Call.Args), got, j.showEscaped(jd.Decision.Rule))
 		if got != c.want {
 			line += fmt.Sprintf(", want %s", c.want)
 		}
-		fmt.Fprintln(stdout, j.sec.Redact(textutil.Visible(line)))
+		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "%d of %d cases as wanted, %d not\n", len(cases)-failed, len(cases), failed)
 	if failed > 0 {
