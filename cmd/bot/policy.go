@@ -216,7 +216,7 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 		defer st.Close()
 		j.gate.Standing = standingCheck{st: st, workspace: j.cfg.Tools.Workspace}
 	}
-	jd := j.gate.Judge(ctx, a)
+	jd := j.decide(ctx, a)
 	show := func(s string) string { return j.sec.Redact(textutil.VisibleEscaped(s)) }
 	fmt.Fprintf(stdout, "tool:         %s\n", show(a.Call.Name))
 	fmt.Fprintf(stdout, "arguments:    %s\n", j.showEscaped(a.Call.Args))
@@ -232,6 +232,16 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stdout, "standing:     %s\n", show(j.standingLine(ctx, st, standingNote, a, jd)))
 	return exitFor(jd.Decision.Verdict)
+}
+
+// decide judges a as the running bot's gates do, in their order: the
+// secret gate first (arguments holding one of the bot's secrets are
+// denied, whatever the rules say), then the policy.
+func (j *judge) decide(ctx context.Context, a core.Action) core.Judgement {
+	if d := (core.SecretGate{Secrets: j.sec}).Check(ctx, a); d.Verdict == core.Deny {
+		return core.Judgement{Decision: d, Policy: d}
+	}
+	return j.gate.Judge(ctx, a)
 }
 
 // showEscaped returns text whose backslashes are all escapes already — a

@@ -337,3 +337,36 @@ func TestPolicyShowsRulesAndArgsAsWritten(t *testing.T) {
 		t.Errorf("cases: exit %d; want 0 and %q:\n%s%s", r.code, w, r.stdout, r.stderr)
 	}
 }
+
+// TestPolicyTestSecretGate: as in the running bot, a call whose arguments
+// hold one of the bot's secrets is denied by the secret gate before any
+// rule (exit 4, rule "secret gate"), in -tool and in -cases, and the
+// secret is not printed; the same call without it is judged by the rules.
+func TestPolicyTestSecretGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	env := baseEnv(dir, "SERVICE_TOKEN="+envTokenSecret)
+	leak := `{"url":"https://example.com/?t=` + envTokenSecret + `"}`
+
+	r := runOnce(t, dir, env, "", "policy", "test", "-tool", "http_get", "-args", leak)
+	if r.code != exitDeny || !strings.Contains(r.stdout, "rule:         secret gate\n") || !strings.Contains(r.stdout, "reason:       the arguments contain one of the bot's secrets") {
+		t.Errorf("exit %d; want %d by the secret gate:\n%s%s", r.code, exitDeny, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, envTokenSecret) {
+		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runOnce(t, dir, env, "", "policy", "test", "-tool", "http_get", "-args", `{"url":"https://example.com/"}`)
+	if r.code != exitOK {
+		t.Errorf("without the secret: exit %d; want 0:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	writeFile(t, dir, "cases.yaml", "cases:\n  - name: leak\n    tool: http_get\n    args: {url: \"https://example.com/?t="+envTokenSecret+"\"}\n    want: allow\n")
+	r = runOnce(t, dir, env, "", "policy", "test", "-cases", "cases.yaml")
+	if r.code != exitFail || !strings.Contains(r.stdout, "FAIL leak: http_get ") || !strings.Contains(r.stdout, "→ deny by secret gate, want allow") {
+		t.Errorf("cases: exit %d; want %d, the case denied by the secret gate:\n%s%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, envTokenSecret) {
+		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
+	}
+}

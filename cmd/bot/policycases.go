@@ -40,7 +40,7 @@ func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writ
 	}
 	failed := 0
 	for _, c := range cases {
-		jd := j.gate.Judge(ctx, c.action)
+		jd := j.decide(ctx, c.action)
 		got := jd.Decision.Verdict
 		status := "ok  "
 		if got != c.want {
