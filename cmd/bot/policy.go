@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -181,6 +182,19 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if (*cases == "") == (*tool == "") {
 		fmt.Fprintln(stderr, "bot policy test: give -tool NAME [-args JSON], or -cases FILE")
 		return exitConfig
+	}
+	if *cases != "" {
+		// A case carries its own call: a flag for one call would be ignored.
+		var extra string
+		flags.Visit(func(f *flag.Flag) {
+			if f.Name != "cases" && f.Name != "config" && extra == "" {
+				extra = f.Name
+			}
+		})
+		if extra != "" {
+			fmt.Fprintf(stderr, "bot policy test: -%s does not go with -cases (each case gives its own tool, args, identity and conversation)\n", extra)
+			return exitConfig
+		}
 	}
 	cfg, sec, code := loadConfig(*path, stderr)
 	if cfg == nil {

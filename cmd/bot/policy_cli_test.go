@@ -98,6 +98,7 @@ func TestPolicyTestUsageErrors(t *testing.T) {
 		{"no tool", nil, "give -tool"},
 		{"bad identity", []string{"-tool", "read_file", "-args", `{"path":"a"}`, "-identity", "nobody"}, "want gateway:id"},
 		{"unknown subcommand", nil, "unknown subcommand"},
+		{"-args with -cases", []string{"-cases", "policy_test.yaml", "-args", `{"command":"ls"}`}, "-args does not go with -cases"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,6 +183,7 @@ func TestPolicyCasesFailingAndInvalid(t *testing.T) {
 		{"bad want", "cases:\n  - name: a\n    tool: shell\n    args: {command: ls}\n    want: maybe\n", "maybe"},
 		{"unknown tool", "cases:\n  - name: a\n    tool: nuke\n    want: deny\n", "nuke"},
 		{"no cases", "cases: []\n", "cases"},
+		{"no want", "cases:\n  - name: a\n    tool: shell\n", `cases[0] ("a").want: required`},
 		{"not YAML", "cases: [\n", "policy"},
 		{"args a string", "cases:\n  - name: quoted args\n    tool: shell\n    args: '{\"command\": \"ls\"}'\n    want: approve\n",
 			`cases[0] ("quoted args").args: want a mapping`},

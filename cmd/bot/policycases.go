@@ -166,6 +166,9 @@ func (j *judge) parseCase(n *yaml.Node, i int) (policyCase, error) {
 	if err != nil {
 		return c, err
 	}
+	if want == "" {
+		return c, fail(n.Line, "want", "required: allow, approve or deny")
+	}
 	verdict, ok := wantVerdicts[want]
 	if !ok {
 		return c, fail(n.Line, "want", "%q: want allow, approve or deny", want)
