@@ -153,6 +153,12 @@ func notifyConversations(cfg *config.Config) ([]core.Conversation, error) {
 // buildBudget builds the daily caps over the store's usage, priced at the
 // first provider's price when it has one.
 func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
+	caps, price := budgetLimits(cfg)
+	return budget.New(usage, caps, price)
+}
+
+// budgetLimits returns the budget's caps and price as cfg sets them.
+func budgetLimits(cfg *config.Config) (budget.Caps, *budget.Price) {
 	var price *budget.Price
 	if len(cfg.LLM.Providers) > 0 && cfg.LLM.Providers[0].Price != nil {
 		p := cfg.LLM.Providers[0].Price
@@ -163,7 +169,7 @@ func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
 		DailyTokens:             cfg.Budget.DailyTokens,
 		DailyUSD:                cfg.Budget.DailyUSD,
 	}
-	return budget.New(usage, caps, price)
+	return caps, price
 }
 
 // buildBroker builds the approval broker on the store.
