@@ -22,14 +22,14 @@ var (
 
 // fixture is a Manager over a temporary workspace and a real SQLite store.
 type fixture struct {
-	t   *testing.T
+	t   testing.TB
 	ws  string
 	db  *sqlite.DB
 	m   *Manager
 	dir string
 }
 
-func newFixture(t *testing.T, tune func(*Options)) *fixture {
+func newFixture(t testing.TB, tune func(*Options)) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
