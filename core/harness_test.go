@@ -113,6 +113,7 @@ type harnessOpts struct {
 	budget       core.Budget
 	budgetNotify []core.Conversation
 	history      core.History
+	undo         core.Undoer
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -160,6 +161,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Budget:       o.budget,
 		BudgetNotify: o.budgetNotify,
 		History:      o.history,
+		Undo:         o.undo,
 		Log:          log,
 	})
 	if err != nil {
