@@ -25,7 +25,9 @@ func (u *fakeUndoer) Undo(_ context.Context, r core.UndoRequest) (string, string
 	return "Restored the workspace to before write_file at 14:02.", "workspace restored to before write_file at 14:02: notes.txt"
 }
 
-func (u *fakeUndoer) CheckpointsText(context.Context, core.Conversation) string { return "Checkpoints: #1" }
+func (u *fakeUndoer) CheckpointsText(context.Context, core.Conversation) string {
+	return "Checkpoints: #1"
+}
 
 func (u *fakeUndoer) Preflight(context.Context, core.Action) string { return u.preflight }
 
