@@ -106,6 +106,12 @@ type Manager struct {
 	stale bool       // checkpoints were deleted since the last collection; under mu
 	// pruned are the checkpoints the current take pruned for room; under mu.
 	pruned []record.Checkpoint
+	// last is the newest checkpoint this Manager took, with its files: the
+	// stat cache of the next one, without reading it back from the index
+	// (one bot per database). Nil until the first take, which reads the
+	// index. Its blobs may have been pruned since: every collection spares
+	// the blobs the checkpoint being taken reuses. Under mu.
+	last *record.Checkpoint
 }
 
 // New returns a Manager over o, creating the blob directory and collecting
@@ -228,14 +234,17 @@ func noteReason(err error) string {
 
 // take records one checkpoint; m.mu is held.
 func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
-	prev, err := m.o.Index.LatestCheckpoint(ctx)
-	switch {
-	case errors.Is(err, record.ErrNotFound):
-		prev = record.Checkpoint{}
-	case err != nil:
-		return 0, fmt.Errorf("checkpoint: last checkpoint: %w", err)
+	if m.last == nil {
+		prev, err := m.o.Index.LatestCheckpoint(ctx)
+		switch {
+		case errors.Is(err, record.ErrNotFound):
+		case err != nil:
+			return 0, fmt.Errorf("checkpoint: last checkpoint: %w", err)
+		default:
+			m.last = &prev
+		}
 	}
-	plan, err := m.scan(ctx, &prev)
+	plan, err := m.scan(ctx, m.last)
 	if err != nil {
 		return 0, err
 	}
@@ -259,6 +268,8 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: index: %w", err)
 	}
+	c.ID = id
+	m.last = &c
 	if err := m.keep(ctx, a.Conv); err != nil {
 		m.log.Error().Err(err).Msg("checkpoint: pruning past keep failed")
 	}

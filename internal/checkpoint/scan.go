@@ -80,10 +80,7 @@ func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bo
 	switch t := info.Mode().Type(); {
 	case t == 0:
 		f.Kind, f.Size = record.KindFile, info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			f.Inode = st.Ino
-			f.CTime = time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)) //nolint:unconvert // int32 on some platforms
-		}
+		f.Inode, f.CTime = fileIDs(info)
 	case t == fs.ModeDir:
 		f.Kind, f.MTime = record.KindDir, time.Time{}
 	case t == fs.ModeSymlink:
@@ -174,15 +171,24 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 	defer root.Close()
 	var added int64
 	dirs := make(map[string]bool)
+	// Many new blobs (a first checkpoint) are made durable by one syncfs
+	// at the end rather than one fsync each.
+	batch := len(p.pending) > batchSync
 	for _, i := range p.pending {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		n, err := m.copyIn(root, &p.files[i], dirs)
+		n, err := m.copyIn(root, &p.files[i], dirs, !batch)
 		if err != nil {
 			return 0, err
 		}
 		added += n
+	}
+	if batch {
+		if err := syncFS(m.o.Blobs); err != nil {
+			return 0, fmt.Errorf("checkpoint: sync %s: %w", m.o.Blobs, err)
+		}
+		return added, nil
 	}
 	for d := range dirs {
 		if err := syncDir(d); err != nil {
@@ -192,11 +198,15 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 	return added, nil
 }
 
+// batchSync is how many new blobs a checkpoint syncs one by one; past it,
+// one syncfs of the blob directory's file system syncs them all.
+const batchSync = 64
+
 // copyIn hashes f's content while copying it to a temporary blob, then
 // names the blob by its hash, or drops it when that content is already
 // stored. It returns the bytes added; dirs collects the directories to
-// sync.
-func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[string]bool) (int64, error) {
+// sync; sync syncs the blob itself.
+func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[string]bool, sync bool) (int64, error) {
 	src, err := root.OpenFile(filepath.FromSlash(f.Path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: read %s: %w", f.Path, err)
@@ -216,7 +226,7 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if err == nil && n > m.o.MaxFile {
 		err = &limitError{fmt.Sprintf("%s grew over tools.checkpoints.max_file (%s)", f.Path, Size(m.o.MaxFile))}
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
