@@ -17,7 +17,10 @@ import (
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 // TestConsoleUndo: through the wired bot (console, engine, tool registry,
@@ -149,5 +152,24 @@ func TestConsoleUndo(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	a.Close()
+
+	// `bot audit` reads the store read-only, as here, and shows the rows.
+	st, err := storetable.OpenReadOnly(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	entries, err := st.QueryAudit(context.Background(), record.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	if err := auditfmt.WriteAudit(&table, entries, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(table.String(), "/undo"); got != 2 || !strings.Contains(table.String(), "undone") {
+		t.Errorf("the audit shows %d /undo rows, want 2 undone:\n%s", got, table.String())
 	}
 }
