@@ -11,10 +11,10 @@ import (
 // every tool whose Spec is not ReadOnly, built-in or not, whether a rule
 // allowed the call or an approver approved it.
 type Checkpointer interface {
-	// Checkpoint records the workspace before a runs. note is "" when the
-	// checkpoint was made, else one line for the call's result that starts
-	// "no checkpoint: " and says why; the call runs either way. release
-	// is called once the run has ended (never nil).
+	// Checkpoint records the workspace before a runs. note, when not
+	// empty, heads the call's result: "no checkpoint: …" and why when none
+	// could be made (the call runs either way), or which old checkpoints
+	// were pruned to make room. release is called once the run has ended.
 	Checkpoint(ctx context.Context, a core.Action) (note string, release func())
 }
 
