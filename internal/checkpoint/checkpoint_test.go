@@ -351,3 +351,62 @@ func TestCrashBetweenBlobsAndIndex(t *testing.T) {
 		t.Fatalf("a.txt = %q", got)
 	}
 }
+
+// Symlinks are recorded as links: a checkpoint never reads through one,
+// and a restore never writes through one, even when a directory was
+// swapped for a link that leads out of the workspace.
+func TestSymlinksNeverFollowedOut(t *testing.T) {
+	f := newFixture(t, nil)
+	outside := filepath.Join(f.dir, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "f.txt"), []byte("outside, secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.write("d/f.txt", "orig")
+	if err := os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(f.ws, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, f.ws)
+	f.call(convA, "shell", "")
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range last.Files {
+		if e.Path == "out-link" && (e.Kind != record.KindSymlink || e.Blob != "") {
+			t.Fatalf("out-link recorded as %+v", e)
+		}
+	}
+	if n := countFiles(t, filepath.Join(f.dir, "g.db.blobs")); n != 1 {
+		t.Fatalf("%d blobs, want 1 (d/f.txt only)", n)
+	}
+	// The call swaps d for a link out of the workspace.
+	if err := os.RemoveAll(filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	undo(f.m, convA, "console:local", true, 1)
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+	if b, _ := os.ReadFile(filepath.Join(outside, "f.txt")); string(b) != "outside, secret" {
+		t.Fatalf("the restore wrote outside the workspace: %q", b)
+	}
+	if info, err := os.Lstat(filepath.Join(f.ws, "d")); err != nil || !info.IsDir() {
+		t.Fatalf("d is not a directory again: %v", err)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
