@@ -410,3 +410,23 @@ func countFiles(t *testing.T, dir string) int {
 	})
 	return n
 }
+
+// A checkpoint whose blobs are gone (the blob directory deleted) is
+// refused before anything in the workspace changes.
+func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("a.txt", "saved")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "now")
+	f.write("b.txt", "created")
+	if err := os.RemoveAll(filepath.Join(f.dir, "g.db.blobs")); err != nil {
+		t.Fatal(err)
+	}
+	reply, note := undo(f.m, convA, "console:local", true, 1)
+	if !strings.Contains(reply, "Nothing was changed") || note != "" {
+		t.Fatalf("reply %q, note %q", reply, note)
+	}
+	if got := tree(t, f.ws); got["a.txt"] != "now" || got["b.txt"] != "created" {
+		t.Fatalf("the workspace changed: %v", got)
+	}
+}

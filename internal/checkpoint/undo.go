@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -55,6 +56,13 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	if err != nil {
 		return m.failed(ctx, r, err)
 	}
+	if missing := m.missingBlobs(full.Files); len(missing) > 0 {
+		m.log.Error().Int64("checkpoint", target.ID).Int("missing", len(missing)).Str("blobs", m.o.Blobs).
+			Msg("checkpoint: blobs of a checkpoint are missing; /undo refused")
+		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob directory", len(missing)))
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
+			m.describe(target), textutil.Graphic(missing[0])), ""
+	}
 	changes, err := m.restore(ctx, full.Files)
 	if err != nil {
 		m.log.Error().Err(err).Int64("checkpoint", target.ID).Msg("checkpoint: restore failed")
@@ -72,6 +80,20 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	m.log.Info().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Int64("checkpoint", target.ID).
 		Int("calls", len(undone)).Int("paths", len(changes)).Msg("checkpoint: workspace restored")
 	return m.undoReply(r, target, undone, paths), m.undoNote(r, what, paths)
+}
+
+// missingBlobs lists the files whose blob is not on disk.
+func (m *Manager) missingBlobs(files []record.CheckpointFile) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind != record.KindFile {
+			continue
+		}
+		if _, err := os.Stat(m.blobPath(f.Blob)); err != nil {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // refusal says why r may not take back the calls of undone, or "".
