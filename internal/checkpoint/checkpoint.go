@@ -241,6 +241,15 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 		case err != nil:
 			return 0, fmt.Errorf("checkpoint: last checkpoint: %w", err)
 		default:
+			// Once a start: a blob lost since (the directory deleted) must
+			// be copied again, not named.
+			for i, f := range prev.Files {
+				if f.Blob != "" {
+					if _, err := os.Stat(m.blobPath(f.Blob)); err != nil {
+						prev.Files[i].Blob = ""
+					}
+				}
+			}
 			m.last = &prev
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -414,7 +415,11 @@ func countFiles(t *testing.T, dir string) int {
 // A checkpoint whose blobs are gone (the blob directory deleted) is
 // refused before anything in the workspace changes.
 func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
-	f := newFixture(t, nil)
+	// The clock runs a minute ahead, so that keep.txt is past the racy
+	// window and the stat cache names its blob.
+	ahead := func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Minute) } }
+	f := newFixture(t, ahead)
+	f.write("keep.txt", "unchanged throughout")
 	f.write("a.txt", "saved")
 	f.call(convA, "write_file", "")
 	f.write("a.txt", "now")
@@ -428,5 +433,16 @@ func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
 	}
 	if got := tree(t, f.ws); got["a.txt"] != "now" || got["b.txt"] != "created" {
 		t.Fatalf("the workspace changed: %v", got)
+	}
+	// After a restart, unchanged files whose blobs were lost are copied
+	// again, not named: the next checkpoint restores.
+	f.m = f.open(ahead)
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "later")
+	if reply, _ := undo(f.m, convA, "console:local", true, 1); !strings.Contains(reply, "Restored") {
+		t.Fatalf("reply %q", reply)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "now" {
+		t.Fatalf("a.txt = %q", got)
 	}
 }
