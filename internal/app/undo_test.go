@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
@@ -171,5 +174,104 @@ func TestConsoleUndo(t *testing.T) {
 	}
 	if got := strings.Count(table.String(), "/undo"); got != 2 || !strings.Contains(table.String(), "undone") {
 		t.Errorf("the audit shows %d /undo rows, want 2 undone:\n%s", got, table.String())
+	}
+}
+
+// chatGateway poses as telegram (without its API): it hands over its inbox
+// and records every reply.
+type chatGateway struct {
+	inbox chan gateways.Inbox
+	mu    sync.Mutex
+	texts []string
+}
+
+func (g *chatGateway) Name() string { return "telegram" }
+
+func (g *chatGateway) Run(ctx context.Context, inbox gateways.Inbox) error {
+	g.inbox <- inbox
+	<-ctx.Done()
+	return nil
+}
+
+func (g *chatGateway) Act(_ context.Context, a core.Action) (core.Result, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.texts = append(g.texts, a.Text)
+	return core.Result{}, nil
+}
+
+func (g *chatGateway) said() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return strings.Join(g.texts, "\n---\n")
+}
+
+// TestUndoOfApprovedCallNeedsApprover: a shell command a telegram user
+// asked for and the console's approver approved may not be undone by that
+// user (refused, the workspace untouched); an approver in the same chat
+// undoes it.
+func TestUndoOfApprovedCallNeedsApprover(t *testing.T) {
+	fake := fakeoai.Start(t)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	yaml := fmt.Sprintf("llm: {providers: [{name: fake, base_url: %q, model: fake-model}]}\n"+
+		"gateways: {telegram: {allow: [\"*\"]}}\nhitl: {approvers: [console:local, telegram:1]}\n"+
+		"tools: {workspace: %q, sandbox: \"off\"}\nstore: {dsn: %q}\nhttp: {listen: \"\"}\n",
+		fake.URL(), ws, filepath.Join(dir, "gatehouse.db"))
+	cfg, err := config.Parse([]byte(yaml), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, typed := io.Pipe()
+	defer typed.Close()
+	tg := &chatGateway{inbox: make(chan gateways.Inbox, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.New(ctx, app.Options{Config: cfg, Stdin: stdin, Stdout: &testutil.SyncBuffer{}, Log: zerolog.Nop(),
+		Secrets: secrets.New(), Gateways: []gateways.Gateway{tg}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+		a.Close()
+	}()
+	inbox := <-tg.inbox
+	chat := core.Conversation{Gateway: "telegram", Chat: "100"}
+	from := func(id core.Identity, text string) {
+		t.Helper()
+		if err := inbox.Submit(context.Background(), core.Signal{Kind: core.KindMessage, Conv: chat, From: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake.Push(fakeoai.ToolCalls(fakeoai.Call{ID: "c1", Name: "shell", Args: `{"command":"printf made > made.txt"}`}),
+		fakeoai.Text("asked for approval"))
+	from("telegram:7", "make a file")
+	var token []string
+	testutil.WaitFor(t, "the approval request in the chat", func() bool {
+		token = regexp.MustCompile(`/approve ([A-Z0-9]{8})`).FindStringSubmatch(tg.said())
+		return token != nil
+	})
+	fake.Push(fakeoai.Text("made it"))
+	if _, err := io.WriteString(typed, "/approve "+token[1]+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, "the outcome turn", func() bool { return strings.Contains(tg.said(), "made it") })
+	made := filepath.Join(ws, "made.txt")
+	if _, err := os.Stat(made); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	from("telegram:7", "/undo")
+	testutil.WaitFor(t, "the refusal", func() bool { return strings.Contains(tg.said(), "Not authorised (your identity is telegram:7)") })
+	if _, err := os.Stat(made); err != nil {
+		t.Fatalf("a refused /undo changed the workspace: %v", err)
+	}
+	from("telegram:1", "/undo")
+	testutil.WaitFor(t, "the approver's /undo", func() bool { return strings.Contains(tg.said(), "Restored the workspace to before shell") })
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Fatalf("made.txt is still there after the approver's /undo: %v", err)
 	}
 }
