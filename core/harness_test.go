@@ -92,6 +92,7 @@ func echoTool() testTool {
 type harness struct {
 	eng   *core.Engine
 	gw    *recorder
+	lives *liveGateway // with harnessOpts.live
 	fakes []*fakeoai.Server
 	log   *testutil.SyncBuffer
 }
@@ -114,6 +115,9 @@ type harnessOpts struct {
 	budgetNotify []core.Conversation
 	history      core.History
 	undo         core.Undoer
+	stream       bool // the providers stream
+	live         bool // the test gateway shows replies live (h.lives)
+	usage        core.UsageRecorder
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -128,7 +132,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		f := fakeoai.Start(t)
 		h.fakes = append(h.fakes, f)
 		p, err := llm.NewOpenAI(llm.OpenAIConfig{Name: "p" + string(rune('1'+i)), BaseURL: f.URL(),
-			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout})
+			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout, Stream: o.stream})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,12 +166,18 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		BudgetNotify: o.budgetNotify,
 		History:      o.history,
 		Undo:         o.undo,
+		Usage:        o.usage,
 		Log:          log,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.Register("test", h.gw); err != nil {
+	var gw core.Actuator = h.gw
+	if o.live {
+		h.lives = &liveGateway{recorder: h.gw}
+		gw = h.lives
+	}
+	if err := eng.Register("test", gw); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Register(core.ToolActuator, reg); err != nil {

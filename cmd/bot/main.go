@@ -132,8 +132,8 @@ commands:
       -tool NAME      the tool (an mcp__… name is judged by the rules alone)
       -args JSON      its arguments, a JSON object (default {}); checked
                       against the tool's schema and canonicalised as at run time
-      -identity I     who asks, gateway:id (default console:local)
-      -conversation C where, gateway:chat[:thread] (default console:local)
+      -identity I     who asks, gateway:id (default: the local terminal)
+      -conversation C where, gateway:chat[:thread] (default: the local terminal)
       -cases FILE     instead, run a YAML table of cases (cases: a list of
                       {name, tool, args, identity, conversation, want}); one
                       line per case and a summary; exit 1 if any case fails,

@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -168,8 +169,9 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	flags, path := newFlags("policy test", stderr)
 	tool := flags.String("tool", "", "the tool's name (an mcp__… name is judged by the rules alone)")
 	callArgs := flags.String("args", "{}", "the call's arguments, a JSON object")
-	identity := flags.String("identity", "console:local", "who the call comes from, gateway:id")
-	conversation := flags.String("conversation", "console:local", "the conversation, gateway:chat[:thread]")
+	localID, localConv := gatewaytable.LocalCaller()
+	identity := flags.String("identity", localID, "who the call comes from, gateway:id")
+	conversation := flags.String("conversation", localConv, "the conversation, gateway:chat[:thread]")
 	cases := flags.String("cases", "", "a YAML file of cases to run instead of one call")
 	if code, done := parseFlags(flags, args); done {
 		return code

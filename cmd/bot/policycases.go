@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
@@ -184,11 +185,12 @@ func (j *judge) parseCase(n *yaml.Node, i int) (policyCase, error) {
 		}
 		args = string(b)
 	}
-	identity, err := str("identity", "console:local")
+	localID, localConv := gatewaytable.LocalCaller()
+	identity, err := str("identity", localID)
 	if err != nil {
 		return c, err
 	}
-	conversation, err := str("conversation", "console:local")
+	conversation, err := str("conversation", localConv)
 	if err != nil {
 		return c, err
 	}
