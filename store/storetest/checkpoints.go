@@ -25,8 +25,8 @@ func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoi
 		t.Fatalf("LatestCheckpoint of an empty store: %v, want ErrNotFound", err)
 	}
 	t0 := time.Date(2026, 11, 25, 14, 2, 0, 123, time.UTC)
-	a := core.Conversation{Gateway: "telegram", Chat: "-100", Thread: "7"}
-	b := core.Conversation{Gateway: "slack", Chat: "C1"}
+	a := core.Conversation{Gateway: "alpha", Chat: "-100", Thread: "7"}
+	b := core.Conversation{Gateway: "beta", Chat: "C1"}
 	files := []record.CheckpointFile{
 		{Path: "a.txt", Kind: record.KindFile, Mode: 0o644, Size: 3, MTime: t0, CTime: t0.Add(time.Second), Inode: 42, Blob: "aa11"},
 		{Path: "d", Kind: record.KindDir, Mode: 0o755},
@@ -34,14 +34,14 @@ func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoi
 		{Path: "link", Kind: record.KindSymlink, Mode: 0o777, Target: "../outside"},
 	}
 	first := record.Checkpoint{Conv: a, Tool: "write_file", Args: `{"path":"a.txt"}`, CallID: "c1",
-		RequestedBy: "telegram:1", Approval: "K7Q2MX9P", Created: t0, Added: 12, Files: files}
+		RequestedBy: "alpha:1", Approval: "K7Q2MX9P", Created: t0, Added: 12, Files: files}
 	id1, err := s.AddCheckpoint(ctx, first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: b, Tool: "shell", Args: "{}", RequestedBy: "slack:U1", Created: t0.Add(time.Minute),
+	id2, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: b, Tool: "shell", Args: "{}", RequestedBy: "beta:U1", Created: t0.Add(time.Minute),
 		Files: files[:1]})
-	id3, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: a, Tool: "shell", Args: "{}", RequestedBy: "telegram:1", Created: t0.Add(2 * time.Minute),
+	id3, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: a, Tool: "shell", Args: "{}", RequestedBy: "alpha:1", Created: t0.Add(2 * time.Minute),
 		Files: []record.CheckpointFile{{Path: "c.txt", Kind: record.KindFile, Size: 1, Blob: "cc33"}}})
 	if !(id1 < id2 && id2 < id3) {
 		t.Fatalf("IDs %d, %d, %d do not grow", id1, id2, id3)
@@ -85,16 +85,16 @@ func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoi
 			t.Errorf("Checkpoints(%+v) = %v, want %v", c.f, got, c.want)
 		}
 	}
-	if n, err := s.MarkUndone(ctx, id2, "telegram:9", t0.Add(time.Hour)); err != nil || n != 2 {
+	if n, err := s.MarkUndone(ctx, id2, "alpha:9", t0.Add(time.Hour)); err != nil || n != 2 {
 		t.Fatalf("MarkUndone from #%d = %d, %v; want 2", id2, n, err)
 	}
-	if n, _ := s.MarkUndone(ctx, id2, "telegram:9", t0.Add(2*time.Hour)); n != 0 {
+	if n, _ := s.MarkUndone(ctx, id2, "alpha:9", t0.Add(2*time.Hour)); n != 0 {
 		t.Fatalf("a second MarkUndone marked %d", n)
 	}
 	if got := ids(record.CheckpointFilter{Live: true}); !reflect.DeepEqual(got, []int64{id1}) {
 		t.Fatalf("live %v, want [%d]", got, id1)
 	}
-	if c, _ := s.Checkpoint(ctx, id3); !c.Undone.Equal(t0.Add(time.Hour)) || c.UndoneBy != "telegram:9" {
+	if c, _ := s.Checkpoint(ctx, id3); !c.Undone.Equal(t0.Add(time.Hour)) || c.UndoneBy != "alpha:9" {
 		t.Fatalf("undone %v by %q", c.Undone, c.UndoneBy)
 	}
 	blobs, err := s.CheckpointBlobs(ctx)
