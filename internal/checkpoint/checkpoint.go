@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -155,13 +156,10 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	return m, nil
 }
 
-var _ interface {
-	Checkpoint(ctx context.Context, a core.Action) (string, func())
-} = (*Manager)(nil)
-
-// Checkpoint records the workspace before a runs (tools.Checkpointer).
-// note is "" when it did, else "no checkpoint: …"; release ends the run's
-// hold on the workspace.
+// Checkpoint records the workspace before a runs (tools.Checkpointer;
+// internal/app checks the fit). note is "no checkpoint: …" and why when it
+// could not, and says so when old checkpoints were pruned to make room;
+// "" otherwise. release ends the run's hold on the workspace.
 func (m *Manager) Checkpoint(ctx context.Context, a core.Action) (note string, release func()) {
 	m.runs.RLock()
 	release = sync.OnceFunc(m.runs.RUnlock)
@@ -212,7 +210,8 @@ func (m *Manager) Preflight(ctx context.Context, a core.Action) string {
 	_, err := m.scan(ctx, nil)
 	var lim *limitError
 	if errors.As(err, &lim) {
-		return "no checkpoint: " + lim.Error() + "; /undo cannot take this call back"
+		// People read it in the approval request: a file name is untrusted.
+		return "no checkpoint: " + textutil.Graphic(lim.Error()) + "; /undo cannot take this call back"
 	}
 	return ""
 }

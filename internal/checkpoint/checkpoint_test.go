@@ -446,3 +446,13 @@ func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
 		t.Fatalf("a.txt = %q", got)
 	}
 }
+
+// The preflight note names a file as people may read it: escaped.
+func TestPreflightEscapesNames(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.MaxFile = 4 })
+	f.write("evil\u202etxt.exe", "12345")
+	pre := f.m.Preflight(context.Background(), core.Action{Kind: core.ActionTool, Conv: convA, Call: llm.ToolCall{Name: "shell"}})
+	if strings.Contains(pre, "\u202e") || !strings.Contains(pre, `evil\u202etxt.exe`) {
+		t.Fatalf("preflight %q", pre)
+	}
+}
