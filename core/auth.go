@@ -86,6 +86,9 @@ func (a *Auth) Allowed(s Signal) bool {
 	return set[user] || set[c.Chat]
 }
 
+// IsApprover reports whether id is one of the approvers (never a schedule).
+func (a *Auth) IsApprover(id Identity) bool { return a.approvers[id] }
+
 // Refusal returns the one short reply an unknown sender gets, or "" when that
 // sender was already told recently (so strangers cannot make the bot spam).
 func (a *Auth) Refusal(s Signal, now time.Time) string {

@@ -107,7 +107,16 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
-	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
+	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
+	if err != nil {
+		return err
+	}
+	var hook tools.Checkpointer
+	var undo core.Undoer
+	if cp != nil {
+		hook, undo = cp, cp
+	}
+	if a.tools, err = buildTools(cfg, o.Secrets, hook, o.Log); err != nil {
 		return err
 	}
 	provider, err := buildProvider(cfg, o.Log)
@@ -139,6 +148,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
+		Undo:         undo,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
