@@ -87,7 +87,7 @@ func (a *Auth) Allowed(s Signal) bool {
 }
 
 // IsApprover reports whether id is one of the approvers (never a schedule).
-func (a *Auth) IsApprover(id Identity) bool { return a.approvers[id] }
+func (a *Auth) IsApprover(id Identity) bool { return a.lists.Load().approvers[id] }
 
 // Refusal returns the one short reply an unknown sender gets, or "" when that
 // sender was already told recently (so strangers cannot make the bot spam).
