@@ -55,6 +55,15 @@ func (g *Gateway) supervise(ctx context.Context) {
 		n := g.conn.reconnects.Add(1)
 		g.reconnected()
 		g.log.Warn().Uint64("reconnects", n).Msg("websocket lost; reconnecting")
+		// A first pause, as after a failed open: the lost connection's
+		// heartbeat goroutine may still be failing its last write, and
+		// discordgo reads its session's gateway URL there without the lock
+		// Open writes it under; once that goroutine has closed the session
+		// (under the lock) Open is safe. It also spares the platform an
+		// instant reconnect storm.
+		if err := gateways.Sleep(ctx, g.cfg.OpenBackoff.Next(0)); err != nil {
+			return
+		}
 		if err := g.open(ctx); err != nil {
 			return
 		}
