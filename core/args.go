@@ -5,13 +5,15 @@ import (
 	"strings"
 )
 
-// canonicalArgs re-encodes a call's JSON arguments in one form — sorted
+// CanonicalArgs re-encodes a call's JSON arguments in one form — sorted
 // keys, no insignificant space, no escapes that hide text — so that the
 // gates, the approval digest and the tool all see the same text: an
 // argument written `rm \u002drf` cannot slip past a rule written for
 // `rm -rf`. Arguments that are not one valid JSON value are returned as
-// they are; the tool runner reports them to the LLM.
-func canonicalArgs(args string) string {
+// they are; the tool runner reports them to the LLM. The Engine applies it
+// to every proposed call before any check; `bot policy test` applies it to
+// the arguments it is given.
+func CanonicalArgs(args string) string {
 	if args == "" {
 		return args
 	}

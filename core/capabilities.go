@@ -37,3 +37,32 @@ type ApprovalPrompter interface {
 type ApprovalUpdater interface {
 	UpdateApproval(ctx context.Context, r ApprovalResolution)
 }
+
+// ReplyStreamer is an optional ability of a gateway actuator: show a reply
+// while the model writes it, as a message edited in place. The Engine uses
+// it only when the provider streams (it starts a live reply at the first
+// streamed text); otherwise replies go through Act as always.
+type ReplyStreamer interface {
+	// StartLive starts a live reply to conv, in answer to the message
+	// replyTo (may be empty). It returns false when this reply cannot be
+	// shown live (e.g. the answer to a slash command): the Engine then
+	// sends it with Act. The live reply's own work ends with ctx.
+	StartLive(ctx context.Context, conv Conversation, replyTo string) (LiveReply, bool)
+}
+
+// LiveReply is one reply shown while it is written. The Engine calls
+// Update with text the gates allowed, then exactly one of Finish and
+// Abandon.
+type LiveReply interface {
+	// Update shows text, the whole reply so far; it does not wait for
+	// the delivery.
+	Update(text string)
+	// Finish ends the reply with final, the text the gates allowed: once
+	// it returns nil, what the conversation shows of the reply is what
+	// Act would have sent for final. It returns an error when final
+	// could not be delivered.
+	Finish(ctx context.Context, final string) error
+	// Abandon ends the reply without a final text: whatever was shown is
+	// replaced by note (a short notice the core wrote).
+	Abandon(ctx context.Context, note string)
+}

@@ -92,6 +92,7 @@ func echoTool() testTool {
 type harness struct {
 	eng   *core.Engine
 	gw    *recorder
+	lives *liveGateway // with harnessOpts.live
 	fakes []*fakeoai.Server
 	log   *testutil.SyncBuffer
 }
@@ -113,6 +114,9 @@ type harnessOpts struct {
 	budget       core.Budget
 	budgetNotify []core.Conversation
 	history      core.History
+	stream       bool // the providers stream
+	live         bool // the test gateway shows replies live (h.lives)
+	usage        core.UsageRecorder
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -127,7 +131,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		f := fakeoai.Start(t)
 		h.fakes = append(h.fakes, f)
 		p, err := llm.NewOpenAI(llm.OpenAIConfig{Name: "p" + string(rune('1'+i)), BaseURL: f.URL(),
-			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout})
+			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout, Stream: o.stream})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,12 +164,18 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Budget:       o.budget,
 		BudgetNotify: o.budgetNotify,
 		History:      o.history,
+		Usage:        o.usage,
 		Log:          log,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.Register("test", h.gw); err != nil {
+	var gw core.Actuator = h.gw
+	if o.live {
+		h.lives = &liveGateway{recorder: h.gw}
+		gw = h.lives
+	}
+	if err := eng.Register("test", gw); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Register(core.ToolActuator, reg); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -17,9 +18,53 @@ const MCPPrefix = "mcp__"
 // syntax), an optional regular expression over the arguments' JSON, and the
 // decision for a match.
 type Rule struct {
+	// Index is the rule's 1-based position in policy.rules; 0 for a rule
+	// that does not come from a configuration.
+	Index    int
 	Tool     string
 	Args     *regexp.Regexp // nil matches any arguments
 	Decision Verdict
+}
+
+// String renders the rule as it is written in policy.rules, a YAML flow
+// mapping: {tool: shell, args: "rm -rf", decision: deny}. Read back as YAML
+// it gives the same rule.
+func (r Rule) String() string {
+	var b strings.Builder
+	b.WriteString("{tool: " + yamlScalar(r.Tool))
+	if r.Args != nil {
+		b.WriteString(", args: " + strconv.Quote(r.Args.String()))
+	}
+	b.WriteString(", decision: " + r.Decision.String() + "}")
+	return b.String()
+}
+
+// Name is how decisions, approval requests, logs and `bot policy test`
+// name the rule: "#2 {tool: shell, decision: approve}" (the 1-based index
+// in policy.rules, then the rule as written).
+func (r Rule) Name() string {
+	if r.Index == 0 {
+		return r.String()
+	}
+	return "#" + strconv.Itoa(r.Index) + " " + r.String()
+}
+
+// yamlScalar leaves a plain word as it is and double-quotes anything YAML
+// could read otherwise ("*" is an alias, "mcp__*" is fine but "*_x" not).
+func yamlScalar(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return strconv.Quote(s)
+		}
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "y", "n", "~":
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // Matches reports whether the rule applies to a call of tool with args.
@@ -45,33 +90,62 @@ var _ Gate = (*PolicyGate)(nil)
 
 // Check implements Gate.
 func (g *PolicyGate) Check(ctx context.Context, a Action) Decision {
+	return g.Judge(ctx, a).Decision
+}
+
+// Judgement is the policy's answer to one action with what led to it, for
+// the gate and for `bot policy test`, which must say the same.
+type Judgement struct {
+	// Decision is the final answer, the one Check returns.
+	Decision Decision
+	// Policy is the rules' decision (or the default's) before any
+	// standing allow relaxed it.
+	Policy Decision
+	// Rule is the rule that matched; nil when a default decided (or the
+	// tool is unknown, or the action is no tool call).
+	Rule *Rule
+	// Standing is true when a standing allow relaxed approve to allow.
+	Standing bool
+}
+
+// Judge decides a as Check does and says why.
+func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 	if a.Kind != ActionTool {
-		return Decision{Verdict: Allow}
+		d := Decision{Verdict: Allow}
+		return Judgement{Decision: d, Policy: d}
 	}
 	name, args := a.Call.Name, a.Call.Args
 	readOnly, known := g.Catalog.ReadOnly(name)
 	if !known {
-		return Decision{Verdict: Deny, Rule: "unknown tool",
+		d := Decision{Verdict: Deny, Rule: "unknown tool",
 			Reason: fmt.Sprintf("there is no tool named %q; use one of the tools offered", name)}
+		return Judgement{Decision: d, Policy: d}
 	}
-	d := g.decide(name, args, readOnly)
-	if d.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(ctx, name, args) {
-		return Decision{Verdict: Allow, Rule: "standing allow"}
+	j := Judgement{}
+	for i := range g.Rules {
+		if r := &g.Rules[i]; r.Matches(name, args) {
+			j.Rule = r
+			j.Policy = Decision{Verdict: r.Decision, Rule: r.Name()}
+			if r.Decision == Deny {
+				j.Policy.Reason = fmt.Sprintf("the policy forbids this %s call", name)
+			}
+			break
+		}
 	}
-	return d
+	if j.Rule == nil {
+		j.Policy = DefaultDecision(name, readOnly)
+	}
+	j.Decision = j.Policy
+	if j.Policy.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(ctx, name, args) {
+		j.Decision, j.Standing = Decision{Verdict: Allow, Rule: "standing allow"}, true
+	}
+	return j
 }
 
-func (g *PolicyGate) decide(name, args string, readOnly bool) Decision {
-	for i, r := range g.Rules {
-		if !r.Matches(name, args) {
-			continue
-		}
-		d := Decision{Verdict: r.Decision, Rule: fmt.Sprintf("policy.rules[%d] (tool %s → %s)", i, r.Tool, r.Decision)}
-		if d.Verdict == Deny {
-			d.Reason = fmt.Sprintf("the policy forbids this %s call", name)
-		}
-		return d
-	}
+// DefaultDecision is the policy's decision for a known tool that no rule
+// matches: an MCP tool is held, a read-only built-in tool allowed, any
+// other tool held.
+func DefaultDecision(name string, readOnly bool) Decision {
 	if strings.HasPrefix(name, MCPPrefix) {
 		// An MCP server's own read-only hint is the server's word, not the
 		// operator's: only a rule allows its tools without a human.

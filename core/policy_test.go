@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"regexp"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -75,5 +76,55 @@ func TestPolicyDefaults(t *testing.T) {
 		if d.Verdict != tc.want || (tc.rule != "" && d.Rule != tc.rule) {
 			t.Errorf("%s: %v (%s); want %v (%s)", tc.tool, d.Verdict, d.Rule, tc.want, tc.rule)
 		}
+	}
+}
+
+// TestRuleText: a rule renders as the YAML flow mapping it is written as,
+// with its 1-based index in its name, and decisions name the rule so.
+func TestRuleText(t *testing.T) {
+	for _, tc := range []struct {
+		rule core.Rule
+		want string
+	}{
+		{core.Rule{Index: 1, Tool: "shell", Args: regexp.MustCompile(`rm\s+-rf`), Decision: core.Deny},
+			`#1 {tool: shell, args: "rm\\s+-rf", decision: deny}`},
+		{core.Rule{Index: 3, Tool: "*", Decision: core.Allow}, `#3 {tool: "*", decision: allow}`},
+		{core.Rule{Index: 2, Tool: "mcp__gh__*", Decision: core.NeedsApproval}, `#2 {tool: "mcp__gh__*", decision: approve}`},
+		{core.Rule{Index: 4, Tool: "null", Decision: core.Allow}, `#4 {tool: "null", decision: allow}`},
+		{core.Rule{Tool: "write_file", Decision: core.NeedsApproval}, `{tool: write_file, decision: approve}`},
+	} {
+		if got := tc.rule.Name(); got != tc.want {
+			t.Errorf("Name() = %s; want %s", got, tc.want)
+		}
+	}
+	g := &core.PolicyGate{Catalog: writerCatalog{}, Rules: []core.Rule{
+		{Index: 1, Tool: "write", Args: regexp.MustCompile(`"path":"etc/`), Decision: core.Deny},
+		{Index: 2, Tool: "w*", Decision: core.NeedsApproval},
+	}}
+	a := core.Action{Kind: core.ActionTool, Call: llm.ToolCall{Name: "write", Args: `{"path":"a"}`}}
+	j := g.Judge(context.Background(), a)
+	if j.Rule == nil || j.Rule.Index != 2 || j.Decision.Rule != `#2 {tool: "w*", decision: approve}` || j.Decision.Verdict != core.NeedsApproval {
+		t.Errorf("Judge = %+v; want held by rule #2", j)
+	}
+	a.Call.Args = `{"path":"etc/passwd"}`
+	if j := g.Judge(context.Background(), a); j.Rule == nil || j.Rule.Index != 1 || j.Decision.Verdict != core.Deny || j.Decision.Reason == "" {
+		t.Errorf("Judge = %+v; want denied by rule #1 with a reason", j)
+	}
+}
+
+// TestJudgeStanding: a standing allow relaxes approve to allow, and the
+// judgement keeps the rule's own decision; it never relaxes a deny.
+func TestJudgeStanding(t *testing.T) {
+	ctx := context.WithValue(context.Background(), ctxKey{}, "gate")
+	a := core.Action{Kind: core.ActionTool, Call: llm.ToolCall{Name: "write", Args: `{}`}}
+	g := &core.PolicyGate{Catalog: writerCatalog{}, Standing: &ctxStanding{},
+		Rules: []core.Rule{{Index: 1, Tool: "write", Decision: core.NeedsApproval}}}
+	j := g.Judge(ctx, a)
+	if !j.Standing || j.Decision.Verdict != core.Allow || j.Policy.Verdict != core.NeedsApproval || j.Rule == nil {
+		t.Errorf("Judge = %+v; want approve by #1 relaxed to allow by the standing allow", j)
+	}
+	g.Rules[0].Decision = core.Deny
+	if j := g.Judge(ctx, a); j.Standing || j.Decision.Verdict != core.Deny {
+		t.Errorf("Judge = %+v; want deny, never relaxed", j)
 	}
 }

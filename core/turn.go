@@ -84,6 +84,7 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 		log.Error().Err(err).Msg("history append")
 	}
 	t := turnState{Engine: e, log: log, sig: s, key: key}
+	defer func() { t.live.abandon(withdrawnNote) }() // a panic or an early return never leaves one open
 	for step := 0; ; step++ {
 		if step == e.cfg.MaxSteps {
 			log.Warn().Int("max_steps", e.cfg.MaxSteps).Msg("step limit reached")
@@ -134,9 +135,10 @@ type turnState struct {
 	log        zerolog.Logger
 	sig        Signal
 	key        string
-	failures   int  // consecutive steps whose tool calls all failed
-	rejections int  // proposals the gates turned down in this step
-	shortened  bool // the history was shortened once after "context too long"
+	failures   int       // consecutive steps whose tool calls all failed
+	rejections int       // proposals the gates turned down in this step
+	shortened  bool      // the history was shortened once after "context too long"
+	live       *liveSink // the last request's live reply; nil when the gateway has none
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -161,14 +163,16 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 		resp, err = t.reasonShorter(ctx, err)
 	}
 	if err != nil {
+		t.live.abandon(withdrawnNote)
 		return true, err
 	}
 	msg := resp.Message
 	if len(msg.ToolCalls) == 0 {
 		return t.reply(ctx, msg)
 	}
+	t.finishBeforeCalls(ctx, msg.Content)
 	for i := range msg.ToolCalls {
-		msg.ToolCalls[i].Args = canonicalArgs(msg.ToolCalls[i].Args)
+		msg.ToolCalls[i].Args = CanonicalArgs(msg.ToolCalls[i].Args)
 	}
 	results, allFailed := t.runCalls(ctx, msg.ToolCalls)
 	t.redactForHistory(&msg)
@@ -211,8 +215,14 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
 	msgs = append(msgs, hist...)
 	t.counters.llmRequests.Add(1)
+	req := llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()}
+	t.live.abandon(withdrawnNote) // an earlier request's, never left open
+	t.live = t.newLiveSink(ctx)
+	if t.live != nil {
+		req.Sink = t.live
+	}
 	began := time.Now()
-	resp, err := t.cfg.Provider.Complete(ctx, llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()})
+	resp, err := t.cfg.Provider.Complete(ctx, req)
 	t.recordLLM(resp, err, time.Since(began))
 	if err != nil {
 		return resp, fmt.Errorf("llm: %w", err)
@@ -266,6 +276,7 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 	a := Action{Kind: ActionReply, Conv: t.sig.Conv, From: t.sig.From, Text: msg.Content, ReplyTo: t.sig.MessageID}
 	t.redactForHistory(&msg)
 	if d := CheckGates(ctx, t.cfg.Gates, a); d.Verdict != Allow {
+		t.live.abandon(withdrawnNote) // the refused text must not stay shown
 		t.rejections++
 		t.log.Warn().Str("rule", d.Rule).Int("rejections", t.rejections).Msg("reply refused by gate")
 		if t.rejections >= maxRejections {
@@ -281,15 +292,40 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 	return true, nil
 }
 
-// send delivers a reply, logging a failure with the conversation key.
+// send delivers a reply, logging a failure with the conversation key: it
+// finishes the live reply showing it, if one is open, or sends it by Act.
 func (t *turnState) send(ctx context.Context, a Action) {
 	t.counters.replies.Add(1)
-	t.log.Info().Stringer("action", a.Kind).Int("len", len(a.Text)).Msg("act")
-	if _, err := t.Act(ctx, a); err != nil {
+	t.log.Info().Stringer("action", a.Kind).Int("len", len(a.Text)).Bool("live", t.live.started()).Msg("act")
+	var err error
+	if t.live.started() {
+		err = t.live.finish(ctx, a.Text)
+	} else {
+		_, err = t.Act(ctx, a)
+	}
+	if err != nil {
 		t.log.Error().Err(err).Msg("reply not delivered")
 		return
 	}
 	t.cfg.Metrics.ReplySent(a.Conv.Gateway)
+}
+
+// finishBeforeCalls ends the live reply that showed the text the model
+// wrote before its tool calls: finalised as it stands when the gates allow
+// it (what it said stays said), withdrawn otherwise. Without a live reply
+// that text is not sent, as before streaming.
+func (t *turnState) finishBeforeCalls(ctx context.Context, text string) {
+	if !t.live.started() {
+		return
+	}
+	a := Action{Kind: ActionReply, Conv: t.sig.Conv, From: t.sig.From, Text: text, ReplyTo: t.sig.MessageID}
+	if strings.TrimSpace(text) == "" || CheckGates(ctx, t.cfg.Gates, a).Verdict != Allow {
+		t.live.abandon(withdrawnNote)
+		return
+	}
+	if err := t.live.finish(ctx, text); err != nil {
+		t.log.Error().Err(err).Msg("text before tool calls not delivered")
+	}
 }
 
 // tell sends the core's own short message to the signal's conversation.

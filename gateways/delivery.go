@@ -180,6 +180,10 @@ func (o *Outbox) Edit(ctx context.Context, conv core.Conversation, edit EditFunc
 	return nil
 }
 
+// Paused reports whether a server's retry-after pause holds deliveries to
+// conv now (Pacer.Paused).
+func (o *Outbox) Paused(conv core.Conversation) bool { return o.pacer.Paused(conv.Chat) }
+
 // Stats returns the Outbox's counters.
 func (o *Outbox) Stats() DeliveryStats {
 	return DeliveryStats{Sent: o.sent.Load(), Edited: o.edited.Load(), Retried: o.retried.Load(), Failed: o.failed.Load()}

@@ -78,6 +78,21 @@ func (p *Pacer) PauseAll(d time.Duration) {
 	p.global.pause(time.Now().Add(d))
 }
 
+// Paused reports whether a server's retry-after pause holds requests to
+// chat now (its own or every chat's). Best-effort requests outside the
+// delivery layer, such as a typing indicator, skip a turn while it does:
+// a request made during the pause can only lengthen it.
+func (p *Pacer) Paused(chat string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.global.until.After(now) {
+		return true
+	}
+	w, ok := p.chats[chat]
+	return ok && w.until.After(now)
+}
+
 // reserve records a request to chat at now and returns 0, or returns how
 // long to wait before asking again.
 func (p *Pacer) reserve(chat string, now time.Time) time.Duration {

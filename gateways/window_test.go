@@ -103,6 +103,32 @@ func TestPacerPauseHoldsOnlyItsChat(t *testing.T) {
 	})
 }
 
+// TestPacerPausedSaysWhileAPauseHolds: Paused is true for a paused chat
+// until its pause ends, for every chat during a global pause, and never
+// for a chat only its rate limit delays.
+func TestPacerPausedSaysWhileAPauseHolds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := NewPacer(Limits{PerChat: Limit{N: 1, Per: time.Hour}})
+		_ = p.Wait(context.Background(), "busy")
+		p.Pause("slow", 2*time.Second)
+		if p.Paused("busy") || p.Paused("other") || !p.Paused("slow") {
+			t.Fatalf("Paused busy/other/slow = %v/%v/%v; want false/false/true", p.Paused("busy"), p.Paused("other"), p.Paused("slow"))
+		}
+		time.Sleep(2 * time.Second)
+		if p.Paused("slow") {
+			t.Fatal("still paused once the pause is over")
+		}
+		p.PauseAll(time.Second)
+		if !p.Paused("other") {
+			t.Fatal("a global pause does not hold other")
+		}
+		time.Sleep(time.Second)
+		if p.Paused("other") {
+			t.Fatal("still paused once the global pause is over")
+		}
+	})
+}
+
 func TestPacerPauseAllHoldsEveryChat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewPacer(Limits{})

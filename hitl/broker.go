@@ -279,11 +279,20 @@ func (b *Broker) StandingAllowed(ctx context.Context, tool, args string) bool {
 // standing returns the standing allow for exactly call and the workspace
 // files that changed since it was added; record.ErrNotFound when there is none.
 func (b *Broker) standing(ctx context.Context, call llm.ToolCall) (record.StandingAllow, []string, error) {
-	s, err := b.o.Standing.StandingAllowFor(ctx, call.Name, call.Args)
+	return StandingFor(ctx, b.o.Standing, b.o.Workspace, call)
+}
+
+// StandingFor returns the standing allow in st for exactly call (tool and
+// canonical arguments) and the files of workspace its arguments name that
+// changed since it was added — the allow applies only when there are none;
+// record.ErrNotFound when there is no allow. The broker decides with it,
+// and `bot policy test` reports with it.
+func StandingFor(ctx context.Context, st StandingStore, workspace string, call llm.ToolCall) (record.StandingAllow, []string, error) {
+	s, err := st.StandingAllowFor(ctx, call.Name, call.Args)
 	if err != nil {
 		return record.StandingAllow{}, nil, err
 	}
-	cur, err := bindFiles(b.o.Workspace, call)
+	cur, err := bindFiles(workspace, call)
 	if err != nil {
 		return s, nil, fmt.Errorf("hitl: standing allow #%d: %w", s.ID, err)
 	}

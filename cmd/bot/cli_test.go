@@ -25,7 +25,7 @@ func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 		if r.code != exitOK {
 			t.Fatalf("bot %s: exit %d\nstderr:\n%s", arg, r.code, r.stderr)
 		}
-		for _, cmd := range []string{"run", "doctor", "audit", "healthcheck", "version", "help"} {
+		for _, cmd := range []string{"run", "doctor", "audit", "healthcheck", "policy test", "policy explain", "version", "help"} {
 			if !regexp.MustCompile(`(?m)^  ` + cmd + `\b`).MatchString(r.stdout) {
 				t.Errorf("bot %s does not list the command %s:\n%s", arg, cmd, r.stdout)
 			}

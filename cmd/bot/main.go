@@ -5,6 +5,9 @@
 //	bot doctor [-config config.yaml] [-online]  check the configuration (-online: and the services)
 //	bot audit [-since 24h] [-json] …       print the audit log
 //	bot healthcheck [-config …]            ask a running bot's /healthz
+//	bot policy test -tool T -args JSON …   judge one call by the policy (exit 0 allow, 3 approve, 4 deny)
+//	bot policy test -cases FILE            run a table of policy cases (exit 1 if one fails)
+//	bot policy explain [-config …]         print the effective policy rules
 //	bot version                            print the version
 //	bot help                               list the commands and their flags
 package main
@@ -73,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return audit(ctx, args, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, args, stdout, stderr)
+	case "policy":
+		return policyCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "gatehouse", version)
 		return exitOK
@@ -118,10 +123,29 @@ commands:
   healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
       -config FILE    configuration file (default config.yaml)
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)
+  policy test         judge a tool call by policy.rules as the bot would,
+                      without running it: prints the decision, the rule that
+                      matched (#index and its text, or "default: …") and the
+                      standing allows that apply; exit 0 allow, 3 approve,
+                      4 deny, 2 usage or config error
+      -config FILE    configuration file (default config.yaml)
+      -tool NAME      the tool (an mcp__… name is judged by the rules alone)
+      -args JSON      its arguments, a JSON object (default {}); checked
+                      against the tool's schema and canonicalised as at run time
+      -identity I     who asks, gateway:id (default: the local terminal)
+      -conversation C where, gateway:chat[:thread] (default: the local terminal)
+      -cases FILE     instead, run a YAML table of cases (cases: a list of
+                      {name, tool, args, identity, conversation, want}); one
+                      line per case and a summary; exit 1 if any case fails,
+                      2 if the file is invalid
+  policy explain      print the effective rules, numbered from 1, then the
+                      default for calls no rule matches
+      -config FILE    configuration file (default config.yaml)
   version             print the version
   help                print this help (also -h, --help)
 
 exit status: 0 ok, 1 failure, 2 bad configuration or usage
+(policy test: 0 allow, 3 approve, 4 deny)
 `)
 }
 

@@ -46,7 +46,8 @@ func (c *Cascade) Name() string { return "cascade" }
 // Response.Provider naming who answered. An ErrContextTooLong is returned at
 // once, without trying the next provider. When ctx ends it stops and returns
 // ctx's error; when all providers fail the error says so and wraps the last
-// provider's error.
+// provider's error. After each failed provider req.Sink (when set) is told
+// to Discard what that provider streamed.
 func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 	if len(c.providers) == 0 {
 		return Response{}, errors.New("llm: cascade has no providers")
@@ -64,6 +65,10 @@ func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 		tried++
 		if err == nil {
 			return c.answered(p, resp, tried), nil
+		}
+		if req.Sink != nil {
+			// Whatever p streamed is not the answer: never show it.
+			req.Sink.Discard()
 		}
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm: %s: %w", p.Name(), ctx.Err())

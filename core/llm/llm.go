@@ -49,6 +49,21 @@ type ToolSpec struct {
 type Request struct {
 	Messages []Message
 	Tools    []ToolSpec
+	// Sink, when not nil, is told the answer's text while a streamed
+	// completion arrives. Providers that do not stream never call it.
+	Sink TextSink
+}
+
+// TextSink receives the text of a streamed answer as it arrives. Its
+// methods are called from the goroutine that called Complete, before
+// Complete returns, and must not block for long.
+type TextSink interface {
+	// Text is the whole text of the answer so far; each call extends the
+	// previous one (until Discard).
+	Text(soFar string)
+	// Discard says the text given so far is void: the provider failed
+	// and another may be asked. Text starts again from nothing.
+	Discard()
 }
 
 // Usage counts tokens of one completion.

@@ -32,7 +32,8 @@ type OpenAIConfig struct {
 	// APIKey is sent as a bearer token; may be empty for local servers.
 	APIKey string
 	Model  string
-	// Stream asks for server-sent events and accumulates them.
+	// Stream asks for server-sent events and accumulates them, telling
+	// Request.Sink the text as it grows.
 	Stream bool
 	// Timeout bounds one request (the whole stream when streaming);
 	// default DefaultTimeout.
@@ -151,7 +152,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	var resp Response
 	var err error
 	if p.stream {
-		resp, err = p.completeStream(rctx, creq)
+		resp, err = p.completeStream(rctx, creq, req.Sink)
 	} else {
 		resp, err = p.completeOnce(rctx, creq)
 	}

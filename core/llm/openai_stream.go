@@ -19,7 +19,9 @@ var (
 // maxStreamCalls bounds the tool-call index a stream may use.
 const maxStreamCalls = 128
 
-func (p *OpenAI) completeStream(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+// completeStream receives the answer as server-sent events, telling sink
+// (when not nil) the text each time it grows.
+func (p *OpenAI) completeStream(ctx context.Context, creq openai.ChatCompletionRequest, sink TextSink) (Response, error) {
 	stream, err := p.client.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		return Response{}, err
@@ -34,8 +36,12 @@ func (p *OpenAI) completeStream(ctx context.Context, creq openai.ChatCompletionR
 		if err != nil {
 			return Response{}, err
 		}
-		if err := acc.add(chunk); err != nil {
+		grew, err := acc.add(chunk)
+		if err != nil {
 			return Response{}, err
+		}
+		if grew && sink != nil {
+			sink.Text(acc.content.String())
 		}
 	}
 	if acc.finish == "" {
@@ -59,7 +65,8 @@ type callAcc struct {
 	args     []byte
 }
 
-func (a *streamAcc) add(chunk openai.ChatCompletionStreamResponse) error {
+// add merges one chunk and reports whether the text grew.
+func (a *streamAcc) add(chunk openai.ChatCompletionStreamResponse) (grew bool, err error) {
 	if u := chunk.Usage; u != nil {
 		a.usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	}
@@ -68,16 +75,17 @@ func (a *streamAcc) add(chunk openai.ChatCompletionStreamResponse) error {
 			continue
 		}
 		a.content.WriteString(ch.Delta.Content)
+		grew = grew || ch.Delta.Content != ""
 		for _, tc := range ch.Delta.ToolCalls {
 			if err := a.addCall(tc); err != nil {
-				return err
+				return grew, err
 			}
 		}
 		if ch.FinishReason != "" && ch.FinishReason != openai.FinishReasonNull {
 			a.finish = ch.FinishReason
 		}
 	}
-	return nil
+	return grew, nil
 }
 
 // addCall merges one tool-call delta by its index. The id and name arrive

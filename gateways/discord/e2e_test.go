@@ -55,6 +55,12 @@ type e2e struct {
 
 func startE2E(t *testing.T) *e2e {
 	t.Helper()
+	return startE2EWith(t, nil)
+}
+
+// startE2EWith is startE2E with the configuration changed by tune.
+func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
+	t.Helper()
 	e := &e2e{
 		dc:   fakediscord.New(fakediscord.Options{Token: e2eToken, HeartbeatInterval: 100 * time.Millisecond}),
 		tg:   faketg.New(faketg.Options{Token: e2eTGToken, MaxPollWait: 200 * time.Millisecond, QueryTTL: 5 * time.Second}),
@@ -67,6 +73,9 @@ func startE2E(t *testing.T) *e2e {
 		t.Fatal(err)
 	}
 	cfg := e.config(t, dir)
+	if tune != nil {
+		tune(cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eToken, e2eTGToken, e2eAPIKey),
 		Tune: func(settings any) {

@@ -100,16 +100,24 @@ func mentions() *discordgo.MessageAllowedMentions {
 	}
 }
 
+// reference is the reference of a reply to the message replyTo in
+// channel: nil outside a guild channel (a DM reply needs none) or without
+// a message to answer.
+func (g *Gateway) reference(channel, replyTo string) *discordgo.MessageReference {
+	guild, ok := g.guilds.get(channel)
+	if !ok || replyTo == "" || !snowflake.MatchString(replyTo) {
+		return nil
+	}
+	no := false
+	return &discordgo.MessageReference{MessageID: replyTo, ChannelID: channel, GuildID: guild, FailIfNotExists: &no}
+}
+
 // reply sends a.Text to its channel through the delivery layer and
 // returns the ids of the messages sent. The first chunk references
 // a.ReplyTo in a guild channel; rows, when given, go on the last chunk.
 func (g *Gateway) reply(ctx context.Context, a core.Action, rows []discordgo.MessageComponent) ([]string, error) {
 	channel := a.Conv.Chat
-	var ref *discordgo.MessageReference
-	if guild, ok := g.guilds.get(channel); ok && a.ReplyTo != "" && snowflake.MatchString(a.ReplyTo) {
-		no := false
-		ref = &discordgo.MessageReference{MessageID: a.ReplyTo, ChannelID: channel, GuildID: guild, FailIfNotExists: &no}
-	}
+	ref := g.reference(channel, a.ReplyTo)
 	return g.out.Reply(ctx, a.Conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		msg := &discordgo.MessageSend{Content: c.Text, AllowedMentions: mentions()}
 		if c.Index == 0 {

@@ -59,6 +59,12 @@ func startE2E(t *testing.T, o fakeslack.Options) *e2e { return startE2EIn(t, o, 
 // the Events API served on http.listen at that address.
 func startE2EIn(t *testing.T, o fakeslack.Options, listen string) *e2e {
 	t.Helper()
+	return startE2ETuned(t, o, listen, nil)
+}
+
+// startE2ETuned is startE2EIn with the configuration changed by tune.
+func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*config.Config)) *e2e {
+	t.Helper()
 	o.BotToken, o.AppToken = e2eBotToken, e2eAppToken
 	e := &e2e{
 		sl:   fakeslack.New(o),
@@ -72,6 +78,9 @@ func startE2EIn(t *testing.T, o fakeslack.Options, listen string) *e2e {
 		t.Fatal(err)
 	}
 	cfg := e.config(t, dir, listen)
+	if tune != nil {
+		tune(cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
 		Tune: func(settings any) {

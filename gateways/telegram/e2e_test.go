@@ -47,9 +47,17 @@ type e2e struct {
 
 func startE2E(t *testing.T) *e2e {
 	t.Helper()
+	return startE2EWith(t, faketg.Options{}, nil)
+}
+
+// startE2EWith is startE2E with a fake made with opts (its token, poll
+// wait and query TTL set here) and the configuration changed by tune.
+func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) *e2e {
+	t.Helper()
+	// A button press must be answered within QueryTTL, as on Telegram.
+	opts.Token, opts.MaxPollWait, opts.QueryTTL = e2eToken, 200*time.Millisecond, 5*time.Second
 	e := &e2e{
-		// A button press must be answered within QueryTTL, as on Telegram.
-		tg:   faketg.New(faketg.Options{Token: e2eToken, MaxPollWait: 200 * time.Millisecond, QueryTTL: 5 * time.Second}),
+		tg:   faketg.New(opts),
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
@@ -59,6 +67,9 @@ func startE2E(t *testing.T) *e2e {
 		t.Fatal(err)
 	}
 	cfg := e.config(t, dir)
+	if tune != nil {
+		tune(cfg)
+	}
 	log := zerolog.New(e.logs)
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),

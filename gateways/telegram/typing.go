@@ -47,7 +47,12 @@ func (g *Gateway) typing(ctx context.Context, chat int64) {
 	}
 }
 
+// sendTyping shows "typing…" in chat once, unless a 429's retry-after
+// pause holds the chat's deliveries: then it skips this renewal.
 func (g *Gateway) sendTyping(ctx context.Context, chat int64) {
+	if g.out.Paused(core.Conversation{Gateway: Name, Chat: strconv.FormatInt(chat, 10)}) {
+		return
+	}
 	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 	defer cancel()
 	if _, err := g.api(rctx).Request(tgbotapi.NewChatAction(chat, tgbotapi.ChatTyping)); err != nil && ctx.Err() == nil {

@@ -102,11 +102,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	rules, err := policyRules(cfg)
+	policy, err := Policy(cfg, a.tools)
 	if err != nil {
 		return err
 	}
-	policy := &core.PolicyGate{Rules: rules, Catalog: a.tools}
 	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
 		return err
 	}

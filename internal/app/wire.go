@@ -84,11 +84,29 @@ func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error)
 	return llm.NewCascade(log, ps...), nil
 }
 
-// policyRules converts policy.rules to the core's rules.
+// Tools returns the tool registry the bot runs with cfg: the built-in
+// tools over cfg.Tools.Workspace (created if missing). `bot policy test`
+// uses it to judge calls exactly as the bot does.
+func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {
+	return buildTools(cfg, sec, log)
+}
+
+// Policy returns the policy gate of cfg's policy.rules over the tools of
+// catalog, without standing allows (the bot adds its broker). The running
+// bot and `bot policy test` / `bot policy explain` both build it here.
+func Policy(cfg *config.Config, catalog core.ToolCatalog) (*core.PolicyGate, error) {
+	rules, err := policyRules(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &core.PolicyGate{Rules: rules, Catalog: catalog}, nil
+}
+
+// policyRules converts policy.rules to the core's rules, numbered from 1.
 func policyRules(cfg *config.Config) ([]core.Rule, error) {
 	rules := make([]core.Rule, 0, len(cfg.Policy.Rules))
 	for i, r := range cfg.Policy.Rules {
-		cr := core.Rule{Tool: r.Tool, Decision: r.Verdict()}
+		cr := core.Rule{Index: i + 1, Tool: r.Tool, Decision: r.Verdict()}
 		if r.Args != "" {
 			re, err := regexp.Compile(r.Args)
 			if err != nil {

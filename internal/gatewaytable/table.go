@@ -74,3 +74,10 @@ func UsesTerminal(g Decoded) bool {
 	}
 	return false
 }
+
+// LocalCaller is the identity and the conversation of the bot's own
+// terminal, the caller that CLI tools (bot policy test) assume when none is
+// given.
+func LocalCaller() (identity, conversation string) {
+	return string(console.Identity), console.Conversation().Key()
+}

@@ -10,7 +10,7 @@ import (
 // Cursor returns the value stored under key, "" when unset.
 func (db *DB) Cursor(ctx context.Context, key string) (string, error) {
 	var v string
-	err := db.r.QueryRowContext(ctx, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
+	err := db.queryRow(ctx, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("sqlite: cursor %q: %w", key, err)
 	}
@@ -19,7 +19,7 @@ func (db *DB) Cursor(ctx context.Context, key string) (string, error) {
 
 // SetCursor stores value under key, replacing any previous value.
 func (db *DB) SetCursor(ctx context.Context, key, value string) error {
-	_, err := db.w.ExecContext(ctx, `INSERT INTO cursors (key, value, updated) VALUES (?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO cursors (key, value, updated) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
 		key, value, nanos(db.now()))
 	if err != nil {

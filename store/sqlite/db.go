@@ -68,6 +68,8 @@ type DB struct {
 	r    *sql.DB  // query-only read pool
 	lock *os.File // the held lock file; nil when read-only
 	opts Options
+
+	stmts stmtCache // the per-message path's prepared statements
 }
 
 var _ store.Store = (*DB)(nil)
@@ -132,7 +134,7 @@ func (db *DB) setUp(ctx context.Context) error {
 
 // Close closes both connection pools, then releases the lock.
 func (db *DB) Close() error {
-	var errs []error
+	errs := []error{db.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

@@ -15,12 +15,17 @@ import (
 // SQLite's limit.
 const maxRowsPerInsert = 500
 
+// maxPreparedRows is the most rows an INSERT kept prepared has: a turn
+// appends one to a few messages; longer appends are rare and each count
+// would be a statement of its own.
+const maxPreparedRows = 8
+
 // Append stores the messages at the end of the conversation, atomically.
 // Older messages are kept (for the audit) until Prune removes them.
 func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) error {
 	if len(msgs) <= maxRowsPerInsert {
 		// One statement is atomic on its own: no BEGIN/COMMIT round trip.
-		return db.insertMessages(ctx, db.w, conv, msgs)
+		return db.insertMessages(ctx, nil, conv, msgs)
 	}
 	return db.inTx(ctx, "append history", relaxed, func(tx *sql.Tx) error {
 		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
@@ -57,8 +62,9 @@ func (db *DB) Replace(ctx context.Context, conv string, msgs []llm.Message) erro
 	})
 }
 
-// insertMessages appends msgs with one multi-row INSERT.
-func (db *DB) insertMessages(ctx context.Context, e execer, conv string, msgs []llm.Message) error {
+// insertMessages appends msgs with one multi-row INSERT, in tx or, when tx
+// is nil, on its own (prepared: one or two rows is the common case).
+func (db *DB) insertMessages(ctx context.Context, tx *sql.Tx, conv string, msgs []llm.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -73,7 +79,16 @@ func (db *DB) insertMessages(ctx context.Context, e execer, conv string, msgs []
 	}
 	query := `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES ` +
 		strings.Repeat("(?, ?, ?, ?, ?, ?), ", len(msgs)-1) + "(?, ?, ?, ?, ?, ?)"
-	if _, err := e.ExecContext(ctx, query, args...); err != nil {
+	var err error
+	switch {
+	case tx != nil:
+		_, err = tx.ExecContext(ctx, query, args...)
+	case len(msgs) <= maxPreparedRows:
+		_, err = db.exec(ctx, query, args...)
+	default:
+		_, err = db.w.ExecContext(ctx, query, args...)
+	}
+	if err != nil {
 		return fmt.Errorf("sqlite: append history: %w", err)
 	}
 	return nil
@@ -96,7 +111,7 @@ const loadQuery = `SELECT role, content, tool_calls, tool_call_id
 // whole turn in progress when that is longer, trimmed with llm.Trim so the
 // sequence starts at a user message.
 func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
-	rows, err := db.r.QueryContext(ctx, loadQuery, conv, db.opts.History, llm.RoleUser)
+	rows, err := db.query(ctx, loadQuery, conv, db.opts.History, llm.RoleUser)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load history: %w", err)
 	}

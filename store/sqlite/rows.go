@@ -10,11 +10,6 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
-// execer is what *sql.DB and *sql.Tx share for writing.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // querier is what *sql.DB and *sql.Tx share for reading.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

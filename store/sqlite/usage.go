@@ -16,7 +16,7 @@ func dayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // AddUsage adds u to the conversation's usage of the current UTC day.
 func (db *DB) AddUsage(ctx context.Context, conv string, u llm.Usage) error {
-	_, err := db.w.ExecContext(ctx, `INSERT INTO usage (conv, day, prompt_tokens, completion_tokens)
+	_, err := db.exec(ctx, `INSERT INTO usage (conv, day, prompt_tokens, completion_tokens)
 		VALUES (?, ?, ?, ?)
 		ON CONFLICT (conv, day) DO UPDATE SET
 			prompt_tokens = prompt_tokens + excluded.prompt_tokens,
@@ -31,7 +31,7 @@ func (db *DB) AddUsage(ctx context.Context, conv string, u llm.Usage) error {
 // Usage returns the conversation's usage on the UTC day containing day.
 func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage, error) {
 	var u llm.Usage
-	err := db.r.QueryRowContext(ctx, `SELECT prompt_tokens, completion_tokens
+	err := db.queryRow(ctx, `SELECT prompt_tokens, completion_tokens
 		FROM usage WHERE conv = ? AND day = ?`, conv, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return llm.Usage{}, fmt.Errorf("sqlite: usage: %w", err)
@@ -42,7 +42,7 @@ func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage,
 // DayUsage returns the usage of all conversations on the UTC day containing day.
 func (db *DB) DayUsage(ctx context.Context, day time.Time) (llm.Usage, error) {
 	var u llm.Usage
-	err := db.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0)
+	err := db.queryRow(ctx, `SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0)
 		FROM usage WHERE day = ?`, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens)
 	if err != nil {
 		return llm.Usage{}, fmt.Errorf("sqlite: day usage: %w", err)

@@ -22,16 +22,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req Request, st 
 		case <-s.done:
 		}
 	case kindStreamCut:
-		s.writeCut(w, req)
+		s.writeCut(r.Context(), w, req)
 	case kindStreamNoFinish:
 		if req.Stream {
-			s.writeStream(w, req, st, false)
+			s.writeStream(r.Context(), w, req, st, false)
 			return
 		}
 		s.writeJSON(w, req, Text(st.text))
 	default:
 		if req.Stream {
-			s.writeStream(w, req, st, true)
+			s.writeStream(r.Context(), w, req, st, true)
 			return
 		}
 		s.writeJSON(w, req, st)
@@ -99,6 +99,9 @@ func (s *Server) writeJSON(w http.ResponseWriter, req Request, st Step) {
 		finish = "tool_calls"
 		for i, c := range st.calls {
 			msg.ToolCalls = append(msg.ToolCalls, wireToolCall(i, c, c.Args, true))
+		}
+		if st.text != "" {
+			msg.Content = &st.text
 		}
 	} else {
 		msg.Content = &st.text

@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 	"unicode/utf8"
 )
 
@@ -46,13 +48,20 @@ func (e sse) chunk(env wireResponse, d *wireAnswerMsg, finish *string) {
 // tool calls' deltas interleaved by index with arguments split across
 // chunks, then (when finish) a finish_reason chunk, the usage chunk if
 // asked for, and [DONE].
-func (s *Server) writeStream(w http.ResponseWriter, req Request, st Step, finish bool) {
+func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req Request, st Step, finish bool) {
 	e := newSSE(w)
 	env := s.envelope(req)
 	env.Object = "chat.completion.chunk"
 	empty := ""
 	e.chunk(env, &wireAnswerMsg{Role: "assistant", Content: &empty}, nil)
-	for _, p := range pieces(st.text, 4) {
+	parts := pieces(st.text, 4)
+	if st.chunk > 0 {
+		parts = pieces(st.text, (len(st.text)+st.chunk-1)/st.chunk)
+	}
+	for i, p := range parts {
+		if i > 0 && st.pause > 0 && !s.wait(ctx, st.pause) {
+			return
+		}
 		e.chunk(env, &wireAnswerMsg{Content: &p}, nil)
 	}
 	streamCalls(e, env, st.calls)
@@ -70,6 +79,19 @@ func (s *Server) writeStream(w http.ResponseWriter, req Request, st Step, finish
 		e.event(env)
 	}
 	e.done()
+}
+
+// wait pauses for d; false when the request or the server ended first.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-s.done:
+	}
+	return false
 }
 
 // streamCalls sends every call's head (id, name) and then the arguments'
@@ -93,9 +115,9 @@ func streamCalls(e sse, env wireResponse, calls []Call) {
 }
 
 // writeCut answers part of a response and drops the connection.
-func (s *Server) writeCut(w http.ResponseWriter, req Request) {
+func (s *Server) writeCut(ctx context.Context, w http.ResponseWriter, req Request) {
 	if req.Stream {
-		s.writeStream(w, req, Text("this answer is cut off"), false)
+		s.writeStream(ctx, w, req, Text("this answer is cut off"), false)
 	}
 	hj, ok := w.(http.Hijacker)
 	if !ok {

@@ -32,6 +32,8 @@ type Step struct {
 	retryAfter time.Duration
 	message    string
 	match      func(Request) bool
+	chunk      int           // bytes of text per streamed chunk; 0: the text in 4 chunks
+	pause      time.Duration // between streamed text chunks
 }
 
 // Text answers with an assistant message (finish_reason "stop").
@@ -41,6 +43,12 @@ func Text(s string) Step { return Step{kind: kindText, text: s} }
 // (finish_reason "tool_calls").
 func ToolCalls(calls ...Call) Step {
 	return Step{kind: kindToolCalls, calls: append([]Call(nil), calls...)}
+}
+
+// TextThenCalls answers with an assistant message that has both text and
+// tool calls (finish_reason "tool_calls"); streamed, the text comes first.
+func TextThenCalls(text string, calls ...Call) Step {
+	return Step{kind: kindToolCalls, text: text, calls: append([]Call(nil), calls...)}
 }
 
 // Status answers with an HTTP error status and an OpenAI-style error body;
@@ -82,5 +90,13 @@ func (s Step) When(match func(Request) bool) Step {
 // echo a credential, as some servers do, to test that clients hide it).
 func (s Step) WithMessage(msg string) Step {
 	s.message = msg
+	return s
+}
+
+// Chunked makes a streamed answer send its text in chunks of size bytes
+// (cut on rune boundaries), waiting pause between two chunks, as a model
+// that writes slowly does. A non-streamed answer is unchanged.
+func (s Step) Chunked(size int, pause time.Duration) Step {
+	s.chunk, s.pause = size, pause
 	return s
 }

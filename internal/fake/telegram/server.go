@@ -58,7 +58,7 @@ type Server struct {
 	calls    map[string]int
 	reject   bool
 	penalty  map[string]time.Time // chat_id -> end of its 429 pause
-	early    int
+	early    map[string]int       // method → requests during a 429 pause
 	webhook  webhookState
 }
 
@@ -103,6 +103,7 @@ func New(o Options) *Server {
 		messages: make(map[msgKey]*Sent),
 		queries:  make(map[string]time.Time),
 		faults:   make(map[string][]Fault),
+		early:    make(map[string]int),
 		calls:    make(map[string]int),
 		penalty:  make(map[string]time.Time),
 	}
@@ -167,7 +168,18 @@ func (s *Server) RejectEntities(on bool) {
 func (s *Server) Early() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.early
+	n := 0
+	for _, e := range s.early {
+		n += e
+	}
+	return n
+}
+
+// EarlyCalls is Early for the requests of one method.
+func (s *Server) EarlyCalls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.early[method]
 }
 
 // Calls returns how many requests of method arrived (failed ones included).
@@ -195,7 +207,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[method]++
 	if until, ok := s.penalty[p["chat_id"]]; ok && time.Now().Before(until) {
-		s.early++
+		s.early[method]++
 	}
 	s.mu.Unlock()
 	if s.injectFault(w, r, method, p["chat_id"]) {

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// policyConfig is the shipped config.yaml with its policy.rules replaced:
+// deny rm -rf, hold shell, allow one MCP tool, deny the other MCP tools of
+// that server.
+func policyConfig(t *testing.T) string {
+	t.Helper()
+	cfg := defaultConfig(t)
+	rules := regexp.MustCompile(`(?ms)^policy:\n  rules:.*?\n\n`)
+	if !rules.MatchString(cfg) {
+		t.Fatal("the shipped config.yaml has no policy.rules block followed by a blank line")
+	}
+	return rules.ReplaceAllLiteralString(cfg, `policy:
+  rules:
+    - {tool: shell, args: 'rm -rf', decision: deny}
+    - {tool: shell, decision: approve}
+    - {tool: "mcp__github__get_*", decision: allow}
+    - {tool: "mcp__github__*", decision: deny}
+
+`)
+}
+
+// TestPolicyTestDecisions: `bot policy test` prints the decision and the
+// rule as written, and exits 0 for allow, 3 for approve, 4 for deny; an
+// MCP name is judged by the rules alone; arguments are canonicalised as at
+// run time (a \u escape does not hide rm -rf).
+func TestPolicyTestDecisions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	cases := []struct {
+		name      string
+		args      []string
+		code      int
+		decision  string
+		rule      string
+		standing  string
+		arguments string
+	}{
+		{"allow by default", []string{"-tool", "read_file", "-args", `{"path":"notes.txt"}`},
+			exitOK, "allow", "default: read-only tool", "none (no database", `{"path":"notes.txt"}`},
+		{"approve by a rule", []string{"-tool", "shell", "-args", `{"command":"ls -la"}`},
+			exitApprove, "approve", `#2 {tool: shell, decision: approve}`, "", ""},
+		{"deny by a pattern", []string{"-tool", "shell", "-args", `{"command": "rm -rf /"}`},
+			exitDeny, "deny", `#1 {tool: shell, args: "rm -rf", decision: deny}`, "", `{"command":"rm -rf /"}`},
+		{"deny through an escape", []string{"-tool", "shell", "-args", `{"command":"rm \u002drf /"}`},
+			exitDeny, "deny", "#1 ", "", `{"command":"rm -rf /"}`},
+		{"write_file held by default", []string{"-tool", "write_file", "-args", `{"path":"a","content":"b"}`},
+			exitApprove, "approve", "default:", "", ""},
+		{"MCP allowed by name", []string{"-tool", "mcp__github__get_issue", "-args", `{"n":1}`},
+			exitOK, "allow", `#3 {tool: "mcp__github__get_*", decision: allow}`, "", ""},
+		{"MCP denied by glob", []string{"-tool", "mcp__github__delete_repo"},
+			exitDeny, "deny", "#4 ", "", ""},
+		{"MCP held by default", []string{"-tool", "mcp__home__lights_off", "-identity", "telegram:42", "-conversation", "telegram:42"},
+			exitApprove, "approve", "default: MCP tool", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runOnce(t, dir, baseEnv(dir), "", append([]string{"policy", "test"}, c.args...)...)
+			if r.code != c.code {
+				t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+			for _, want := range []string{"decision:     " + c.decision + "\n", "rule:         " + c.rule, "standing:     " + c.standing, c.arguments} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout does not contain %q:\n%s", want, r.stdout)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gatehouse.db")); !os.IsNotExist(err) {
+		t.Errorf("policy test created the store (stat: %v); it only reads", err)
+	}
+}
+
+// TestPolicyTestUsageErrors: an unknown tool, an unknown argument, invalid
+// JSON, a missing -tool and a malformed identity exit 2 and say why on
+// stderr, with nothing on stdout.
+func TestPolicyTestUsageErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown tool", []string{"-tool", "format_disk"}, `unknown tool "format_disk"`},
+		{"unknown argument", []string{"-tool", "read_file", "-args", `{"PATH":"a"}`}, "unknown argument PATH"},
+		{"invalid JSON", []string{"-tool", "shell", "-args", `{"command":`}, "invalid JSON"},
+		{"no tool", nil, "give -tool"},
+		{"bad identity", []string{"-tool", "read_file", "-args", `{"path":"a"}`, "-identity", "nobody"}, "want gateway:id"},
+		{"unknown subcommand", nil, "unknown subcommand"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"policy", "test"}, c.args...)
+			if c.name == "unknown subcommand" {
+				args = []string{"policy", "frobnicate"}
+			}
+			r := runOnce(t, dir, baseEnv(dir), "", args...)
+			if r.code != exitConfig {
+				t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitConfig, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr does not say %q:\n%s", c.want, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout not empty on a usage error:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestPolicyCasesShipped: the shipped policy_test.yaml passes against the
+// shipped config.yaml, one line per case and a summary.
+func TestPolicyCasesShipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", defaultConfig(t))
+	b, err := os.ReadFile(filepath.Join("..", "..", "policy_test.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "policy_test.yaml", string(b))
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-cases", "policy_test.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	n := strings.Count(string(b), "\n  - name:")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != n+1 || n == 0 {
+		t.Fatalf("%d lines for %d cases; want one per case and a summary:\n%s", len(lines), n, r.stdout)
+	}
+	for _, l := range lines[:n] {
+		if !strings.HasPrefix(l, "ok   ") {
+			t.Errorf("case line %q does not start with ok", l)
+		}
+	}
+	if want := "0 not"; !strings.HasSuffix(lines[n], want) {
+		t.Errorf("summary %q does not end with %q", lines[n], want)
+	}
+}
+
+// TestPolicyCasesFailingAndInvalid: a case that does not get its want
+// fails the run (exit 1, named with what it got); an invalid file — an
+// unknown key, a bad want, an unknown tool, no cases — exits 2 naming the
+// problem.
+func TestPolicyCasesFailingAndInvalid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	writeFile(t, dir, "failing.yaml", `cases:
+  - name: ls is held
+    tool: shell
+    args: {command: ls}
+    want: approve
+  - name: wrongly thought allowed
+    tool: shell
+    args: {command: "rm -rf /tmp/x"}
+    want: allow
+`)
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-cases", "failing.yaml")
+	if r.code != exitFail {
+		t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"ok   ls is held", "FAIL wrongly thought allowed", "→ deny by #1", "want allow", "1 of 2 cases as wanted, 1 not"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout does not contain %q:\n%s", want, r.stdout)
+		}
+	}
+
+	invalid := []struct{ name, yaml, want string }{
+		{"unknown key", "cases:\n  - name: a\n    tool: shell\n    args: {command: ls}\n    wnat: approve\n", "wnat"},
+		{"bad want", "cases:\n  - name: a\n    tool: shell\n    args: {command: ls}\n    want: maybe\n", "maybe"},
+		{"unknown tool", "cases:\n  - name: a\n    tool: nuke\n    want: deny\n", "nuke"},
+		{"no cases", "cases: []\n", "cases"},
+		{"not YAML", "cases: [\n", "policy"},
+	}
+	for _, c := range invalid {
+		t.Run(c.name, func(t *testing.T) {
+			writeFile(t, dir, "bad.yaml", c.yaml)
+			r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-cases", "bad.yaml")
+			if r.code != exitConfig {
+				t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitConfig, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr does not name %q:\n%s", c.want, r.stderr)
+			}
+		})
+	}
+}
+
+// TestPolicyExplain: the effective rules in order, numbered from 1, one per
+// line, then the default.
+func TestPolicyExplain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "explain")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	want := []string{
+		`#1 {tool: shell, args: "rm -rf", decision: deny}`,
+		`#2 {tool: shell, decision: approve}`,
+		`#3 {tool: "mcp__github__get_*", decision: allow}`,
+		`#4 {tool: "mcp__github__*", decision: deny}`,
+	}
+	if len(lines) != len(want)+2 {
+		t.Fatalf("%d lines; want a heading, %d rules and the default:\n%s", len(lines), len(want), r.stdout)
+	}
+	for i, w := range want {
+		if lines[i+1] != w {
+			t.Errorf("line %d = %q; want %q", i+2, lines[i+1], w)
+		}
+	}
+	last := lines[len(lines)-1]
+	for _, w := range []string{"default: ", "allow for the read-only tools", "read_file", "approve for", "write_file", "mcp__"} {
+		if !strings.Contains(last, w) {
+			t.Errorf("default line %q does not mention %q", last, w)
+		}
+	}
+}

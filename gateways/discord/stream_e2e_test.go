@@ -1,0 +1,96 @@
+package discord_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// longAnswer is a reply of more than 6,000 characters in sentences and
+// paragraphs: four Discord messages.
+func longAnswer() string {
+	var b strings.Builder
+	for i := 1; b.Len() < 6200; i++ {
+		fmt.Fprintf(&b, "Sentence %d tells **part %d** of the plan, and `step-%d` follows it. ", i, i, i)
+		if i%7 == 0 {
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String() + "That is the whole plan."
+}
+
+// botMessages returns the contents the bot's messages in channel show now
+// (after their edits), in the order they were created.
+func botMessages(dc *fakediscord.Server, channel string) []string {
+	var out []string
+	for _, m := range dc.Messages(channel) {
+		if now, ok := dc.Message(m.ID); ok {
+			out = append(out, now.Content)
+		}
+	}
+	return out
+}
+
+// replyTo sends the guest's DM and waits until the bot's messages in the
+// DM channel end with the answer's last sentence; it returns them.
+func replyTo(t *testing.T, e *e2e, answer func() fakeoai.Step) []string {
+	t.Helper()
+	e.ai.Push(answer())
+	ch := e.dc.DMChannel(guest.ID)
+	e.dc.InjectMessage(fakediscord.Message{ChannelID: ch, Author: guest, Content: "the plan, please"})
+	var got []string
+	testutil.WaitFor(t, "the whole reply", func() bool {
+		got = botMessages(e.dc, ch)
+		return len(got) > 0 && strings.HasSuffix(got[len(got)-1], "That is the whole plan.")
+	})
+	return got
+}
+
+// TestE2EStreamedReplyEndsAsTheNonStreamedMessages: a 6,000-character
+// answer streamed in small chunks is shown while it is written and ends as
+// exactly the messages the same answer sends without streaming, each
+// message edited at most once a second (its creation included).
+func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer()
+	want := replyTo(t, startE2E(t), func() fakeoai.Step { return fakeoai.Text(answer) })
+	if len(want) < 4 {
+		t.Fatalf("the non-streamed reply took %d messages; want 6,000 characters split in 4", len(want))
+	}
+
+	e := startE2EWith(t, func(c *config.Config) { c.LLM.Providers[0].Stream = true })
+	ch := e.dc.DMChannel(guest.ID)
+	var got []string
+	replyTo(t, e, func() fakeoai.Step { return fakeoai.Text(answer).Chunked(180, 60*time.Millisecond) })
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		got = botMessages(e.dc, ch)
+		return slices.Equal(got, want)
+	})
+	last := map[string]time.Time{}
+	for _, m := range e.dc.Messages(ch) {
+		last[m.ID] = m.At
+	}
+	edits := 0
+	for _, ed := range e.dc.Edits() {
+		prev, ok := last[ed.MessageID]
+		if !ok {
+			continue
+		}
+		edits++
+		if gap := ed.At.Sub(prev); gap < gateways.LiveEvery {
+			t.Errorf("message %s edited %v after its previous delivery; want at least %v", ed.MessageID, gap, gateways.LiveEvery)
+		}
+		last[ed.MessageID] = ed.At
+	}
+	if edits == 0 {
+		t.Error("no edit: the reply was not shown while it was written")
+	}
+}

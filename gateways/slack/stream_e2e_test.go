@@ -1,0 +1,87 @@
+package slack_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// hugeAnswer is a reply longer than one Slack message can hold.
+func hugeAnswer() string {
+	var b strings.Builder
+	for i := 1; b.Len() < 45000; i++ {
+		fmt.Fprintf(&b, "Line %05d of the **long** answer says little. ", i)
+		if i%5 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String() + "That is all."
+}
+
+// dmTexts returns the texts the bot's posts in the guest's DM show now
+// (after their updates), in the order they were posted.
+func dmTexts(sl *fakeslack.Server) []string {
+	dm := fakeslack.DMChannel(guest)
+	var out []string
+	for _, p := range sl.Posts(dm) {
+		if m, ok := sl.Message(dm, p.TS); ok {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// TestE2EStreamedReplyEndsAsTheNonStreamedPosts: an answer longer than a
+// Slack message, streamed, is posted and updated in place with
+// chat.update while it is written, and ends as exactly the posts the same
+// answer makes without streaming; no post is updated twice within a
+// second.
+func TestE2EStreamedReplyEndsAsTheNonStreamedPosts(t *testing.T) {
+	t.Parallel()
+	answer := hugeAnswer()
+	plain := startE2E(t, fakeslack.Options{})
+	plain.ai.Push(fakeoai.Text(answer))
+	plain.sl.InjectDM(guest, "everything, please")
+	var want []string
+	testutil.WaitFor(t, "the non-streamed reply", func() bool {
+		want = dmTexts(plain.sl)
+		return len(want) > 0 && strings.HasSuffix(want[len(want)-1], "That is all.")
+	})
+	if len(want) < 2 {
+		t.Fatalf("the non-streamed reply took %d post(s); want it split", len(want))
+	}
+
+	e := startE2ETuned(t, fakeslack.Options{}, "", func(c *config.Config) { c.LLM.Providers[0].Stream = true })
+	e.ai.Push(fakeoai.Text(answer).Chunked(1500, 100*time.Millisecond))
+	e.sl.InjectDM(guest, "everything, please")
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		return slices.Equal(dmTexts(e.sl), want)
+	})
+	last := map[string]time.Time{}
+	for _, p := range e.sl.Posts(fakeslack.DMChannel(guest)) {
+		last[p.TS] = p.At
+	}
+	updates := 0
+	for _, u := range e.sl.Updates() {
+		prev, ok := last[u.TS]
+		if !ok {
+			continue
+		}
+		updates++
+		if gap := u.At.Sub(prev); gap < gateways.LiveEvery {
+			t.Errorf("post %s updated %v after its previous delivery; want at least %v", u.TS, gap, gateways.LiveEvery)
+		}
+		last[u.TS] = u.At
+	}
+	if updates == 0 {
+		t.Error("no chat.update: the reply was not shown while it was written")
+	}
+}

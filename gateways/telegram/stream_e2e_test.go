@@ -1,0 +1,155 @@
+package telegram_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// longAnswer is a reply of more than 6,000 characters, in sentences and
+// paragraphs, with some Markdown: two Telegram messages.
+func longAnswer() string {
+	var b strings.Builder
+	for i := 1; b.Len() < 6200; i++ {
+		fmt.Fprintf(&b, "Sentence %d tells **part %d** of the plan, and `step-%d` follows it. ", i, i, i)
+		if i%7 == 0 {
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String() + "That is the whole plan."
+}
+
+// streamed makes the configuration's provider stream its answers.
+func streamed(c *config.Config) { c.LLM.Providers[0].Stream = true }
+
+// shown is a message as the chat shows it at the end: its id, text (HTML
+// source) and parse mode.
+type shown struct {
+	id         int
+	text, mode string
+}
+
+// replyMessages returns the messages the bot sent to chat, each as it
+// stands now (after its edits), in the order they were sent.
+func replyMessages(tg *faketg.Server, chat int64) []shown {
+	var out []shown
+	for _, s := range tg.Sent() {
+		if s.ChatID != chat || s.Method != "sendMessage" {
+			continue
+		}
+		if m, ok := tg.Message(chat, s.MessageID); ok {
+			out = append(out, shown{s.MessageID, m.Text, m.ParseMode})
+		}
+	}
+	return out
+}
+
+// sameTexts reports whether a and b show the same texts, ids aside.
+func sameTexts(a, b []shown) bool {
+	return slices.EqualFunc(a, b, func(x, y shown) bool { return x.text == y.text && x.mode == y.mode })
+}
+
+// nonStreamed runs answer through a bot whose provider does not stream and
+// returns the messages it sent: what a streamed reply must end as.
+func nonStreamed(t *testing.T, answer string) []shown {
+	t.Helper()
+	e := startE2E(t)
+	e.ai.Push(fakeoai.Text(answer))
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "the plan, please"})
+	var got []shown
+	testutil.WaitFor(t, "the non-streamed reply", func() bool {
+		got = replyMessages(e.tg, guest.ID)
+		return len(got) > 0 && strings.HasSuffix(got[len(got)-1].text, "That is the whole plan.")
+	})
+	if len(got) < 2 {
+		t.Fatalf("the non-streamed reply took %d message(s); want the 6,000 characters split in 2", len(got))
+	}
+	return got
+}
+
+// checkEditPace fails the test when two deliveries to one message (its
+// send and its edits, as the fake received them) came less than
+// gateways.LiveEvery apart, and returns the number of edits.
+func checkEditPace(t *testing.T, tg *faketg.Server, chat int64) int {
+	t.Helper()
+	last := map[int]time.Time{}
+	edits := 0
+	for _, s := range tg.Sent() {
+		if s.ChatID != chat || (s.Method != "sendMessage" && s.Method != "editMessageText") {
+			continue
+		}
+		if prev, ok := last[s.MessageID]; ok {
+			edits++
+			if gap := s.At.Sub(prev); gap < gateways.LiveEvery {
+				t.Errorf("message %d edited %v after its previous delivery; want at least %v", s.MessageID, gap, gateways.LiveEvery)
+			}
+		}
+		last[s.MessageID] = s.At
+	}
+	return edits
+}
+
+// TestE2EStreamedReplyEndsAsTheNonStreamedMessages: a 6,000-character
+// answer streamed in small chunks over a few seconds is shown while it is
+// written — sent once there is a sentence, then edited in place — and ends
+// as exactly the messages the same answer sends without streaming, each
+// message edited at most once a second.
+func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer()
+	want := nonStreamed(t, answer)
+
+	e := startE2EWith(t, faketg.Options{}, streamed)
+	e.ai.Push(fakeoai.Text(answer).Chunked(180, 60*time.Millisecond))
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "the plan, please"})
+	testutil.WaitFor(t, "the streamed reply's first message", func() bool { return len(replyMessages(e.tg, guest.ID)) > 0 })
+	if first := replyMessages(e.tg, guest.ID)[0]; len(first.text) >= len(want[0].text) {
+		t.Errorf("the first message showed %d bytes as soon as it was sent; want part of the answer, shown while written", len(first.text))
+	}
+	var got []shown
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		got = replyMessages(e.tg, guest.ID)
+		return sameTexts(got, want)
+	})
+	if edits := checkEditPace(t, e.tg, guest.ID); edits < 2 {
+		t.Errorf("%d edits; want the reply edited in place as it grew", edits)
+	}
+	if n := len(e.ai.Requests()); n != 1 || !e.ai.Requests()[0].Stream {
+		t.Errorf("%d LLM requests (stream %v); want 1 streamed", n, n > 0 && e.ai.Requests()[0].Stream)
+	}
+}
+
+// TestE2EStreamedEditRateLimitedLosesNothing: a 429 with retry_after on an
+// edit delays that edit — no send or edit reaches the chat before the
+// pause is over — and the reply still ends as exactly the non-streamed messages.
+func TestE2EStreamedEditRateLimitedLosesNothing(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer()
+	want := nonStreamed(t, answer)
+
+	// retry_after 20 units of the client's 10 ms (telegram.FastConfig).
+	e := startE2EWith(t, faketg.Options{RetryAfter: 20, RetryAfterUnit: 10 * time.Millisecond}, streamed)
+	e.tg.FailNext("editMessageText", 1, faketg.FaultTooMany)
+	e.ai.Push(fakeoai.Text(answer).Chunked(180, 60*time.Millisecond))
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "the plan, please"})
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		return sameTexts(replyMessages(e.tg, guest.ID), want)
+	})
+	if n := e.tg.Calls("editMessageText"); n < 2 {
+		t.Errorf("%d editMessageText calls; want the refused one and the ones after it", n)
+	}
+	// The typing indicator skips its renewals during a pause, but one
+	// already on its way when the 429 came may arrive in it.
+	if n := e.tg.EarlyCalls("sendMessage") + e.tg.EarlyCalls("editMessageText"); n != 0 {
+		t.Errorf("%d sends or edits arrived during the 429 pause; want none", n)
+	}
+	checkEditPace(t, e.tg, guest.ID)
+}

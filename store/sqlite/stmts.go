@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// stmtKey names a prepared statement: the pool it runs on and its text.
+type stmtKey struct {
+	pool  *sql.DB
+	query string
+}
+
+// stmtCache keeps the statements of the per-message path prepared: SQLite
+// parses and plans a statement on every Exec or Query of its text, which
+// was a fifth of the store's cost of a message. database/sql prepares a
+// cached statement again on each connection of a pool as it is used, and a
+// transaction borrows it with Tx.StmtContext.
+type stmtCache struct {
+	mu    sync.Mutex
+	stmts map[stmtKey]*sql.Stmt
+}
+
+// prepared returns query prepared on pool, preparing it on first use.
+func (c *stmtCache) prepared(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+	k := stmtKey{pool, query}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.stmts[k]; ok {
+		return st, nil
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if c.stmts == nil {
+		c.stmts = make(map[stmtKey]*sql.Stmt)
+	}
+	c.stmts[k] = st
+	return st, nil
+}
+
+// close closes every cached statement.
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for k, st := range c.stmts {
+		errs = append(errs, st.Close())
+		delete(c.stmts, k)
+	}
+	return errors.Join(errs...)
+}
+
+// exec runs a cached statement on the writer.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := db.stmts.prepared(ctx, db.w, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// queryRow runs a cached one-row query on the read pool.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := db.stmts.prepared(ctx, db.r, query)
+	if err != nil {
+		// A Row carrying err is made by running the query unprepared: its
+		// Scan reports the same failure.
+		return db.r.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// query runs a cached query on the read pool.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := db.stmts.prepared(ctx, db.r, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
