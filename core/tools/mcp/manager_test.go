@@ -333,7 +333,7 @@ func TestChildEnvironmentIsExactlyItsOwn(t *testing.T) {
 func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	dir := t.TempDir()
 	ts := httptest.NewServer(fakemcp.Handler(fakemcp.Options{Workspace: dir}, "Authorization", "Bearer hdr-secret"))
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the manager stops (cleanups run last first): its GET stream holds a connection
 	good := mcp.ServerConfig{Name: "web", URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer hdr-secret"}}
 	bad := mcp.ServerConfig{Name: "nokey", URL: ts.URL, StartTimeout: 5 * time.Second}
 	r := start(t, tools.Options{}, good, bad)
