@@ -162,7 +162,8 @@ func Handler(o Options, header, value string) http.Handler {
 
 // Build compiles the stdio fake (cmd/fakemcp) into dir and returns its
 // path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS (Options), and
-// FAKE_MCP_FAIL_START, which makes it exit 1 at once.
+// FAKE_MCP_FAIL_START, which makes it exit 1 at once, saying its value on
+// stderr.
 func Build(dir string) (string, error) {
 	out := filepath.Join(dir, "fakemcp")
 	cmd := exec.Command(goTool(), "build", "-o", out, "github.com/gatehouse-bot/gatehouse/internal/fake/mcp/cmd/fakemcp")

@@ -15,8 +15,9 @@ import (
 )
 
 func main() {
-	if os.Getenv("FAKE_MCP_FAIL_START") != "" {
-		fmt.Fprintln(os.Stderr, "fakemcp: failing to start on purpose")
+	if v := os.Getenv("FAKE_MCP_FAIL_START"); v != "" {
+		// Its value is said too: a test passes a secret to see it redacted.
+		fmt.Fprintln(os.Stderr, "fakemcp: failing to start on purpose:", v)
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
