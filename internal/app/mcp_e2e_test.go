@@ -101,7 +101,9 @@ mcp:
 	}
 	t.Cleanup(stop)
 
-	testutil.WaitFor(t, "the fake MCP server ready", func() bool { return strings.Contains(logs.String(), `"mcp_server":"fake"`) && strings.Contains(logs.String(), "mcp server ready") })
+	testutil.WaitFor(t, "the fake MCP server ready", func() bool {
+		return strings.Contains(logs.String(), `"mcp_server":"fake"`) && strings.Contains(logs.String(), "mcp server ready")
+	})
 	testutil.WaitFor(t, "the broken server's failure logged", func() bool { return strings.Contains(logs.String(), "failed to start") })
 
 	user := faketg.User{ID: 42, FirstName: "Ada"}
