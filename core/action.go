@@ -49,6 +49,10 @@ type Action struct {
 	Escaped bool
 	// Call is the tool call (ActionTool).
 	Call llm.ToolCall
+	// Approval is the token of the approval that lets Call run (set by the
+	// approval broker); empty for a call a rule allowed. A workspace
+	// checkpoint records it: only approvers may undo an approved call.
+	Approval string
 }
 
 // ApprovalPrompt is what a gateway needs to render approval buttons.

@@ -4,8 +4,33 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// authLists are the allow lists and approvers an Auth decides by.
+type authLists struct {
+	allow     map[string]map[string]bool // gateway → entries
+	approvers map[Identity]bool
+}
+
+func newAuthLists(allow map[string][]string, approvers []Identity) *authLists {
+	l := &authLists{
+		allow:     make(map[string]map[string]bool, len(allow)),
+		approvers: make(map[Identity]bool, len(approvers)),
+	}
+	for gw, entries := range allow {
+		set := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			set[strings.TrimSpace(e)] = true
+		}
+		l.allow[gw] = set
+	}
+	for _, id := range approvers {
+		l.approvers[id] = !id.IsSchedule()
+	}
+	return l
+}
 
 // Auth decides who may talk to the bot: per gateway an allow list, plus the
 // approvers, who may always talk. Closed by default: an empty list admits
@@ -15,8 +40,7 @@ import (
 // key ("<gateway>:-1001234"), or, as a convenience, the bare id after the
 // gateway prefix ("123" in gateways.<gateway>.allow).
 type Auth struct {
-	allow     map[string]map[string]bool // gateway → entries
-	approvers map[Identity]bool
+	lists atomic.Pointer[authLists] // replaced whole by Set
 
 	mu       sync.Mutex
 	told     map[Identity]time.Time // unknown senders last told, for rate limiting
@@ -27,23 +51,18 @@ type Auth struct {
 // NewAuth returns an Auth over per-gateway allow lists and the approvers.
 func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 	a := &Auth{
-		allow:     make(map[string]map[string]bool, len(allow)),
-		approvers: make(map[Identity]bool, len(approvers)),
-		told:      make(map[Identity]time.Time),
-		tellGap:   10 * time.Minute,
-		tellKeep:  1000,
+		told:     make(map[Identity]time.Time),
+		tellGap:  10 * time.Minute,
+		tellKeep: 1000,
 	}
-	for gw, entries := range allow {
-		set := make(map[string]bool, len(entries))
-		for _, e := range entries {
-			set[strings.TrimSpace(e)] = true
-		}
-		a.allow[gw] = set
-	}
-	for _, id := range approvers {
-		a.approvers[id] = !id.IsSchedule()
-	}
+	a.Set(allow, approvers)
 	return a
+}
+
+// Set replaces the allow lists and the approvers for the signals checked
+// from now on (a configuration reload). Safe beside Allowed.
+func (a *Auth) Set(allow map[string][]string, approvers []Identity) {
+	a.lists.Store(newAuthLists(allow, approvers))
 }
 
 // Allowed reports whether the sender of s may talk to the bot.
@@ -54,17 +73,21 @@ func (a *Auth) Allowed(s Signal) bool {
 	if s.From.IsSchedule() || s.Schedule != "" {
 		return scheduled(s) // only the scheduler's own signals, never an approver entry
 	}
-	if a.approvers[s.From] {
+	l := a.lists.Load()
+	if l.approvers[s.From] {
 		return true
 	}
 	c := s.Conv
-	set := a.allow[c.Gateway]
+	set := l.allow[c.Gateway]
 	if set["*"] || set[string(s.From)] || set[c.Key()] || set[c.Gateway+":"+c.Chat] {
 		return true // a chat allowed as a whole includes its threads
 	}
 	_, user, _ := strings.Cut(string(s.From), ":")
 	return set[user] || set[c.Chat]
 }
+
+// IsApprover reports whether id is one of the approvers (never a schedule).
+func (a *Auth) IsApprover(id Identity) bool { return a.lists.Load().approvers[id] }
 
 // Refusal returns the one short reply an unknown sender gets, or "" when that
 // sender was already told recently (so strangers cannot make the bot spam).

@@ -107,6 +107,22 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 		reply = e.schedulesText()
 	case "tools":
 		reply = e.toolsText()
+	case "undo", "checkpoints":
+		if e.cfg.Undo == nil {
+			return false
+		}
+		e.counters.signals.Add(1)
+		log.Info().Str("command", name).Msg("command")
+		a := Action{Kind: ActionReply, Conv: s.Conv, From: s.From, ReplyTo: s.MessageID, Escaped: true}
+		if name == "undo" {
+			a.Text, a.Escaped = e.undo(ctx, log, s)
+		} else {
+			a.Text = e.cfg.Undo.CheckpointsText(ctx, s.Conv)
+		}
+		if _, err := e.Act(ctx, a); err != nil {
+			log.Error().Err(err).Msg("reply not delivered")
+		}
+		return true
 	default:
 		return false
 	}
@@ -119,6 +135,9 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 // commands lists the core's commands and then the CommandHandler's.
 func (e *Engine) commands() []CommandHelp {
 	out := append([]CommandHelp(nil), coreCommands...)
+	if e.cfg.Undo != nil {
+		out = append(out, undoCommands...)
+	}
 	if l, ok := e.cfg.Commands.(CommandLister); ok {
 		out = append(out, l.Commands()...)
 	}

@@ -34,6 +34,10 @@ type Config struct {
 	// Commands sees authorised messages before the queue and the LLM (the
 	// hitl broker); it may also be a CommandLister and a StatusReporter.
 	Commands CommandHandler
+	// Undo answers /undo and /checkpoints and notes in approval requests
+	// that a call will have no checkpoint; without it the commands are
+	// unknown.
+	Undo Undoer
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
 	// ToolAudit records tool calls run on a rule's allow; optional.

@@ -114,6 +114,7 @@ type harnessOpts struct {
 	budget       core.Budget
 	budgetNotify []core.Conversation
 	history      core.History
+	undo         core.Undoer
 	stream       bool // the providers stream
 	live         bool // the test gateway shows replies live (h.lives)
 	usage        core.UsageRecorder
@@ -164,6 +165,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Budget:       o.budget,
 		BudgetNotify: o.budgetNotify,
 		History:      o.history,
+		Undo:         o.undo,
 		Usage:        o.usage,
 		Log:          log,
 	})

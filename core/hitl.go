@@ -14,6 +14,9 @@ type Held struct {
 	Rule string
 	// Reason is why it was held (the gate's reason).
 	Reason string
+	// Note, when set, is a warning for the approval request: "no
+	// checkpoint: …" when /undo could not take the call back.
+	Note string
 }
 
 // ApprovalDecision is what an approval button means when pressed. It lives

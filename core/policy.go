@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // MCPPrefix starts the name of every tool an MCP server offers
@@ -84,6 +85,21 @@ type PolicyGate struct {
 	Rules    []Rule
 	Catalog  ToolCatalog
 	Standing StandingAllows // may be nil
+
+	live atomic.Pointer[[]Rule] // set by SetRules; replaces Rules when set
+}
+
+// SetRules replaces the rules for the calls judged from now on (a
+// configuration reload); a call being judged keeps the rules it started
+// with. Safe beside Check; rules must not be changed afterwards.
+func (g *PolicyGate) SetRules(rules []Rule) { g.live.Store(&rules) }
+
+// rules returns the rules in force: the last SetRules', else Rules.
+func (g *PolicyGate) rules() []Rule {
+	if r := g.live.Load(); r != nil {
+		return *r
+	}
+	return g.Rules
 }
 
 var _ Gate = (*PolicyGate)(nil)
@@ -122,8 +138,9 @@ func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 		return Judgement{Decision: d, Policy: d}
 	}
 	j := Judgement{}
-	for i := range g.Rules {
-		if r := &g.Rules[i]; r.Matches(name, args) {
+	rules := g.rules()
+	for i := range rules {
+		if r := &rules[i]; r.Matches(name, args) {
 			j.Rule = r
 			j.Policy = Decision{Verdict: r.Decision, Rule: r.Name()}
 			if r.Decision == Deny {

@@ -80,7 +80,7 @@ type Options struct {
 type Broker struct {
 	d         core.Dispatcher
 	o         Options
-	approvers map[core.Identity]bool
+	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers
 	log       zerolog.Logger
 
 	mu       sync.Mutex
@@ -135,7 +135,6 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	o.defaults()
 	b := &Broker{
 		d: d, o: o, log: o.Log,
-		approvers: make(map[core.Identity]bool, len(o.Approvers)),
 		wake:      make(chan struct{}, 1),
 		settled:   make(chan struct{}),
 		ready:     make(chan struct{}),
@@ -147,29 +146,64 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
-	for _, id := range o.Approvers {
-		if id.IsSchedule() {
-			// A schedule acts on the configuration's authority; letting it
-			// approve would let a prompt approve its own held calls.
-			b.log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")
-			continue
-		}
-		b.approvers[id] = true
-	}
+	b.approvers.Store(newApproverSet(o.Approvers, b.log))
 	// Cancelled by Run at shutdown, after the grace period.
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
 }
 
-// validate checks the options a person configured.
-func (o *Options) validate() error {
-	if len(o.Approvers) == 0 {
+// approverSet is the approvers as configured and as a set.
+type approverSet struct {
+	list []core.Identity
+	set  map[core.Identity]bool
+}
+
+// newApproverSet builds the set of list, leaving out (with a warning) any
+// schedule identity.
+func newApproverSet(list []core.Identity, log zerolog.Logger) *approverSet {
+	a := &approverSet{list: slices.Clone(list), set: make(map[core.Identity]bool, len(list))}
+	for _, id := range list {
+		if id.IsSchedule() {
+			// A schedule acts on the configuration's authority; letting it
+			// approve would let a prompt approve its own held calls.
+			log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")
+			continue
+		}
+		a.set[id] = true
+	}
+	return a
+}
+
+// SetApprovers replaces the approvers (a configuration reload): commands
+// and button presses checked from now on are judged by the new list;
+// pending approvals stay and can be resolved by the new approvers. The
+// list is checked as NewBroker checks it; on error nothing changes.
+func (b *Broker) SetApprovers(ids []core.Identity) error {
+	if err := validateApprovers(ids); err != nil {
+		return err
+	}
+	b.approvers.Store(newApproverSet(ids, b.log))
+	return nil
+}
+
+// validateApprovers refuses an empty list and an identity not shaped
+// gateway:id.
+func validateApprovers(ids []core.Identity) error {
+	if len(ids) == 0 {
 		return errors.New("hitl: no approvers configured (hitl.approvers): nobody could approve a held action; list at least one identity (gateway:id)")
 	}
-	for _, id := range o.Approvers {
+	for _, id := range ids {
 		if g, rest, ok := splitIdentity(id); !ok || g == "" || rest == "" {
 			return fmt.Errorf("hitl: approver %q: want gateway:id, e.g. slack:U0123ABCD", id)
 		}
+	}
+	return nil
+}
+
+// validate checks the options a person configured.
+func (o *Options) validate() error {
+	if err := validateApprovers(o.Approvers); err != nil {
+		return err
 	}
 	for _, c := range o.Notify {
 		if c.Gateway == "" || c.Chat == "" {
@@ -224,7 +258,7 @@ func splitIdentity(id core.Identity) (gateway, rest string, ok bool) {
 }
 
 // Approvers returns the configured approver identities.
-func (b *Broker) Approvers() []core.Identity { return slices.Clone(b.o.Approvers) }
+func (b *Broker) Approvers() []core.Identity { return slices.Clone(b.approvers.Load().list) }
 
 // NotifyTargets returns the conversations that receive every request.
 func (b *Broker) NotifyTargets() []core.Conversation { return slices.Clone(b.o.Notify) }
@@ -233,7 +267,7 @@ func (b *Broker) NotifyTargets() []core.Conversation { return slices.Clone(b.o.N
 func (b *Broker) TTL() time.Duration { return b.o.TTL }
 
 // IsApprover reports whether id may resolve approvals.
-func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers[id] }
+func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers.Load().set[id] }
 
 // Pending lists the approvals still waiting for a decision (not yet past
 // their expiry), oldest first.

@@ -95,7 +95,7 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 // authorised reports whether from is an approver; a refused attempt is
 // logged and, when it names a known request, audited.
 func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) bool {
-	if b.approvers[from] {
+	if b.IsApprover(from) {
 		return true
 	}
 	b.log.Warn().Str("from", string(from)).Str("conv", conv.Key()).Str("verb", string(cmd.Verb)).

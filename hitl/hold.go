@@ -51,7 +51,7 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 	b.audit(ctx, a, "requested", "")
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
-	b.sendRequest(ctx, a, now, b.standingNote(ctx, a.Call))
+	b.sendRequest(ctx, a, now, joinNotes(b.standingNote(ctx, a.Call), h.Note))
 	return heldText, nil
 }
 
@@ -76,6 +76,17 @@ func (b *Broker) standingNote(ctx context.Context, call llm.ToolCall) string {
 		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
 	}
 	return fmt.Sprintf("%s changed since the standing allow #%d was added, so it needs approval again.", joinAnd(names), s.ID)
+}
+
+// joinNotes joins the non-empty notes, one a line.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "\n⚠ ")
 }
 
 // joinAnd joins words as "a", "a and b", "a, b and c".

@@ -113,7 +113,7 @@ func (b *Broker) runningIn(conv core.Conversation) int {
 // said there only when the acknowledgement did not say it (replied false).
 func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra string, conv core.Conversation, replied bool) {
 	began := time.Now()
-	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call})
+	res, runErr := b.d.Act(ctx, core.Action{Kind: core.ActionTool, Conv: a.Conv, From: a.RequestedBy, Call: a.Call, Approval: a.Token})
 	b.o.Metrics.ToolRun(a.Call.Name, time.Since(began))
 	b.mu.Lock()
 	cancelled := r.cancelled

@@ -76,6 +76,20 @@ type Cursors interface {
 	SetCursor(ctx context.Context, key, value string) error
 }
 
+// Checkpoints is the index of workspace checkpoints: the methods of
+// checkpoint.Index (internal/checkpoint), listed here so that store packages
+// need not import it. The blobs the files name live beside the store, in a
+// directory the checkpoint package owns.
+type Checkpoints interface {
+	AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, error)
+	Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]record.Checkpoint, error)
+	Checkpoint(ctx context.Context, id int64) (record.Checkpoint, error)
+	LatestCheckpoint(ctx context.Context) (record.Checkpoint, error)
+	MarkUndone(ctx context.Context, from int64, by core.Identity, at time.Time) (int64, error)
+	DeleteCheckpoints(ctx context.Context, ids ...int64) error
+	CheckpointBlobs(ctx context.Context) (map[string]int64, error)
+}
+
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors), and checks at compile time that
@@ -87,6 +101,7 @@ type Store interface {
 	Audit
 	Standing
 	Cursors
+	Checkpoints
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. The audit log is append-only and never pruned.

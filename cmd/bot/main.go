@@ -125,7 +125,8 @@ commands:
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)
   policy test         judge a tool call by policy.rules as the bot would,
                       without running it: prints the decision, the rule that
-                      matched (#index and its text, or "default: …") and the
+                      matched (#index and its text, "default: …", or "secret
+                      gate" for arguments holding a bot secret) and the
                       standing allows that apply; exit 0 allow, 3 approve,
                       4 deny, 2 usage or config error
       -config FILE    configuration file (default config.yaml)
@@ -135,9 +136,10 @@ commands:
       -identity I     who asks, gateway:id (default: the local terminal)
       -conversation C where, gateway:chat[:thread] (default: the local terminal)
       -cases FILE     instead, run a YAML table of cases (cases: a list of
-                      {name, tool, args, identity, conversation, want}); one
-                      line per case and a summary; exit 1 if any case fails,
-                      2 if the file is invalid
+                      {name, tool, args, identity, conversation, want}; not
+                      with the four flags above; standing allows not
+                      consulted); one line per case and a summary; exit 1
+                      if any case fails, 2 if the file is invalid
   policy explain      print the effective rules, numbered from 1, then the
                       default for calls no rule matches
       -config FILE    configuration file (default config.yaml)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -184,6 +185,19 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "bot policy test: give -tool NAME [-args JSON], or -cases FILE")
 		return exitConfig
 	}
+	if *cases != "" {
+		// A case carries its own call: a flag for one call would be ignored.
+		var extra string
+		flags.Visit(func(f *flag.Flag) {
+			if f.Name != "cases" && f.Name != "config" && extra == "" {
+				extra = f.Name
+			}
+		})
+		if extra != "" {
+			fmt.Fprintf(stderr, "bot policy test: -%s does not go with -cases (each case gives its own tool, args, identity and conversation)\n", extra)
+			return exitConfig
+		}
+	}
 	cfg, sec, code := loadConfig(*path, stderr)
 	if cfg == nil {
 		return code
@@ -218,22 +232,42 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 		defer st.Close()
 		j.gate.Standing = standingCheck{st: st, workspace: j.cfg.Tools.Workspace}
 	}
-	jd := j.gate.Judge(ctx, a)
-	show := func(s string) string { return j.sec.Redact(textutil.Visible(s)) }
+	jd := j.decide(ctx, a)
+	show := func(s string) string { return j.sec.Redact(textutil.VisibleEscaped(s)) }
 	fmt.Fprintf(stdout, "tool:         %s\n", show(a.Call.Name))
-	fmt.Fprintf(stdout, "arguments:    %s\n", show(a.Call.Args))
+	fmt.Fprintf(stdout, "arguments:    %s\n", j.showEscaped(a.Call.Args))
 	fmt.Fprintf(stdout, "from:         %s in %s\n", show(string(a.From)), show(a.Conv.Key()))
 	fmt.Fprintf(stdout, "decision:     %s\n", jd.Decision.Verdict)
 	rule := jd.Policy.Rule
 	if jd.Standing {
 		rule += fmt.Sprintf(" (%s, relaxed to allow by a standing allow)", jd.Policy.Verdict)
 	}
-	fmt.Fprintf(stdout, "rule:         %s\n", show(rule))
+	fmt.Fprintf(stdout, "rule:         %s\n", j.showEscaped(rule))
 	if jd.Policy.Reason != "" && jd.Decision.Verdict == core.Deny {
 		fmt.Fprintf(stdout, "reason:       %s\n", show(jd.Policy.Reason))
 	}
 	fmt.Fprintf(stdout, "standing:     %s\n", show(j.standingLine(ctx, st, standingNote, a, jd)))
 	return exitFor(jd.Decision.Verdict)
+}
+
+// decide judges a as the running bot's gates do, in their order: the
+// secret gate first (arguments holding one of the bot's secrets are
+// denied, whatever the rules say), then the policy.
+func (j *judge) decide(ctx context.Context, a core.Action) core.Judgement {
+	if d := (core.SecretGate{Secrets: j.sec}).Check(ctx, a); d.Verdict == core.Deny {
+		return core.Judgement{Decision: d, Policy: d}
+	}
+	return j.gate.Judge(ctx, a)
+}
+
+// showEscaped returns text whose backslashes are all escapes already — a
+// rule as Rule.Name writes it (quoted like a Go string), canonical JSON
+// arguments — safe to print and with its secrets redacted, its
+// backslashes left single: the rule reads as written in the configuration,
+// the arguments as the JSON the tool gets. Any control character is still
+// escaped.
+func (j *judge) showEscaped(s string) string {
+	return j.sec.Redact(textutil.VisibleEscaped(s))
 }
 
 // openStanding opens the store read-only for its standing allows; nil with
@@ -315,7 +349,7 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "policy.rules of %s, first match wins:\n", textutil.Visible(*path))
 	var catchAll *core.Rule
 	for i, r := range j.gate.Rules {
-		fmt.Fprintln(stdout, sec.Redact(textutil.Visible(r.Name())))
+		fmt.Fprintln(stdout, j.showEscaped(r.Name()))
 		if catchAll == nil && r.Tool == "*" && r.Args == nil {
 			catchAll = &j.gate.Rules[i]
 		}

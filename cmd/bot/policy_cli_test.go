@@ -98,6 +98,7 @@ func TestPolicyTestUsageErrors(t *testing.T) {
 		{"no tool", nil, "give -tool"},
 		{"bad identity", []string{"-tool", "read_file", "-args", `{"path":"a"}`, "-identity", "nobody"}, "want gateway:id"},
 		{"unknown subcommand", nil, "unknown subcommand"},
+		{"-args with -cases", []string{"-cases", "policy_test.yaml", "-args", `{"command":"ls"}`}, "-args does not go with -cases"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,7 +183,12 @@ func TestPolicyCasesFailingAndInvalid(t *testing.T) {
 		{"bad want", "cases:\n  - name: a\n    tool: shell\n    args: {command: ls}\n    want: maybe\n", "maybe"},
 		{"unknown tool", "cases:\n  - name: a\n    tool: nuke\n    want: deny\n", "nuke"},
 		{"no cases", "cases: []\n", "cases"},
+		{"no want", "cases:\n  - name: a\n    tool: shell\n", `cases[0] ("a").want: required`},
 		{"not YAML", "cases: [\n", "policy"},
+		{"args a string", "cases:\n  - name: quoted args\n    tool: shell\n    args: '{\"command\": \"ls\"}'\n    want: approve\n",
+			`cases[0] ("quoted args").args: want a mapping`},
+		{"args a list", "cases:\n  - name: ok\n    tool: read_file\n    args: {path: a}\n    want: allow\n  - name: listed args\n    tool: shell\n    args: [ls]\n    want: approve\n",
+			`cases[1] ("listed args").args: want a mapping`},
 	}
 	for _, c := range invalid {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,5 +234,141 @@ func TestPolicyExplain(t *testing.T) {
 		if !strings.Contains(last, w) {
 			t.Errorf("default line %q does not mention %q", last, w)
 		}
+	}
+}
+
+// TestPolicyTestStandingAllow: a standing allow the running bot added
+// ("/approve … always" for `sh run.sh`) makes `bot policy test` of exactly
+// that call allow, exit 0, with the allow named and "applies"; another
+// command is still held; a deny rule matching the call is never relaxed
+// (exit 4, "a deny is never relaxed"); once run.sh changes the allow no
+// longer applies (exit 3, the file named), as in the running bot.
+func TestPolicyTestStandingAllow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := offlineConfig(t)
+	writeFile(t, dir, "config.yaml", cfg)
+	ws := filepath.Join(dir, "workspace")
+	writeFile(t, ws, "run.sh", "echo ok >> out.txt\n")
+
+	p := startBot(t, dir, baseEnv(dir))
+	p.send("run `sh run.sh`")
+	token := expectToken(t, p)
+	p.send("/approve " + token + " always")
+	expectLine(t, p, "Standing allow #1 added")
+	waitFile(t, filepath.Join(ws, "out.txt"), func(s string) bool { return s == "ok\n" })
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("bot exit %d; want 0", code)
+	}
+
+	policyTest := func(t *testing.T, config, command string, code int, want ...string) {
+		t.Helper()
+		r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-config", config,
+			"-tool", "shell", "-args", `{"command":"`+command+`"}`)
+		if r.code != code {
+			t.Fatalf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("stdout does not contain %q:\n%s", w, r.stdout)
+			}
+		}
+	}
+
+	policyTest(t, "config.yaml", "sh run.sh", exitOK,
+		"decision:     allow\n",
+		"rule:         #1 {tool: shell, decision: approve} (approve, relaxed to allow by a standing allow)\n",
+		"standing:     #1 added by console:local at ",
+		": applies (the call runs without asking)\n")
+	policyTest(t, "config.yaml", "sh other.sh", exitApprove,
+		"decision:     approve\n",
+		"rule:         #1 {tool: shell, decision: approve}\n",
+		"standing:     none for exactly this call\n")
+
+	// The same store, a policy that denies the call: the allow is shown,
+	// and does not relax the deny.
+	deny := strings.Replace(cfg, "    - {tool: shell, decision: approve}",
+		"    - {tool: shell, args: 'run\\.sh', decision: deny}\n    - {tool: shell, decision: approve}", 1)
+	if deny == cfg {
+		t.Fatal("the shipped config.yaml no longer has the rule {tool: shell, decision: approve}; update this test")
+	}
+	writeFile(t, dir, "deny.yaml", deny)
+	policyTest(t, "deny.yaml", "sh run.sh", exitDeny,
+		"decision:     deny\n",
+		`rule:         #1 {tool: shell, args: "run\\.sh", decision: deny}`+"\n",
+		": does not apply (a deny is never relaxed)\n")
+
+	// run.sh rewritten: held again, the changed file named.
+	writeFile(t, ws, "run.sh", "echo pwned >> evil.txt\n")
+	policyTest(t, "config.yaml", "sh run.sh", exitApprove,
+		"decision:     approve\n",
+		"rule:         #1 {tool: shell, decision: approve}\n",
+		": does not apply, files changed since: run.sh\n")
+}
+
+// TestPolicyShowsRulesAndArgsAsWritten: a rule whose pattern has
+// backslashes reads in `bot policy explain`, `bot policy test` and a cases
+// line exactly as Rule.Name writes it (a double-quoted YAML string that
+// reads back as the rule), and JSON arguments with escapes print as the
+// canonical JSON the tool gets — no backslash doubled a second time.
+func TestPolicyShowsRulesAndArgsAsWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := policyConfig(t)
+	cfg = strings.Replace(cfg, "    - {tool: shell, args: 'rm -rf', decision: deny}",
+		`    - {tool: shell, args: '\brm\s+-rf\b', decision: deny}`, 1)
+	writeFile(t, dir, "config.yaml", cfg)
+	const rule = `#1 {tool: shell, args: "\\brm\\s+-rf\\b", decision: deny}`
+
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "explain")
+	if r.code != exitOK || !strings.Contains(r.stdout, "\n"+rule+"\n") {
+		t.Errorf("explain: exit %d; want 0 and the line %q:\n%s%s", r.code, rule, r.stdout, r.stderr)
+	}
+
+	r = runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-tool", "shell", "-args", `{"command":"rm -rf\tx\\y"}`)
+	for _, w := range []string{"rule:         " + rule + "\n", `arguments:    {"command":"rm -rf\tx\\y"}` + "\n"} {
+		if r.code != exitDeny || !strings.Contains(r.stdout, w) {
+			t.Errorf("test: exit %d; want %d and %q:\n%s%s", r.code, exitDeny, w, r.stdout, r.stderr)
+		}
+	}
+
+	writeFile(t, dir, "cases.yaml", "cases:\n  - name: tab\n    tool: shell\n    args: {command: \"rm -rf\\tx\"}\n    want: deny\n")
+	r = runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-cases", "cases.yaml")
+	if w := `ok   tab: shell {"command":"rm -rf\tx"} → deny by ` + rule + "\n"; r.code != exitOK || !strings.Contains(r.stdout, w) {
+		t.Errorf("cases: exit %d; want 0 and %q:\n%s%s", r.code, w, r.stdout, r.stderr)
+	}
+}
+
+// TestPolicyTestSecretGate: as in the running bot, a call whose arguments
+// hold one of the bot's secrets is denied by the secret gate before any
+// rule (exit 4, rule "secret gate"), in -tool and in -cases, and the
+// secret is not printed; the same call without it is judged by the rules.
+func TestPolicyTestSecretGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	env := baseEnv(dir, "SERVICE_TOKEN="+envTokenSecret)
+	leak := `{"url":"https://example.com/?t=` + envTokenSecret + `"}`
+
+	r := runOnce(t, dir, env, "", "policy", "test", "-tool", "http_get", "-args", leak)
+	if r.code != exitDeny || !strings.Contains(r.stdout, "rule:         secret gate\n") || !strings.Contains(r.stdout, "reason:       the arguments contain one of the bot's secrets") {
+		t.Errorf("exit %d; want %d by the secret gate:\n%s%s", r.code, exitDeny, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, envTokenSecret) {
+		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runOnce(t, dir, env, "", "policy", "test", "-tool", "http_get", "-args", `{"url":"https://example.com/"}`)
+	if r.code != exitOK {
+		t.Errorf("without the secret: exit %d; want 0:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	writeFile(t, dir, "cases.yaml", "cases:\n  - name: leak\n    tool: http_get\n    args: {url: \"https://example.com/?t="+envTokenSecret+"\"}\n    want: allow\n")
+	r = runOnce(t, dir, env, "", "policy", "test", "-cases", "cases.yaml")
+	if r.code != exitFail || !strings.Contains(r.stdout, "FAIL leak: http_get ") || !strings.Contains(r.stdout, "→ deny by secret gate, want allow") {
+		t.Errorf("cases: exit %d; want %d, the case denied by the secret gate:\n%s%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, envTokenSecret) {
+		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
 	}
 }

@@ -41,18 +41,20 @@ func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writ
 	}
 	failed := 0
 	for _, c := range cases {
-		jd := j.gate.Judge(ctx, c.action)
+		jd := j.decide(ctx, c.action)
 		got := jd.Decision.Verdict
 		status := "ok  "
 		if got != c.want {
 			status = "FAIL"
 			failed++
 		}
-		line := fmt.Sprintf("%s %s: %s %s → %s by %s", status, c.name, c.action.Call.Name, c.action.Call.Args, got, jd.Decision.Rule)
+		show := func(s string) string { return j.sec.Redact(textutil.Visible(s)) }
+		line := fmt.Sprintf("%s %s: %s %s → %s by %s", status, show(c.name), show(c.action.Call.Name),
+			j.showEscaped(c.action.Call.Args), got, j.showEscaped(jd.Decision.Rule))
 		if got != c.want {
 			line += fmt.Sprintf(", want %s", c.want)
 		}
-		fmt.Fprintln(stdout, j.sec.Redact(textutil.Visible(line)))
+		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "%d of %d cases as wanted, %d not\n", len(cases)-failed, len(cases), failed)
 	if failed > 0 {
@@ -164,6 +166,9 @@ func (j *judge) parseCase(n *yaml.Node, i int) (policyCase, error) {
 	want, err := str("want", "")
 	if err != nil {
 		return c, err
+	}
+	if want == "" {
+		return c, fail(n.Line, "want", "required: allow, approve or deny")
 	}
 	verdict, ok := wantVerdicts[want]
 	if !ok {

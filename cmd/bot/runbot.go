@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/rs/zerolog"
 
@@ -24,14 +26,22 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
+	// Caught from now on, so that a SIGHUP during start-up does not kill
+	// the bot; it is handled once the bot is built.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, sec, code := loadConfig(*path, stderr)
 	if cfg == nil {
 		return code
 	}
 	interactive := isTerminal(stdin) && gatewaytable.UsesTerminal(cfg.Gateways)
-	log := newLogger(cfg, sec, stderr, interactive && !*verbose)
+	var level logging.LevelVar
+	log := newLogger(cfg, sec, stderr, interactive && !*verbose, &level)
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
+		Load:        func() (*config.Config, error) { return loadConfigFile(*path) },
+		SetLogLevel: level.Set,
 	})
 	if err != nil {
 		// One line, printed once: the logger writes to the same stderr.
@@ -43,6 +53,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer a.Close()
 	warnIfRoot(log) // once it is sure to run: a refused start prints one line only
+	go reloadOnHangup(ctx, hup, a)
 	context.AfterFunc(ctx, func() {
 		log.Warn().Msg("stopping: turns in flight get a grace period to finish; a second Ctrl-C (or signal) stops at once")
 	})
@@ -62,14 +73,34 @@ func warnIfRoot(log zerolog.Logger) {
 	log.Warn().Msg("running as root: every approved shell command runs as root too and can change anything on this machine, and no tool is kept from other processes' secrets; run the bot as an unprivileged user")
 }
 
-// loadConfig loads the configuration and collects the secrets it and the
-// environment hold. On a configuration error it prints one line naming the
-// key and returns exitConfig with a nil config.
-func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
+// reloadOnHangup reloads the configuration at each SIGHUP until ctx ends
+// (App.Reload logs the outcome and serialises reloads).
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, a *app.App) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			a.Reload(ctx) //nolint:errcheck // logged by Reload; the running configuration is kept
+		}
+	}
+}
+
+// loadConfigFile loads the configuration at path as the bot does at
+// start-up, for a reload.
+func loadConfigFile(path string) (*config.Config, error) {
 	cfg, err := config.Load(path, os.LookupEnv, gatewaytable.Specs())
 	if err == nil {
 		err = app.CheckStore(cfg)
 	}
+	return cfg, err
+}
+
+// loadConfig loads the configuration and collects the secrets it and the
+// environment hold. On a configuration error it prints one line naming the
+// key and returns exitConfig with a nil config.
+func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
+	cfg, err := loadConfigFile(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig
@@ -80,13 +111,15 @@ func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, in
 
 // newLogger builds the process logger on stderr. quiet raises the level to
 // warn so logs don't interleave with an interactive chat on the terminal.
-func newLogger(cfg *config.Config, sec *secrets.Set, stderr io.Writer, quiet bool) zerolog.Logger {
+// level, when not nil, holds the level so that a reload can change it.
+func newLogger(cfg *config.Config, sec *secrets.Set, stderr io.Writer, quiet bool, level *logging.LevelVar) zerolog.Logger {
 	return logging.New(stderr, logging.Options{
 		Level:    cfg.Log.Level,
 		Format:   cfg.Log.Format,
 		Terminal: isTerminal(stderr),
 		Secrets:  sec,
 		Quiet:    quiet,
+		Var:      level,
 	})
 }
 

@@ -129,6 +129,12 @@ func dbLeaks(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, f := range files {
+		if info, err := os.Stat(f); err == nil && info.IsDir() {
+			// gatehouse.db.blobs/ holds checkpoint copies of workspace files:
+			// creds.txt is one, by this test's design, as it is in the
+			// workspace itself. The database files are what must stay clean.
+			continue
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -81,15 +82,25 @@ func TestUserTypedSecretsAreRedacted(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no database files in %s (%v)", dir, err)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, top := range files {
+		// gatehouse.db.blobs/ (workspace checkpoints) is checked file by file.
+		err := filepath.WalkDir(top, func(f string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			for name, v := range pasted {
+				if strings.Contains(string(b), v) {
+					t.Errorf("%s holds the %s", filepath.Base(f), name)
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
-		}
-		for name, v := range pasted {
-			if strings.Contains(string(b), v) {
-				t.Errorf("%s holds the %s", filepath.Base(f), name)
-			}
 		}
 	}
 	stderr := p.stderr.String()

@@ -34,6 +34,9 @@ type Options struct {
 	MaxOutput int
 	// Secrets, when set, are removed from every output before it is capped.
 	Secrets *secrets.Set
+	// Checkpointer, when set, records the workspace before Act runs a tool
+	// that is not ReadOnly.
+	Checkpointer Checkpointer
 	// Log receives one debug line per run and the stack of a crashed tool.
 	Log zerolog.Logger
 }

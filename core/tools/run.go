@@ -60,11 +60,13 @@ func (r *Registry) Act(ctx context.Context, a core.Action) (core.Result, error) 
 	if a.Kind != core.ActionTool {
 		return core.Result{}, fmt.Errorf("tools: act: a %s action is not a tool call", a.Kind)
 	}
+	note, release := r.checkpoint(ctx, a)
+	defer release()
 	out, err := r.run(ctx, a.Conv.Key(), a.Call.Name, json.RawMessage(a.Call.Args))
 	if err == nil {
-		return core.Result{Output: Truncate(out, r.opts.MaxOutput)}, nil
+		return core.Result{Output: r.withNote(note, out)}, nil
 	}
-	res := core.Result{Output: r.failure(out, err), Failed: true}
+	res := core.Result{Output: r.withNote(note, r.failure(out, err)), Failed: true}
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("tools: act %s: %w", a.Call.Name, ctx.Err())
 	}

@@ -94,3 +94,27 @@ func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
 		t.Error("no edit: the reply was not shown while it was written")
 	}
 }
+
+// TestE2EStreamedEditRateLimitedLosesNothing: a 429 with retry_after on a
+// message edit delays it — no request reaches the fake before the pause is
+// over — and the streamed reply still ends as exactly the non-streamed
+// messages.
+func TestE2EStreamedEditRateLimitedLosesNothing(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer()
+	want := replyTo(t, startE2E(t), func() fakeoai.Step { return fakeoai.Text(answer) })
+
+	e := startE2EWith(t, func(c *config.Config) { c.LLM.Providers[0].Stream = true })
+	e.dc.FailNext(fakediscord.RouteEditMessage, 1, fakediscord.FaultTooMany)
+	ch := e.dc.DMChannel(guest.ID)
+	replyTo(t, e, func() fakeoai.Step { return fakeoai.Text(answer).Chunked(180, 60*time.Millisecond) })
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		return slices.Equal(botMessages(e.dc, ch), want)
+	})
+	if asked, done := e.dc.Calls(fakediscord.RouteEditMessage), len(e.dc.Edits()); asked != done+1 || done == 0 {
+		t.Errorf("%d message edits asked, %d made; want the refused one and the ones after it", asked, done)
+	}
+	if n := e.dc.Early(); n != 0 {
+		t.Errorf("%d requests arrived during the 429 pause; want none", n)
+	}
+}

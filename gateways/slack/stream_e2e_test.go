@@ -85,3 +85,34 @@ func TestE2EStreamedReplyEndsAsTheNonStreamedPosts(t *testing.T) {
 		t.Error("no chat.update: the reply was not shown while it was written")
 	}
 }
+
+// TestE2EStreamedUpdateRateLimitedLosesNothing: a 429 with Retry-After on
+// chat.update delays it — nothing reaches the channel before the pause is
+// over — and the streamed reply still ends as exactly the non-streamed
+// posts.
+func TestE2EStreamedUpdateRateLimitedLosesNothing(t *testing.T) {
+	t.Parallel()
+	answer := hugeAnswer()
+	plain := startE2E(t, fakeslack.Options{})
+	plain.ai.Push(fakeoai.Text(answer))
+	plain.sl.InjectDM(guest, "everything, please")
+	var want []string
+	testutil.WaitFor(t, "the non-streamed reply", func() bool {
+		want = dmTexts(plain.sl)
+		return len(want) > 0 && strings.HasSuffix(want[len(want)-1], "That is all.")
+	})
+
+	e := startE2ETuned(t, fakeslack.Options{}, "", func(c *config.Config) { c.LLM.Providers[0].Stream = true })
+	e.sl.FailNext("chat.update", 1, fakeslack.FaultRateLimited)
+	e.ai.Push(fakeoai.Text(answer).Chunked(1500, 100*time.Millisecond))
+	e.sl.InjectDM(guest, "everything, please")
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		return slices.Equal(dmTexts(e.sl), want)
+	})
+	if n, limited := e.sl.Calls("chat.update"), e.sl.RateLimited(); n < 2 || limited != 1 {
+		t.Errorf("%d chat.update calls, %d answered 429; want the refused one and the ones after it", n, limited)
+	}
+	if n := e.sl.Early(); n != 0 {
+		t.Errorf("%d calls arrived during the 429 pause; want none", n)
+	}
+}

@@ -153,3 +153,95 @@ func TestE2EStreamedEditRateLimitedLosesNothing(t *testing.T) {
 	}
 	checkEditPace(t, e.tg, guest.ID)
 }
+
+// TestE2EStreamedTextBeforeAToolCallIsFinalised: text the model streams
+// before a tool call is shown live and left as it stands — its message
+// ends with the whole text and is not touched after the answer is sent —
+// the tool call runs and its result goes back to the model, and the answer
+// comes as a message of its own.
+func TestE2EStreamedTextBeforeAToolCallIsFinalised(t *testing.T) {
+	t.Parallel()
+	const before = "Let me look at the clock first. It takes a moment, so bear with me while I ask for the time in UTC."
+	const answer = "It is noon in UTC."
+	e := startE2EWith(t, faketg.Options{}, streamed)
+	e.ai.Push(
+		fakeoai.TextThenCalls(before, fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}).Chunked(8, 120*time.Millisecond),
+		fakeoai.Text(answer).Chunked(4, 0),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "what time is it?"})
+	var got []shown
+	testutil.WaitFor(t, "the answer after the tool call", func() bool {
+		got = replyMessages(e.tg, guest.ID)
+		return len(got) > 0 && got[len(got)-1].text == answer
+	})
+	if len(got) != 2 || got[0].text != before {
+		t.Fatalf("messages %+v; want the text before the call, whole, then the answer", got)
+	}
+	// The text before the call was shown while written: sent, then edited.
+	var answerSent time.Time
+	deliveries := 0
+	for _, s := range e.tg.Sent() {
+		switch {
+		case s.MessageID == got[0].id:
+			deliveries++
+			if !answerSent.IsZero() {
+				t.Errorf("the text before the call was edited after the answer was sent: %+v", s)
+			}
+		case s.MessageID == got[1].id && s.Method == "sendMessage":
+			answerSent = s.At
+		}
+	}
+	if deliveries < 2 {
+		t.Errorf("the text before the call reached the chat in %d delivery; want it sent and then edited as it grew", deliveries)
+	}
+	checkEditPace(t, e.tg, guest.ID)
+	reqs := e.ai.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d LLM requests; want the one that called the tool and the one after it", len(reqs))
+	}
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Role != "tool" || last.ToolCallID != "call_t" {
+		t.Fatalf("the tool call did not proceed: the second request ends with %+v", last)
+	}
+}
+
+// TestE2EStreamedPartialWithASecretIsNeverShown: an answer that writes a
+// secret (the provider's API key) part-way through is shown live up to the
+// secret and no further — no send or edit carries any of it — and the live
+// message is withdrawn; the model, told its reply was not sent, answers
+// again.
+func TestE2EStreamedPartialWithASecretIsNeverShown(t *testing.T) {
+	t.Parallel()
+	const retry = "Sorry, I cannot share that."
+	e := startE2EWith(t, faketg.Options{}, streamed)
+	e.ai.Push(
+		fakeoai.Text("Sure, here is what you asked for. The key is "+e2eAPIKey+" and you may use it as you like.").Chunked(6, 100*time.Millisecond),
+		fakeoai.Text(retry),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "the key, please"})
+	var got []shown
+	testutil.WaitFor(t, "the second answer", func() bool {
+		got = replyMessages(e.tg, guest.ID)
+		return len(got) > 0 && got[len(got)-1].text == retry
+	})
+	if len(got) != 2 || got[0].text != "(reply withdrawn)" {
+		t.Fatalf("messages %+v; want the live reply withdrawn, then the second answer", got)
+	}
+	shownBefore := false
+	for _, s := range e.tg.Sent() {
+		if s.ChatID != guest.ID {
+			continue
+		}
+		shownBefore = shownBefore || strings.Contains(s.Plain, "here is what you asked for")
+		for _, part := range []string{e2eAPIKey, "sk-e2e", "openai-key"} {
+			if strings.Contains(s.Text, part) || strings.Contains(s.Plain, part) {
+				t.Errorf("a %s shows (part of) the secret: %q", s.Method, s.Plain)
+			}
+		}
+	}
+	if !shownBefore {
+		t.Error("the text before the secret was never shown: the test proves nothing")
+	}
+	if reqs := e.ai.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content, "not sent") {
+		t.Errorf("the model was not told its reply was not sent: %d requests", len(reqs))
+	}
+}

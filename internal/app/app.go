@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
@@ -54,6 +55,11 @@ type Options struct {
 	// Now, when set, is the clock of the engine and of the store's usage
 	// days (tests of the daily budgets); nil is time.Now.
 	Now func() time.Time
+	// Load, when set, reads the configuration again for a reload (SIGHUP,
+	// POST /-/reload; see App.Reload); nil refuses reloads.
+	Load func() (*config.Config, error)
+	// SetLogLevel, when set, changes the level of Log on a reload.
+	SetLogLevel func(level string)
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -71,6 +77,11 @@ type App struct {
 	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
+	auth     *core.Auth
+	policy   *core.PolicyGate
+	budget   *budget.Budget
+
+	reload reloader
 
 	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
@@ -80,7 +91,8 @@ type App struct {
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New()}
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(),
+		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -97,7 +109,16 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
-	if a.tools, err = buildTools(cfg, o.Secrets, o.Log); err != nil {
+	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
+	if err != nil {
+		return err
+	}
+	var hook tools.Checkpointer
+	var undo core.Undoer
+	if cp != nil {
+		hook, undo = cp, cp
+	}
+	if a.tools, err = buildTools(cfg, o.Secrets, hook, o.Log); err != nil {
 		return err
 	}
 	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
@@ -111,6 +132,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	a.policy = policy
+	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
+	a.budget = buildBudget(cfg, a.store)
 	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
 		return err
 	}
@@ -122,13 +146,14 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Provider:     provider,
 		Tools:        a.tools,
 		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, policy},
-		Auth:         core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers)),
+		Auth:         a.auth,
 		History:      a.store,
 		Usage:        a.store,
-		Budget:       buildBudget(cfg, a.store),
+		Budget:       a.budget,
 		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
+		Undo:         undo,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -157,10 +182,12 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.buildGateways(ctx, o); err != nil {
 		return err
 	}
-	if err := a.checkScheduleGateways(); err != nil {
+	if err := a.checkScheduleGateways(cfg); err != nil {
 		return err
 	}
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
+	a.health.reload, a.health.redact = a.Reload, o.Secrets.Redact
+	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	return nil
 }
 

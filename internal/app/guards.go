@@ -1,8 +1,10 @@
 package app
 
 import (
+	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/checkpoint"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -15,5 +17,8 @@ var (
 	_ hitl.Audit         = store.Store(nil)
 	_ hitl.StandingStore = store.Store(nil)
 	_ gateways.Cursors   = store.Store(nil)
+	_ checkpoint.Index   = store.Store(nil)
+	_ checkpoint.Audit   = store.Store(nil)
+	_ tools.Checkpointer = (*checkpoint.Manager)(nil)
 	_ gateways.Approvals = (*hitl.Broker)(nil)
 )

@@ -20,14 +20,18 @@ import (
 const readyTimeout = 2 * time.Second
 
 // health serves /healthz (liveness: the process serves HTTP), /readyz
-// (every gateway connected and the store answering) and /metrics
-// (Prometheus text format, from the App's registry).
+// (every gateway connected and the store answering), /metrics
+// (Prometheus text format, from the App's registry) and POST /-/reload.
 type health struct {
 	metrics  *metrics.Registry
 	store    gateways.Cursors // pinged by /readyz with a cursor read
 	routes   []route
 	gateways []gateways.Gateway // those that are gateways.Readier are asked
 	ready    atomic.Bool        // Run has started everything
+	// reload re-reads the configuration (App.Reload), for POST /-/reload.
+	reload func(context.Context) error
+	// redact removes the bot's secrets from an error shown over HTTP.
+	redact func(string) string
 }
 
 func newHealth(m *metrics.Registry, st gateways.Cursors, routes []route, gws []gateways.Gateway) *health {
@@ -51,6 +55,15 @@ func (h *health) handler() http.Handler {
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		h.metrics.WritePrometheus(w) //nolint:errcheck // the scraper sees a cut body
+	})
+	// As Prometheus: 200 on success, 500 with the error otherwise; any
+	// other method is 405 (the mux answers it).
+	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, r *http.Request) {
+		if err := h.reload(r.Context()); err != nil {
+			http.Error(w, "failed to reload config: "+h.redact(err.Error()), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintln(w, "config reloaded")
 	})
 	for _, r := range h.routes {
 		mux.Handle(r.pattern, r.handler)

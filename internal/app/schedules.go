@@ -37,12 +37,12 @@ func buildScheduler(cfg *config.Config, log zerolog.Logger) (*schedule.Scheduler
 
 // checkScheduleGateways refuses a schedule whose conversation is on a
 // gateway that does not run: its runs could never be answered.
-func (a *App) checkScheduleGateways() error {
+func (a *App) checkScheduleGateways(cfg *config.Config) error {
 	running := map[string]bool{}
 	for _, gw := range a.gateways {
 		running[gw.Name()] = true
 	}
-	for i, s := range a.cfg.Schedules {
+	for i, s := range cfg.Schedules {
 		conv, err := core.ParseConversation(strings.TrimSpace(s.Conversation))
 		if err != nil {
 			return fmt.Errorf("schedules[%d].conversation: %w", i, err)

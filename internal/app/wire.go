@@ -1,9 +1,11 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -16,25 +18,29 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
+	"github.com/gatehouse-bot/gatehouse/internal/checkpoint"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// buildTools registers the built-in tools.
-func buildTools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {
+// buildTools registers the built-in tools; cp, when not nil, records the
+// workspace before every changing call.
+func buildTools(cfg *config.Config, sec *secrets.Set, cp tools.Checkpointer, log zerolog.Logger) (*tools.Registry, error) {
 	timeouts := make(map[string]time.Duration, len(cfg.Tools.Timeouts))
 	for name, d := range cfg.Tools.Timeouts {
 		timeouts[name] = d.D()
 	}
 	reg := tools.NewRegistry(tools.Options{
-		Timeouts:  timeouts,
-		MaxOutput: cfg.Tools.MaxOutput,
-		Secrets:   sec,
-		Log:       log,
+		Timeouts:     timeouts,
+		MaxOutput:    cfg.Tools.MaxOutput,
+		Secrets:      sec,
+		Checkpointer: cp,
+		Log:          log,
 	})
 	sandbox, warnings := supervise.Choose(cfg.Tools.Sandbox)
 	for _, w := range warnings {
@@ -96,6 +102,31 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, log zerolog.Logger) (*mcp
 	return m, nil
 }
 
+// buildCheckpoints returns the workspace checkpoints over the store, or
+// nil when tools.checkpoints.enabled is false.
+func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
+	c := cfg.Tools.Checkpoints
+	if !c.Enabled {
+		return nil, nil
+	}
+	blobs, err := storetable.Blobs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Tools.Workspace, 0o755); err != nil {
+		return nil, fmt.Errorf("tools.workspace: %w", err)
+	}
+	m, err := checkpoint.New(ctx, checkpoint.Options{
+		Workspace: cfg.Tools.Workspace, Blobs: blobs,
+		MaxFile: int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
+		Index: st, Audit: st, Log: log, Now: now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tools.checkpoints: %w", err)
+	}
+	return m, nil
+}
+
 // buildProvider returns the cascade over llm.providers, or the offline demo
 // model when none is configured.
 func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error) {
@@ -132,7 +163,7 @@ func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error)
 // tools over cfg.Tools.Workspace (created if missing). `bot policy test`
 // uses it to judge calls exactly as the bot does.
 func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {
-	return buildTools(cfg, sec, log)
+	return buildTools(cfg, sec, nil, log)
 }
 
 // Policy returns the policy gate of cfg's policy.rules over the tools of
@@ -197,6 +228,12 @@ func notifyConversations(cfg *config.Config) ([]core.Conversation, error) {
 // buildBudget builds the daily caps over the store's usage, priced at the
 // first provider's price when it has one.
 func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
+	caps, price := budgetLimits(cfg)
+	return budget.New(usage, caps, price)
+}
+
+// budgetLimits returns the budget's caps and price as cfg sets them.
+func budgetLimits(cfg *config.Config) (budget.Caps, *budget.Price) {
 	var price *budget.Price
 	if len(cfg.LLM.Providers) > 0 && cfg.LLM.Providers[0].Price != nil {
 		p := cfg.LLM.Providers[0].Price
@@ -207,7 +244,7 @@ func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
 		DailyTokens:             cfg.Budget.DailyTokens,
 		DailyUSD:                cfg.Budget.DailyUSD,
 	}
-	return budget.New(usage, caps, price)
+	return caps, price
 }
 
 // buildBroker builds the approval broker on the store.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -45,7 +46,12 @@ func (p Price) Cost(u llm.Usage) float64 {
 
 // Budget checks Caps against the recorded usage.
 type Budget struct {
-	usage Usage
+	usage  Usage
+	limits atomic.Pointer[limits] // replaced whole by Set
+}
+
+// limits are a Budget's caps and price.
+type limits struct {
 	caps  Caps
 	price *Price
 }
@@ -55,7 +61,15 @@ var _ core.Budget = (*Budget)(nil)
 // New returns a Budget over usage. price may be nil (no cost shown); a
 // DailyUSD cap without a price is never reached (config refuses it).
 func New(usage Usage, caps Caps, price *Price) *Budget {
-	return &Budget{usage: usage, caps: caps, price: price}
+	b := &Budget{usage: usage}
+	b.Set(caps, price)
+	return b
+}
+
+// Set replaces the caps and the price for the turns checked from now on (a
+// configuration reload). Safe beside Exceeded and StatusLines.
+func (b *Budget) Set(caps Caps, price *Price) {
+	b.limits.Store(&limits{caps: caps, price: price})
 }
 
 func total(u llm.Usage) int { return u.PromptTokens + u.CompletionTokens }
@@ -73,7 +87,8 @@ func usd(v float64) string {
 
 // Exceeded returns the first cap reached, the conversation's own first.
 func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core.BudgetCap, bool, error) {
-	if limit := b.caps.ConversationDailyTokens; limit > 0 {
+	l := b.limits.Load()
+	if limit := l.caps.ConversationDailyTokens; limit > 0 {
 		u, err := b.usage.Usage(ctx, conv, now)
 		if err != nil {
 			return core.BudgetCap{}, false, fmt.Errorf("budget: %w", err)
@@ -83,8 +98,8 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 				Limit: tokens(limit), Used: tokens(used), PerConversation: true}, true, nil
 		}
 	}
-	limit, usdLimit := b.caps.DailyTokens, b.caps.DailyUSD
-	if limit <= 0 && (usdLimit <= 0 || b.price == nil) {
+	limit, usdLimit := l.caps.DailyTokens, l.caps.DailyUSD
+	if limit <= 0 && (usdLimit <= 0 || l.price == nil) {
 		return core.BudgetCap{}, false, nil
 	}
 	u, err := b.usage.DayUsage(ctx, now)
@@ -95,8 +110,8 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 		return core.BudgetCap{Key: "budget.daily_tokens", What: "the daily token budget of all conversations",
 			Limit: tokens(limit), Used: tokens(used)}, true, nil
 	}
-	if usdLimit > 0 && b.price != nil {
-		if cost := b.price.Cost(u); cost >= usdLimit {
+	if usdLimit > 0 && l.price != nil {
+		if cost := l.price.Cost(u); cost >= usdLimit {
 			return core.BudgetCap{Key: "budget.daily_usd", What: "the daily spending budget",
 				Limit: usd(usdLimit), Used: usd(cost)}, true, nil
 		}
@@ -107,6 +122,7 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 // StatusLines says today's tokens, of conv and of all conversations, and
 // their cost where a price is set, each against its cap where one is set.
 func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([]string, error) {
+	l := b.limits.Load()
 	mine, err := b.usage.Usage(ctx, conv, now)
 	if err != nil {
 		return nil, fmt.Errorf("budget: %w", err)
@@ -115,10 +131,10 @@ func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([
 	if err != nil {
 		return nil, fmt.Errorf("budget: %w", err)
 	}
-	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), b.caps.ConversationDailyTokens > 0, tokens(b.caps.ConversationDailyTokens)) +
-		"; all conversations " + against(tokens(total(all)), b.caps.DailyTokens > 0, tokens(b.caps.DailyTokens))}
-	if b.price != nil {
-		lines = append(lines, "Cost today (UTC): "+against(usd(b.price.Cost(all)), b.caps.DailyUSD > 0, usd(b.caps.DailyUSD)))
+	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), l.caps.ConversationDailyTokens > 0, tokens(l.caps.ConversationDailyTokens)) +
+		"; all conversations " + against(tokens(total(all)), l.caps.DailyTokens > 0, tokens(l.caps.DailyTokens))}
+	if l.price != nil {
+		lines = append(lines, "Cost today (UTC): "+against(usd(l.price.Cost(all)), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))
 	}
 	return lines, nil
 }

@@ -88,3 +88,27 @@ func TestStatusLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSetReplacesTheCaps: Set changes the caps of the next check, beside
+// concurrent checks (run with -race).
+func TestSetReplacesTheCaps(t *testing.T) {
+	usage := fixedUsage{"a": {PromptTokens: 100}}
+	b := budget.New(usage, budget.Caps{ConversationDailyTokens: 1000}, nil)
+	ctx := context.Background()
+	if _, hit, _ := b.Exceeded(ctx, "a", time.Now()); hit {
+		t.Fatal("100 of 1000 reached the cap")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			b.Exceeded(ctx, "a", time.Now()) //nolint:errcheck // racing Set
+		}
+	}()
+	b.Set(budget.Caps{DailyTokens: 50}, nil)
+	<-done
+	c, hit, err := b.Exceeded(ctx, "a", time.Now())
+	if err != nil || !hit || c.Key != "budget.daily_tokens" {
+		t.Errorf("after Set: %+v %v %v, want budget.daily_tokens reached", c, hit, err)
+	}
+}

@@ -123,6 +123,23 @@ type Tools struct {
 	// workspace-write where the kernel supports it, off with a warning
 	// where it does not.
 	Sandbox string `yaml:"sandbox"`
+	// Checkpoints record the workspace before changing tool calls (/undo).
+	Checkpoints Checkpoints `yaml:"checkpoints"`
+}
+
+// Checkpoints configures workspace checkpoints and /undo.
+type Checkpoints struct {
+	// Enabled records a checkpoint before every tool call that is not
+	// read-only; default true.
+	Enabled bool `yaml:"enabled"`
+	// MaxFile is the largest file a checkpoint copies: a workspace with a
+	// larger one gets no checkpoint (the call says so). Default 16MiB.
+	MaxFile Size `yaml:"max_file"`
+	// MaxTotal bounds the blob directory beside the database; the oldest
+	// checkpoints are pruned to stay under it. Default 512MiB.
+	MaxTotal Size `yaml:"max_total"`
+	// Keep is how many checkpoints each conversation keeps. Default 50.
+	Keep int `yaml:"keep"`
 }
 
 // ToolsHTTP configures the http_get tool.
@@ -178,9 +195,10 @@ func Default(table []GatewaySpec) *Config {
 			AllowSelfApproval: true,
 		},
 		Tools: Tools{
-			Workspace: "./workspace",
-			MaxOutput: 16384,
-			HTTP:      ToolsHTTP{MaxBytes: 65536},
+			Workspace:   "./workspace",
+			MaxOutput:   16384,
+			HTTP:        ToolsHTTP{MaxBytes: 65536},
+			Checkpoints: Checkpoints{Enabled: true, MaxFile: 16 << 20, MaxTotal: 512 << 20, Keep: 50},
 		},
 		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour)},
 		HTTP:  HTTP{Listen: "127.0.0.1:9090"},

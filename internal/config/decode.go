@@ -24,6 +24,7 @@ type decoder struct {
 
 var (
 	durationType = reflect.TypeFor[Duration]()
+	sizeType     = reflect.TypeFor[Size]()
 	gatewaysType = reflect.TypeFor[Gateways]()
 )
 
@@ -42,6 +43,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 	switch {
 	case v.Type() == durationType:
 		return d.duration(n, v, path)
+	case v.Type() == sizeType:
+		return d.size(n, v, path)
 	case v.Type() == gatewaysType:
 		return d.gateways(n, v.Addr().Interface().(*Gateways), path)
 	case v.Kind() == reflect.Pointer:
@@ -231,6 +234,19 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) error {
 		return d.fail(n, path, "%v", perr)
 	}
 	v.SetInt(int64(dur))
+	return nil
+}
+
+func (d *decoder) size(n *yaml.Node, v reflect.Value, path string) error {
+	s, err := d.text(n, path, "a size")
+	if err != nil || s == "" {
+		return err
+	}
+	sz, perr := ParseSize(s)
+	if perr != nil {
+		return d.fail(n, path, "%v", perr)
+	}
+	v.SetInt(int64(sz))
 	return nil
 }
 

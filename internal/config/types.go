@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,3 +69,41 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	return d.UnmarshalText([]byte(n.Value))
 }
+
+// Size is a byte count written as a number of bytes or with a binary unit:
+// "16MiB", "512 MiB", "64KiB", "2GiB" (KB, MB, GB are read as the binary
+// units too).
+type Size int64
+
+// ParseSize parses a size; "0" is zero.
+func ParseSize(s string) (Size, error) {
+	t := strings.TrimSpace(s)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToUpper(strings.TrimSpace(t[len(num):]))
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %s (want e.g. 16MiB)", quote(s))
+	}
+	shift := map[string]uint{"": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30}
+	sh, ok := shift[unit]
+	if !ok || n > math.MaxInt64>>sh {
+		return 0, fmt.Errorf("bad size %s (want e.g. 16MiB)", quote(s))
+	}
+	return Size(n << sh), nil
+}
+
+// String formats the size in the largest binary unit that divides it.
+func (s Size) String() string {
+	for _, u := range []struct {
+		name  string
+		shift uint
+	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if s > 0 && s%(1<<u.shift) == 0 {
+			return strconv.FormatInt(int64(s>>u.shift), 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(s), 10)
+}
+
+// MarshalYAML formats the size.
+func (s Size) MarshalYAML() (any, error) { return s.String(), nil }

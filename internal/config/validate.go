@@ -154,6 +154,15 @@ func (t *Tools) check(ch *checker) {
 	if t.Sandbox != "" {
 		ch.oneOf("tools.sandbox", t.Sandbox, "auto", "workspace-write", "off")
 	}
+	if c := t.Checkpoints; c.Enabled {
+		if c.MaxFile < 1 {
+			ch.fail("tools.checkpoints.max_file", "must be at least 1 byte")
+		}
+		if c.MaxTotal < c.MaxFile {
+			ch.fail("tools.checkpoints.max_total", "%s is less than tools.checkpoints.max_file (%s)", c.MaxTotal, c.MaxFile)
+		}
+		ch.intRange("tools.checkpoints.keep", c.Keep, 1, 10000)
+	}
 }
 
 // mcpName is what an MCP server name may be: no underscore, so that

@@ -6,6 +6,7 @@ package logging
 import (
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -35,7 +36,33 @@ type Options struct {
 	// Quiet raises the level to at least warn, e.g. while a chat on the
 	// terminal shares it.
 	Quiet bool
+	// Var, when set, holds the level instead (Level and Quiet set it at
+	// first) so that a configuration reload can change it: see LevelVar.
+	Var *LevelVar
 }
+
+// LevelVar is a log level that can change while its logger runs. The
+// logger asks it before building an event (as a zerolog.Sampler), so an
+// event below the level costs no more than with a fixed level.
+type LevelVar struct {
+	level atomic.Int32
+	quiet atomic.Bool
+}
+
+// Set sets the level: debug, info, warn or error (empty or unknown: info),
+// at least warn when the logger's Options were Quiet.
+func (v *LevelVar) Set(level string) {
+	v.level.Store(int32(levelOf(level, v.quiet.Load())))
+}
+
+// Level returns the level in force.
+func (v *LevelVar) Level() zerolog.Level { return zerolog.Level(v.level.Load()) }
+
+// levelSampler lets through the events at or above its LevelVar's level.
+type levelSampler struct{ v *LevelVar }
+
+// Sample implements zerolog.Sampler.
+func (s levelSampler) Sample(l zerolog.Level) bool { return l >= s.v.Level() }
 
 // New returns a logger writing to w. Writes are serialised, so w need not be
 // safe for concurrent use.
@@ -47,6 +74,11 @@ func New(w io.Writer, o Options) zerolog.Logger {
 	// The scrubber sees zerolog's JSON in both cases: the human-readable writer
 	// formats what is already clean.
 	out = &scrubber{out: out, secrets: o.Secrets}
+	if o.Var != nil {
+		o.Var.quiet.Store(o.Quiet)
+		o.Var.Set(o.Level)
+		return zerolog.New(out).Level(zerolog.DebugLevel).Sample(levelSampler{o.Var}).With().Timestamp().Logger()
+	}
 	return zerolog.New(out).Level(level(o)).With().Timestamp().Logger()
 }
 
@@ -70,12 +102,15 @@ func console(o Options) bool {
 	return o.Terminal
 }
 
-func level(o Options) zerolog.Level {
-	l, err := zerolog.ParseLevel(o.Level)
-	if err != nil || o.Level == "" || l == zerolog.NoLevel {
+func level(o Options) zerolog.Level { return levelOf(o.Level, o.Quiet) }
+
+// levelOf parses s (info when empty or unknown), raised to warn when quiet.
+func levelOf(s string, quiet bool) zerolog.Level {
+	l, err := zerolog.ParseLevel(s)
+	if err != nil || s == "" || l == zerolog.NoLevel {
 		l = zerolog.InfoLevel
 	}
-	if o.Quiet && l < zerolog.WarnLevel {
+	if quiet && l < zerolog.WarnLevel {
 		l = zerolog.WarnLevel
 	}
 	return l

@@ -204,3 +204,86 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a file is not a terminal")
 	}
 }
+
+// levelsThrough logs one line at each level and returns the messages
+// that got through.
+func levelsThrough(l zerolog.Logger, buf *bytes.Buffer) string {
+	buf.Reset()
+	l.Debug().Msg("debug")
+	l.Info().Msg("info")
+	l.Warn().Msg("warn")
+	l.Error().Msg("error")
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m struct{ Message string }
+		if json.Unmarshal([]byte(line), &m) == nil {
+			got = append(got, m.Message)
+		}
+	}
+	return strings.Join(got, " ")
+}
+
+func TestLevelVarChangesTheLevelOfARunningLogger(t *testing.T) {
+	var buf bytes.Buffer
+	var v LevelVar
+	l := New(&buf, Options{Level: "warn", Format: FormatJSON, Var: &v})
+	if got := levelsThrough(l, &buf); got != "warn error" {
+		t.Fatalf("at start: %q", got)
+	}
+	child := l.With().Str("component", "x").Logger() // made before the change
+	for _, step := range []struct{ level, want string }{
+		{"debug", "debug info warn error"},
+		{"error", "error"},
+		{"", "info warn error"},
+	} {
+		v.Set(step.level)
+		if got := levelsThrough(child, &buf); got != step.want {
+			t.Errorf("after Set(%q): got %q, want %q", step.level, got, step.want)
+		}
+	}
+}
+
+func TestLevelVarStaysQuiet(t *testing.T) {
+	var buf bytes.Buffer
+	var v LevelVar
+	l := New(&buf, Options{Level: "info", Quiet: true, Format: FormatJSON, Var: &v})
+	v.Set("debug")
+	if got := levelsThrough(l, &buf); got != "warn error" {
+		t.Errorf("quiet logger after Set(debug): %q", got)
+	}
+}
+
+func TestLevelVarIsRaceFree(t *testing.T) {
+	var buf bytes.Buffer
+	var v LevelVar
+	l := New(&buf, Options{Level: "info", Format: FormatJSON, Var: &v})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			l.Info().Msg("x")
+		}
+	}()
+	for i := range 100 {
+		v.Set([]string{"debug", "error"}[i%2])
+	}
+	<-done
+}
+
+// TestLevelVarBuildsNoEventBelowTheLevel: an event below the level is not
+// built at all (no cost beyond a fixed level's).
+func TestLevelVarBuildsNoEventBelowTheLevel(t *testing.T) {
+	var buf bytes.Buffer
+	var v LevelVar
+	l := New(&buf, Options{Level: "info", Format: FormatJSON, Var: &v})
+	built := false
+	l.Debug().Func(func(*zerolog.Event) { built = true }).Msg("debug")
+	if built || buf.Len() != 0 {
+		t.Errorf("a debug event at info: built %v, output %q", built, buf.String())
+	}
+	v.Set("debug")
+	l.Debug().Func(func(*zerolog.Event) { built = true }).Msg("debug")
+	if !built {
+		t.Error("a debug event at debug was not built")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	vm "github.com/VictoriaMetrics/metrics"
@@ -63,8 +64,8 @@ var help = map[string]string{
 	ApprovalStoreFail: "Failed attempts to record an approval's expiry or interruption (each retried on the next sweep).",
 	TurnErrors:        "Turns that ended in an error the user was told about.",
 	QueueDepth:        "Signals waiting in the engine's conversation queues.",
-	ReloadSuccess:     "Whether the last configuration reload succeeded (1) or failed (0); 0 until a reload feature exists.",
-	ReloadTime:        "Unix time of the last successful configuration reload; 0 until one happened.",
+	ReloadSuccess:     "Whether the last configuration reload (or the start-up load) succeeded (1) or failed (0).",
+	ReloadTime:        "Unix time of the last successful configuration reload (or of the start-up load).",
 }
 
 // approvalBuckets suit a human's decision: seconds to an hour.
@@ -77,17 +78,34 @@ type Registry struct {
 	// so recording a known series is a map lookup that allocates nothing.
 	mu     sync.RWMutex
 	series map[seriesKey]any // *vm.Counter or *vm.PrometheusHistogram
+
+	reloadOK   atomic.Bool  // the last reload (or the start-up load) succeeded
+	reloadTime atomic.Int64 // Unix seconds of the last successful one
+}
+
+// SetReload records a configuration load: its success and, when it
+// succeeded, its time. The bot records its start-up load, then each reload.
+func (r *Registry) SetReload(ok bool, at time.Time) {
+	r.reloadOK.Store(ok)
+	if ok {
+		r.reloadTime.Store(at.Unix())
+	}
 }
 
 // New returns a Registry with the series that exist before anything is
-// recorded: the turn error count, the reload status (0) and, once
+// recorded: the turn error count, the reload status (0 until SetReload) and, once
 // QueueDepthFunc is called, the queue depth.
 func New() *Registry {
 	r := &Registry{set: vm.NewSet(), series: make(map[seriesKey]any)}
 	r.set.NewCounter(TurnErrors)
 	r.set.NewCounter(ApprovalStoreFail)
-	r.set.NewGauge(ReloadSuccess, func() float64 { return 0 })
-	r.set.NewGauge(ReloadTime, func() float64 { return 0 })
+	r.set.NewGauge(ReloadSuccess, func() float64 {
+		if r.reloadOK.Load() {
+			return 1
+		}
+		return 0
+	})
+	r.set.NewGauge(ReloadTime, func() float64 { return float64(r.reloadTime.Load()) })
 	return r
 }
 

@@ -106,3 +106,30 @@ func TestRecordingAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per recorded message, want 0", n)
 	}
 }
+
+// TestSetReload: the reload gauges follow SetReload; a failure keeps the
+// time of the last success.
+func TestSetReload(t *testing.T) {
+	r := metrics.New()
+	gauge := func(name string) string {
+		var b strings.Builder
+		r.WritePrometheus(&b)
+		for _, line := range strings.Split(b.String(), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
+			}
+		}
+		return "absent"
+	}
+	if gauge(metrics.ReloadSuccess) != "0" || gauge(metrics.ReloadTime) != "0" {
+		t.Fatalf("before: %s %s", gauge(metrics.ReloadSuccess), gauge(metrics.ReloadTime))
+	}
+	r.SetReload(true, time.Unix(1700000000, 0))
+	if gauge(metrics.ReloadSuccess) != "1" || gauge(metrics.ReloadTime) != "1700000000" {
+		t.Errorf("after success: %s %s", gauge(metrics.ReloadSuccess), gauge(metrics.ReloadTime))
+	}
+	r.SetReload(false, time.Unix(1800000000, 0))
+	if gauge(metrics.ReloadSuccess) != "0" || gauge(metrics.ReloadTime) != "1700000000" {
+		t.Errorf("after failure: %s %s", gauge(metrics.ReloadSuccess), gauge(metrics.ReloadTime))
+	}
+}

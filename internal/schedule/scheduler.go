@@ -39,10 +39,11 @@ type Options struct {
 
 // Scheduler runs Entries. It implements core.ScheduleLister for /schedules.
 type Scheduler struct {
-	o    Options
-	jobs []*job
+	o       Options
+	changed chan struct{} // signalled by SetEntries to wake Run
 
 	mu      sync.Mutex
+	jobs    []*job // under mu: SetEntries replaces it
 	started bool
 }
 
@@ -63,9 +64,19 @@ func New(entries []Entry, o Options) (*Scheduler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Scheduler{o: o}
+	s := &Scheduler{o: o, changed: make(chan struct{}, 1)}
+	jobs, err := parseJobs(entries, o.Now())
+	if err != nil {
+		return nil, err
+	}
+	s.jobs = jobs
+	return s, nil
+}
+
+// parseJobs parses entries into jobs whose next run follows now.
+func parseJobs(entries []Entry, now time.Time) ([]*job, error) {
+	var jobs []*job
 	seen := map[string]int{}
-	now := o.Now()
 	for i, e := range entries {
 		if err := CheckName(e.Name); err != nil {
 			return nil, fmt.Errorf("schedules[%d].name: %w", i, err)
@@ -79,9 +90,39 @@ func New(entries []Entry, o Options) (*Scheduler, error) {
 			return nil, fmt.Errorf("schedules[%d].cron: %w", i, err)
 		}
 		loc, _ := Location(e.TimeZone) // checked by Parse
-		s.jobs = append(s.jobs, &job{Entry: e, sched: sched, loc: loc, next: sched.Next(now.In(loc))})
+		jobs = append(jobs, &job{Entry: e, sched: sched, loc: loc, next: sched.Next(now.In(loc))})
 	}
-	return s, nil
+	return jobs, nil
+}
+
+// SetEntries replaces the schedules (a configuration reload): entries
+// gone stop, new ones start, each next run counted from now. A run in
+// progress is not cut, and an entry kept by name still skips a run while
+// its previous one is going. Errors are New's; on error nothing changes.
+func (s *Scheduler) SetEntries(entries []Entry) error {
+	jobs, err := parseJobs(entries, s.o.Now())
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := make(map[string]*job, len(s.jobs))
+	for _, j := range s.jobs {
+		old[j.Name] = j
+	}
+	for i, j := range jobs {
+		if o, ok := old[j.Name]; ok {
+			// The same job, so that its running run's end is seen.
+			o.Entry, o.sched, o.loc, o.next = j.Entry, j.sched, j.loc, j.next
+			jobs[i] = o
+		}
+	}
+	s.jobs = jobs
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	return nil
 }
 
 // UseTracker sets the Tracker after construction (the broker is built after
@@ -117,18 +158,23 @@ func (s *Scheduler) Run(ctx context.Context, inbox Inbox) error {
 	s.started = true
 	s.reschedule(s.o.Now(), func(*job) bool { return true })
 	s.mu.Unlock()
-	if len(s.jobs) == 0 {
-		return nil
-	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		timer := time.NewTimer(max(s.earliest().Sub(s.o.Now()), 0))
+		var timer *time.Timer
+		var tick <-chan time.Time // nil, never ready, when there is no schedule
+		if next, ok := s.earliest(); ok {
+			timer = time.NewTimer(max(next.Sub(s.o.Now()), 0))
+			tick = timer.C
+		}
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			stopTimer(timer)
 			return nil
-		case <-timer.C:
+		case <-s.changed:
+			stopTimer(timer)
+			continue
+		case <-tick:
 		}
 		now := s.o.Now()
 		s.mu.Lock()
@@ -157,11 +203,21 @@ func (s *Scheduler) reschedule(now time.Time, pick func(*job) bool) {
 	}
 }
 
-// earliest returns the soonest next run.
-func (s *Scheduler) earliest() time.Time {
+// stopTimer stops t unless it is nil.
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}
+
+// earliest returns the soonest next run; false when there is no schedule.
+func (s *Scheduler) earliest() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next
+	if len(s.jobs) == 0 {
+		return time.Time{}, false
+	}
+	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next, true
 }
 
 // fire starts one run of j unless its previous run is still going.

@@ -41,6 +41,18 @@ type Driver struct {
 	Creatable func(cfg *config.Config) error
 	// SchemaVersion is the schema version this build writes.
 	SchemaVersion int
+	// Blobs returns the directory beside the store where workspace
+	// checkpoints keep file contents (the store holds their index).
+	Blobs func(cfg *config.Config) (string, error)
+}
+
+// Blobs returns the checkpoint blob directory of the configured store.
+func Blobs(cfg *config.Config) (string, error) {
+	d, err := Lookup(cfg.Store.Driver)
+	if err != nil {
+		return "", err
+	}
+	return d.Blobs(cfg)
 }
 
 // Drivers returns the driver table. Each call returns a fresh slice.
@@ -108,6 +120,14 @@ func sqliteDriver() Driver {
 				return nil, err
 			}
 			return db, nil
+		},
+		// The blobs live next to the database file: gatehouse.db.blobs/.
+		Blobs: func(cfg *config.Config) (string, error) {
+			path, err := sqlite.Path(cfg.Store.DSN.Value())
+			if err != nil {
+				return "", fmt.Errorf("store.dsn: %w", err)
+			}
+			return path + ".blobs", nil
 		},
 		// A sqlite DSN is a file path (or a file: URI): nothing secret.
 		Where: func(cfg *config.Config) string { return cfg.Store.DSN.Value() },

@@ -124,3 +124,69 @@ type StandingAllow struct {
 	// nothing, so every file its arguments name counts as changed.
 	Files map[string]string
 }
+
+// Checkpoint is the state of the workspace recorded before one changing
+// tool call ran: what the call was, for whom, and every entry of the
+// workspace then. File contents live outside the store, in a
+// content-addressed blob directory; Files name them by SHA-256.
+type Checkpoint struct {
+	ID   int64
+	Conv core.Conversation
+	// Tool, Args and CallID are the call that ran after the checkpoint.
+	Tool   string
+	Args   string
+	CallID string
+	// RequestedBy is the identity whose message caused the call.
+	RequestedBy core.Identity
+	// Approval is the token of the approval that let the call run; empty
+	// for a call a rule (or a standing allow) let run.
+	Approval string
+	Created  time.Time
+	// Undone is when /undo restored the workspace to this checkpoint or
+	// further back; zero while it was not. An undone checkpoint is never
+	// undone again.
+	Undone   time.Time
+	UndoneBy core.Identity
+	// Added is how many bytes of blobs this checkpoint added to the blob
+	// directory (0 when every content was already there).
+	Added int64
+	// Files are the workspace's entries, by workspace-relative path with
+	// slashes, sorted. Listings (CheckpointFilter) leave them out.
+	Files []CheckpointFile
+}
+
+// Kinds of a CheckpointFile.
+const (
+	KindFile    = "file"
+	KindDir     = "dir"
+	KindSymlink = "symlink"
+)
+
+// CheckpointFile is one workspace entry in a checkpoint.
+type CheckpointFile struct {
+	Path string // workspace-relative, slash-separated
+	Kind string // KindFile, KindDir or KindSymlink
+	Mode uint32 // permission bits
+	Size int64
+	// MTime, CTime and Inode let the next checkpoint skip hashing a file
+	// that did not change.
+	MTime time.Time
+	CTime time.Time
+	Inode uint64
+	// Blob is the hex SHA-256 of a file's content; Target is a symlink's
+	// target, as written (never followed).
+	Blob   string
+	Target string
+}
+
+// CheckpointFilter selects checkpoints, newest first.
+type CheckpointFilter struct {
+	// Conv, when set, keeps only that conversation's checkpoints.
+	Conv string
+	// Live keeps only checkpoints not undone.
+	Live bool
+	// After keeps only checkpoints with a greater ID.
+	After int64
+	// Limit caps how many are returned; 0 is all.
+	Limit int
+}

@@ -58,3 +58,7 @@ func TestUsageContract(t *testing.T) {
 		return openTemp(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestCheckpointContract(t *testing.T) {
+	storetest.CheckpointContract(t, func(t *testing.T) store.Checkpoints { return openTemp(t, sqlite.Options{}) })
+}

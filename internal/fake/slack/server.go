@@ -73,7 +73,8 @@ type Server struct {
 
 	mu         sync.Mutex
 	closed     chan struct{}
-	seq        int // last ts, envelope, event and trigger number handed out
+	release    chan struct{} // closed by Release: held calls go on
+	seq        int           // last ts, envelope, event and trigger number handed out
 	posts      []Post
 	updates    []Update
 	ephemerals []Ephemeral
@@ -123,6 +124,7 @@ func New(o Options) *Server {
 		opts:     o,
 		base:     time.Now().Unix(),
 		closed:   make(chan struct{}),
+		release:  make(chan struct{}),
 		messages: make(map[msgKey]*Message),
 		respURLs: make(map[string]int),
 		faults:   make(map[string][]Fault),
@@ -181,6 +183,14 @@ func (s *Server) FailNext(method string, n int, f Fault) {
 	for range n {
 		s.faults[method] = append(s.faults[method], f)
 	}
+}
+
+// Release lets every call held by FaultHang go on (answered normally).
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.release)
+	s.release = make(chan struct{})
 }
 
 // Calls returns how many calls of method arrived (failed ones included).
@@ -254,7 +264,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 		writeError(w, e)
 		return
 	}
-	if s.injectFault(w, method, key) {
+	if s.injectFault(w, r, method, key) {
 		return
 	}
 	if method == "chat.postMessage" && !s.pace(w, p["channel"]) {
@@ -282,7 +292,7 @@ func (s *Server) checkToken(method, token string) string {
 
 // injectFault answers the call with the next fault queued for method (or
 // for any method) and reports whether it did.
-func (s *Server) injectFault(w http.ResponseWriter, method, key string) bool {
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, method, key string) bool {
 	s.mu.Lock()
 	q := method
 	if len(s.faults[q]) == 0 {
@@ -298,8 +308,19 @@ func (s *Server) injectFault(w http.ResponseWriter, method, key string) bool {
 		s.penalty[key] = time.Now().Add(time.Duration(s.opts.RetryAfter) * time.Second)
 		s.limited++
 	}
+	release, closed := s.release, s.closed
 	s.mu.Unlock()
 	switch f {
+	case FaultHang:
+		select {
+		case <-release:
+			return false
+		case <-closed:
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("<html><body><h1>503 Service Unavailable</h1></body></html>"))
 	case FaultRateLimited:
 		writeTooMany(w, s.opts.RetryAfter)
 	case FaultServer:

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -315,5 +316,39 @@ func TestChannelPacing(t *testing.T) {
 	}
 	if p := s.Posts("C1"); len(p) != 3 || p[0].Text != "0" || p[2].Text != "2" {
 		t.Fatalf("posts %+v", p)
+	}
+}
+
+// TestFaultHang: a held call waits for Release and is then answered
+// normally; one held when the client gives up is not answered.
+func TestFaultHang(t *testing.T) {
+	s, api := newFake(t, Options{})
+	s.FailNext("auth.test", 1, FaultHang)
+	done := make(chan error, 1)
+	go func() {
+		_, err := api.AuthTest()
+		done <- err
+	}()
+	testutil.WaitFor(t, "the held auth.test", func() bool { return s.Calls("auth.test") == 1 })
+	select {
+	case err := <-done:
+		t.Fatalf("auth.test answered while held: %v", err)
+	default:
+	}
+	s.Release()
+	if err := <-done; err != nil {
+		t.Fatalf("auth.test after Release: %v", err)
+	}
+
+	s.FailNext("auth.test", 1, FaultHang)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		_, err := api.AuthTestContext(ctx)
+		done <- err
+	}()
+	testutil.WaitFor(t, "the second held auth.test", func() bool { return s.Calls("auth.test") == 2 })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("auth.test given up: %v, want context.Canceled", err)
 	}
 }

@@ -155,4 +155,7 @@ const (
 	FaultUnavailable
 	// FaultMalformed answers 200 with a body that is not valid JSON.
 	FaultMalformed
+	// FaultHang holds the call until Release (then it is answered
+	// normally), Close or the client gives up (then 503).
+	FaultHang
 )

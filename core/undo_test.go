@@ -1,0 +1,120 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// fakeUndoer records the requests it got and answers with a note.
+type fakeUndoer struct {
+	mu        sync.Mutex
+	reqs      []core.UndoRequest
+	preflight string
+}
+
+func (u *fakeUndoer) Undo(_ context.Context, r core.UndoRequest) (string, string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.reqs = append(u.reqs, r)
+	return "Restored the workspace to before write_file at 14:02.", "workspace restored to before write_file at 14:02: notes.txt"
+}
+
+func (u *fakeUndoer) CheckpointsText(context.Context, core.Conversation) string {
+	return "Checkpoints: #1"
+}
+
+func (u *fakeUndoer) Preflight(context.Context, core.Action) string { return u.preflight }
+
+func (u *fakeUndoer) requests() []core.UndoRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]core.UndoRequest(nil), u.reqs...)
+}
+
+// TestUndoCommands: /undo and /undo N reach the Undoer with the asker and
+// whether they are an approver, never the model; a bad N gets the usage;
+// the model reads the Undoer's note in its history on the next turn;
+// /help lists /undo and /checkpoints.
+func TestUndoCommands(t *testing.T) {
+	u := &fakeUndoer{}
+	h := newHarness(t, harnessOpts{undo: u})
+	h.say(t, "c", "/undo")
+	if a := h.gw.next(t); !strings.Contains(a.Text, "Restored the workspace") {
+		t.Fatalf("reply %q", a.Text)
+	}
+	h.sayAs(t, "test:boss", "c", "/undo 3")
+	h.gw.next(t)
+	h.say(t, "c", "/undo many")
+	if a := h.gw.next(t); !strings.Contains(a.Text, "Usage: /undo [N]") {
+		t.Fatalf("reply %q", a.Text)
+	}
+	h.say(t, "c", "/checkpoints")
+	if a := h.gw.next(t); a.Text != "Checkpoints: #1" {
+		t.Fatalf("reply %q", a.Text)
+	}
+	h.say(t, "c", "/help")
+	if a := h.gw.next(t); !strings.Contains(a.Text, "/undo [N] — ") || !strings.Contains(a.Text, "/checkpoints — ") {
+		t.Fatalf("help %q", a.Text)
+	}
+	got := u.requests()
+	want := []core.UndoRequest{
+		{Conv: core.Conversation{Gateway: "test", Chat: "c"}, By: "test:alice", Approver: false, Steps: 1},
+		{Conv: core.Conversation{Gateway: "test", Chat: "c"}, By: "test:boss", Approver: true, Steps: 3},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("requests %+v, want %+v", got, want)
+	}
+	if n := len(h.fake().Requests()); n != 0 {
+		t.Fatalf("the model saw %d requests", n)
+	}
+	h.fake().Push(fakeoai.Text("ok"))
+	h.say(t, "c", "what changed?")
+	h.gw.next(t)
+	testutil.WaitFor(t, "the model's request", func() bool { return len(h.fake().Requests()) == 1 })
+	found := false
+	for _, m := range h.fake().Requests()[0].Messages {
+		if strings.Contains(m.Content, "[gatehouse] workspace restored to before write_file at 14:02: notes.txt") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the model was not told: %+v", h.fake().Requests()[0].Messages)
+	}
+}
+
+// TestNoUndoerNoUndo: without an Undoer, /undo is an unknown command.
+func TestNoUndoerNoUndo(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.say(t, "c", "/undo")
+	if a := h.gw.next(t); !strings.Contains(a.Text, "unknown command /undo") {
+		t.Fatalf("reply %q", a.Text)
+	}
+}
+
+// TestHeldCallCarriesPreflightNote: a changing call held for approval
+// carries the Undoer's "no checkpoint" note to the Holder; a read-only
+// call is not checked.
+func TestHeldCallCarriesPreflightNote(t *testing.T) {
+	u := &fakeUndoer{preflight: "no checkpoint: big.iso is 20 MiB"}
+	b := &fakeBroker{}
+	changer := echoTool()
+	changer.name, changer.readOnly = "changer", false
+	h := newHarness(t, harnessOpts{undo: u, holder: b, extraTools: toolList(changer),
+		rules: []core.Rule{{Tool: "*", Decision: core.NeedsApproval}}})
+	b.eng = h.eng
+	h.fake().Push(fakeoai.ToolCalls(fakeoai.Call{ID: "1", Name: "changer", Args: `{"text":"x"}`},
+		fakeoai.Call{ID: "2", Name: "echo", Args: `{"text":"y"}`}), fakeoai.Text("held"))
+	h.say(t, "c", "change it")
+	h.gw.next(t)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.held) != 2 || b.held[0].Note != u.preflight || b.held[1].Note != "" {
+		t.Fatalf("held %+v", b.held)
+	}
+}

@@ -1,0 +1,192 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/schedule"
+)
+
+// reloader holds what a reload needs besides the App's parts.
+type reloader struct {
+	mu          sync.Mutex // one reload at a time
+	load        func() (*config.Config, error)
+	setLogLevel func(level string)
+}
+
+// ErrNoReload is Reload's error when the App was built without
+// Options.Load.
+var ErrNoReload = errors.New("reload: this bot was started without a configuration file to read again")
+
+// Reload reads the configuration again (Options.Load) and applies, for the
+// next message, what can change while the bot runs: the gateways' allow
+// lists, hitl.approvers, policy.rules, budget (and the first provider's
+// price), schedules and log.level. Every other key that differs from the
+// running configuration is logged, by name and never with its value, as
+// changed and needing a restart; it is not applied. A configuration that
+// does not load or does not fit the running bot is rejected: nothing
+// changes, the error names the key. Reloads are serialised; the reload
+// metrics record each one.
+func (a *App) Reload(ctx context.Context) error {
+	a.reload.mu.Lock()
+	defer a.reload.mu.Unlock()
+	restart, err := a.reloadLocked(ctx)
+	a.metrics.SetReload(err == nil, time.Now())
+	if err != nil {
+		a.log.Error().Err(err).Msg("config reload rejected; the running configuration is kept")
+		return err
+	}
+	for _, key := range restart {
+		a.log.Warn().Str("key", key).Msgf("config reload: %s changed; needs a restart (the running value is kept)", key)
+	}
+	a.log.Info().Int("needs_restart", len(restart)).Msg("config reloaded: allow lists, approvers, policy, budgets, schedules and log level apply to the next message")
+	return nil
+}
+
+// reloadLocked loads and checks the new configuration, then swaps it in;
+// it returns the keys that changed but need a restart.
+func (a *App) reloadLocked(_ context.Context) ([]string, error) {
+	if a.reload.load == nil {
+		return nil, ErrNoReload
+	}
+	cfg, err := a.reload.load()
+	if err != nil {
+		return nil, err
+	}
+	// Everything that can fail is checked before anything is swapped.
+	rules, err := policyRules(cfg)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := ScheduleEntries(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := schedule.New(entries, schedule.Options{}); err != nil {
+		return nil, err
+	}
+	if err := a.checkScheduleGateways(cfg); err != nil {
+		return nil, err
+	}
+	approvers := identities(cfg.HITL.Approvers)
+	if err := a.broker.SetApprovers(approvers); err != nil {
+		return nil, fmt.Errorf("hitl.approvers: %w", err)
+	}
+	// From here nothing fails.
+	a.auth.Set(allowLists(cfg), approvers)
+	a.policy.SetRules(rules)
+	a.budget.Set(budgetLimits(cfg))
+	if err := a.sched.SetEntries(entries); err != nil {
+		return nil, err // checked above; kept for safety
+	}
+	if a.reload.setLogLevel != nil {
+		a.reload.setLogLevel(cfg.Log.Level)
+	}
+	return restartKeys(a.cfg, cfg), nil
+}
+
+// reloadable are the keys Reload applies, as restartKeys names them; a
+// gateway's allow list is gateways.<name>.allow.
+var reloadable = map[string]bool{
+	"hitl.approvers": true,
+	"policy":         true,
+	"budget":         true,
+	"schedules":      true,
+	"log.level":      true,
+}
+
+// restartKeys names the keys whose value differs between the running
+// configuration and next and that Reload does not apply. Values are
+// compared, never shown.
+func restartKeys(running, next *config.Config) []string {
+	var keys []string
+	add := func(key string) {
+		if !reloadable[key] && !strings.HasSuffix(key, ".allow") && !isPrice(key) {
+			keys = append(keys, key)
+		}
+	}
+	rv, nv := reflect.ValueOf(running).Elem(), reflect.ValueOf(next).Elem()
+	t := rv.Type()
+	for i := range t.NumField() {
+		name := yamlName(t.Field(i))
+		if name == "" {
+			continue
+		}
+		if name == "gateways" {
+			for _, gw := range running.Gateways.Names() {
+				diffKeys("gateways."+gw, reflect.ValueOf(running.Gateways.Section(gw)), reflect.ValueOf(next.Gateways.Section(gw)), add)
+			}
+			continue
+		}
+		diffKeys(name, rv.Field(i), nv.Field(i), add)
+	}
+	return keys
+}
+
+// isPrice reports whether key is a provider's price (the budget's, so
+// reloaded): llm.providers[N].price.
+func isPrice(key string) bool {
+	return strings.HasPrefix(key, "llm.providers[") && strings.HasSuffix(key, "].price")
+}
+
+// diffKeys calls add with the key of every leaf that differs between a and
+// b: struct fields by their yaml names, lists element by element (a list
+// of another length is one change of the list), anything else whole.
+// Keys Reload applies are not descended into.
+func diffKeys(key string, a, b reflect.Value, add func(string)) {
+	if reloadable[key] || strings.HasSuffix(key, ".allow") {
+		return
+	}
+	for a.Kind() == reflect.Pointer || a.Kind() == reflect.Interface {
+		if a.IsNil() || b.IsNil() || a.Kind() != b.Kind() {
+			if a.IsNil() != b.IsNil() {
+				add(key)
+			}
+			return
+		}
+		a, b = a.Elem(), b.Elem()
+	}
+	if a.Type() != b.Type() {
+		add(key)
+		return
+	}
+	switch a.Kind() {
+	case reflect.Struct:
+		t := a.Type()
+		for i := range t.NumField() {
+			if name := yamlName(t.Field(i)); name != "" {
+				diffKeys(key+"."+name, a.Field(i), b.Field(i), add)
+			}
+		}
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			add(key)
+			return
+		}
+		for i := range a.Len() {
+			diffKeys(fmt.Sprintf("%s[%d]", key, i), a.Index(i), b.Index(i), add)
+		}
+	default:
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			add(key)
+		}
+	}
+}
+
+// yamlName is the key of an exported field with a yaml tag, else "".
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}

@@ -1,0 +1,458 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
+)
+
+var (
+	convA = core.Conversation{Gateway: "console", Chat: "a"}
+	convB = core.Conversation{Gateway: "console", Chat: "b"}
+)
+
+// fixture is a Manager over a temporary workspace and a real SQLite store.
+type fixture struct {
+	t   testing.TB
+	ws  string
+	db  *sqlite.DB
+	m   *Manager
+	dir string
+}
+
+func newFixture(t testing.TB, tune func(*Options)) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "g.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f := &fixture{t: t, ws: ws, db: db, dir: dir}
+	f.m = f.open(tune)
+	return f
+}
+
+func (f *fixture) open(tune func(*Options)) *Manager {
+	f.t.Helper()
+	o := Options{Workspace: f.ws, Blobs: filepath.Join(f.dir, "g.db.blobs"), Index: f.db, Audit: f.db}
+	if tune != nil {
+		tune(&o)
+	}
+	m, err := New(context.Background(), o)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return m
+}
+
+func (f *fixture) write(rel, content string) {
+	f.t.Helper()
+	p := filepath.Join(f.ws, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// call checkpoints before a changing call and returns the note.
+func (f *fixture) call(conv core.Conversation, tool, approval string) string {
+	f.t.Helper()
+	note, release := f.m.Checkpoint(context.Background(), core.Action{Kind: core.ActionTool, Conv: conv, From: "console:local",
+		Call: llm.ToolCall{ID: "c1", Name: tool, Args: `{"path":"x"}`}, Approval: approval})
+	release()
+	return note
+}
+
+// tree returns the workspace as path → content, "dir" or "-> target".
+func tree(t *testing.T, ws string) map[string]string {
+	t.Helper()
+	out := make(map[string]string)
+	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == ws {
+			return err
+		}
+		rel, _ := filepath.Rel(ws, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			out[rel] = "-> " + target
+			return err
+		case d.IsDir():
+			out[rel] = "dir"
+		default:
+			b, err := os.ReadFile(p)
+			out[rel] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %s = %q, want %q", what, p, got[p], w)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("%s: %s exists (%q), want it gone", what, p, got[p])
+		}
+	}
+}
+
+func undo(m *Manager, conv core.Conversation, by core.Identity, approver bool, steps int) (string, string) {
+	return m.Undo(context.Background(), core.UndoRequest{Conv: conv, By: by, Approver: approver, Steps: steps})
+}
+
+func TestUndoRestoresExactBytesAndRemovesCreatedFiles(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("notes.txt", "first version\n")
+	f.write("data/blob.bin", "\x00\x01\x02binary\xff")
+	if err := os.Symlink("notes.txt", filepath.Join(f.ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	original := tree(t, f.ws)
+
+	// write_file changes notes.txt.
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatalf("note %q", note)
+	}
+	f.write("notes.txt", "second version, longer\n")
+	afterWrite := tree(t, f.ws)
+
+	// A shell command edits, deletes and creates.
+	f.call(convA, "shell", "")
+	f.write("notes.txt", "third\n")
+	if err := os.Remove(filepath.Join(f.ws, "data/blob.bin")); err != nil {
+		t.Fatal(err)
+	}
+	f.write("created/deep/new.txt", "new")
+	if err := os.Symlink("/etc/passwd", filepath.Join(f.ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+
+	reply, note := undo(f.m, convA, "console:other", false, 1)
+	sameTree(t, "first /undo", tree(t, f.ws), afterWrite)
+	for _, want := range []string{"before shell", "notes.txt", "data/blob.bin", "created (removed)", "escape (removed)"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply %q lacks %q", reply, want)
+		}
+	}
+	if !strings.Contains(note, "workspace restored to before shell") {
+		t.Errorf("note %q", note)
+	}
+
+	reply, _ = undo(f.m, convA, "console:other", false, 1)
+	sameTree(t, "second /undo", tree(t, f.ws), original)
+	if !strings.Contains(reply, "before write_file") {
+		t.Errorf("reply %q", reply)
+	}
+	// Both checkpoints are undone: nothing is undone twice.
+	if reply, note := undo(f.m, convA, "console:other", false, 1); !strings.Contains(reply, "Nothing to undo") || note != "" {
+		t.Errorf("third /undo: %q %q", reply, note)
+	}
+	audit, err := f.db.QueryAudit(context.Background(), record.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	undone := 0
+	for _, e := range audit {
+		if e.Tool == "/undo" && e.Outcome == "undone" {
+			undone++
+		}
+	}
+	if undone != 2 {
+		t.Errorf("audit has %d undone rows, want 2: %+v", undone, audit)
+	}
+}
+
+func TestUndoTwoGoesBackTwoCalls(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("a.txt", "v1")
+	v1 := tree(t, f.ws)
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v2")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v3")
+	f.write("b.txt", "b")
+	reply, _ := undo(f.m, convA, "console:local", false, 2)
+	sameTree(t, "/undo 2", tree(t, f.ws), v1)
+	if !strings.Contains(reply, "a.txt") || !strings.Contains(reply, "b.txt (removed)") {
+		t.Errorf("reply %q", reply)
+	}
+	if reply, _ := undo(f.m, convA, "console:local", false, 2); !strings.Contains(reply, "Nothing to undo") {
+		t.Errorf("reply %q", reply)
+	}
+}
+
+func TestUndoOfApprovedCallNeedsAnApprover(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("a.txt", "before")
+	f.call(convA, "shell", "K7Q2MX9P")
+	f.write("a.txt", "after")
+	reply, note := undo(f.m, convA, "telegram:42", false, 1)
+	if !strings.Contains(reply, "Not authorised") || note != "" {
+		t.Fatalf("non-approver: %q %q", reply, note)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "after" {
+		t.Fatalf("a refused /undo changed the workspace: %q", got)
+	}
+	audit, _ := f.db.QueryAudit(context.Background(), record.AuditFilter{})
+	if len(audit) != 1 || audit[0].Outcome != "refused" || audit[0].RequestedBy != "telegram:42" {
+		t.Fatalf("audit %+v", audit)
+	}
+	if reply, _ := undo(f.m, convA, "console:local", true, 1); !strings.Contains(reply, "Restored") {
+		t.Fatalf("approver: %q", reply)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "before" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+func TestUndoAcrossConversationsNeedsAnApprover(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("a.txt", "1")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "2")
+	f.call(convB, "write_file", "")
+	f.write("a.txt", "3")
+	if reply, _ := undo(f.m, convA, "console:x", false, 1); !strings.Contains(reply, "another conversation") {
+		t.Fatalf("reply %q", reply)
+	}
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	if !strings.Contains(reply, "other conversations") || tree(t, f.ws)["a.txt"] != "1" {
+		t.Fatalf("reply %q, a.txt %q", reply, tree(t, f.ws)["a.txt"])
+	}
+	// B's checkpoint was taken back with A's: B has nothing left to undo.
+	if reply, _ := undo(f.m, convB, "console:local", true, 1); !strings.Contains(reply, "Nothing to undo") {
+		t.Fatalf("B: %q", reply)
+	}
+}
+
+func TestOverMaxFileNoCheckpoint(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.MaxFile = 10 })
+	f.write("big.bin", strings.Repeat("x", 11))
+	a := core.Action{Kind: core.ActionTool, Conv: convA, Call: llm.ToolCall{Name: "shell"}}
+	if pre := f.m.Preflight(context.Background(), a); !strings.Contains(pre, "no checkpoint: big.bin is 11 B, over tools.checkpoints.max_file") {
+		t.Fatalf("preflight %q", pre)
+	}
+	if note := f.call(convA, "shell", ""); !strings.HasPrefix(note, "no checkpoint: big.bin") {
+		t.Fatalf("note %q", note)
+	}
+	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{}); len(list) != 0 {
+		t.Fatalf("%d checkpoints", len(list))
+	}
+}
+
+func TestMaxTotalPrunesOldestFirst(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.MaxTotal = 100 })
+	var notes []string
+	for i := range 6 {
+		f.write("f.txt", strings.Repeat(string(rune('a'+i)), 30)) // 30 new bytes each time
+		notes = append(notes, f.call(convA, "write_file", ""))
+		if total := f.m.Total(); total > 100 {
+			t.Fatalf("after call %d the blob directory holds %d bytes, over max_total 100", i, total)
+		}
+		if du := dirBytes(t, filepath.Join(f.dir, "g.db.blobs")); du > 100 {
+			t.Fatalf("after call %d: %d bytes on disk", i, du)
+		}
+	}
+	list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{})
+	if len(list) != 3 || list[len(list)-1].ID != 4 {
+		t.Fatalf("kept %+v, want the 3 newest (4..6)", list)
+	}
+	if !strings.Contains(notes[3], "oldest checkpoint(s)") || !strings.Contains(notes[3], "max_total") {
+		t.Fatalf("the pruning call's note %q does not say so", notes[3])
+	}
+	// The newest checkpoint still restores.
+	f.write("f.txt", "zzz")
+	undo(f.m, convA, "console:local", true, 1)
+	if got := tree(t, f.ws)["f.txt"]; got != strings.Repeat("f", 30) {
+		t.Fatalf("f.txt = %q", got)
+	}
+}
+
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+func TestKeepPerConversation(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.Keep = 2 })
+	for i := range 4 {
+		f.write("f.txt", strings.Repeat("x", i+1))
+		f.call(convA, "write_file", "")
+	}
+	f.call(convB, "write_file", "")
+	a, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{Conv: convA.Key()})
+	b, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{Conv: convB.Key()})
+	if len(a) != 2 || len(b) != 1 {
+		t.Fatalf("A keeps %d, B %d", len(a), len(b))
+	}
+}
+
+// A crash after the blobs are written and before the index commits
+// leaves the index as it was; the orphan blobs go at the next start.
+func TestCrashBetweenBlobsAndIndex(t *testing.T) {
+	crash := errors.New("crash")
+	f := newFixture(t, func(o *Options) { o.beforeCommit = func() error { return crash } })
+	f.write("a.txt", "content that becomes an orphan blob")
+	note := f.call(convA, "write_file", "")
+	if !strings.HasPrefix(note, "no checkpoint:") {
+		t.Fatalf("note %q", note)
+	}
+	blobs := filepath.Join(f.dir, "g.db.blobs")
+	if dirBytes(t, blobs) == 0 {
+		t.Fatal("no blob was written before the crash point")
+	}
+	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{}); len(list) != 0 {
+		t.Fatalf("index has %d checkpoints after the crash", len(list))
+	}
+	// Restart: the orphan is collected, and the index is usable.
+	m := f.open(nil)
+	if n := dirBytes(t, blobs); n != 0 {
+		t.Fatalf("%d orphan bytes left after restart", n)
+	}
+	f.m = m
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "changed")
+	undo(m, convA, "console:local", true, 1)
+	if got := tree(t, f.ws)["a.txt"]; got != "content that becomes an orphan blob" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+// Symlinks are recorded as links: a checkpoint never reads through one,
+// and a restore never writes through one, even when a directory was
+// swapped for a link that leads out of the workspace.
+func TestSymlinksNeverFollowedOut(t *testing.T) {
+	f := newFixture(t, nil)
+	outside := filepath.Join(f.dir, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "f.txt"), []byte("outside, secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.write("d/f.txt", "orig")
+	if err := os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(f.ws, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, f.ws)
+	f.call(convA, "shell", "")
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range last.Files {
+		if e.Path == "out-link" && (e.Kind != record.KindSymlink || e.Blob != "") {
+			t.Fatalf("out-link recorded as %+v", e)
+		}
+	}
+	if n := countFiles(t, filepath.Join(f.dir, "g.db.blobs")); n != 1 {
+		t.Fatalf("%d blobs, want 1 (d/f.txt only)", n)
+	}
+	// The call swaps d for a link out of the workspace.
+	if err := os.RemoveAll(filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	undo(f.m, convA, "console:local", true, 1)
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+	if b, _ := os.ReadFile(filepath.Join(outside, "f.txt")); string(b) != "outside, secret" {
+		t.Fatalf("the restore wrote outside the workspace: %q", b)
+	}
+	if info, err := os.Lstat(filepath.Join(f.ws, "d")); err != nil || !info.IsDir() {
+		t.Fatalf("d is not a directory again: %v", err)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// A checkpoint whose blobs are gone (the blob directory deleted) is
+// refused before anything in the workspace changes.
+func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
+	// The clock runs a minute ahead, so that keep.txt is past the racy
+	// window and the stat cache names its blob.
+	ahead := func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Minute) } }
+	f := newFixture(t, ahead)
+	f.write("keep.txt", "unchanged throughout")
+	f.write("a.txt", "saved")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "now")
+	f.write("b.txt", "created")
+	if err := os.RemoveAll(filepath.Join(f.dir, "g.db.blobs")); err != nil {
+		t.Fatal(err)
+	}
+	reply, note := undo(f.m, convA, "console:local", true, 1)
+	if !strings.Contains(reply, "Nothing was changed") || note != "" {
+		t.Fatalf("reply %q, note %q", reply, note)
+	}
+	if got := tree(t, f.ws); got["a.txt"] != "now" || got["b.txt"] != "created" {
+		t.Fatalf("the workspace changed: %v", got)
+	}
+	// After a restart, unchanged files whose blobs were lost are copied
+	// again, not named: the next checkpoint restores.
+	f.m = f.open(ahead)
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "later")
+	if reply, _ := undo(f.m, convA, "console:local", true, 1); !strings.Contains(reply, "Restored") {
+		t.Fatalf("reply %q", reply)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "now" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+// The preflight note names a file as people may read it: escaped.
+func TestPreflightEscapesNames(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.MaxFile = 4 })
+	f.write("evil\u202etxt.exe", "12345")
+	pre := f.m.Preflight(context.Background(), core.Action{Kind: core.ActionTool, Conv: convA, Call: llm.ToolCall{Name: "shell"}})
+	if strings.Contains(pre, "\u202e") || !strings.Contains(pre, `evil\u202etxt.exe`) {
+		t.Fatalf("preflight %q", pre)
+	}
+}

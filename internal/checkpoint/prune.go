@@ -1,0 +1,123 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// makeRoom prunes the oldest checkpoints (of any conversation) until the
+// plan's new blobs fit under MaxTotal; m.mu is held. The blobs the plan
+// reuses stay whatever is pruned.
+func (m *Manager) makeRoom(ctx context.Context, p *plan) error {
+	if m.total+p.need <= m.o.MaxTotal {
+		return nil
+	}
+	if m.stale {
+		if err := m.collect(ctx, p.reused); err != nil {
+			return err
+		}
+	}
+	for m.total+p.need > m.o.MaxTotal {
+		all, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{})
+		if err != nil {
+			return fmt.Errorf("checkpoint: prune: %w", err)
+		}
+		if len(all) == 0 {
+			// Only blobs the plan reuses are left, and scan checked that
+			// the plan fits: the directory holds something else.
+			return &limitError{fmt.Sprintf("the blob directory holds %s, over tools.checkpoints.max_total (%s)",
+				Size(m.total), Size(m.o.MaxTotal))}
+		}
+		old := all[len(all)-1]
+		if err := m.o.Index.DeleteCheckpoints(ctx, old.ID); err != nil {
+			return fmt.Errorf("checkpoint: prune: %w", err)
+		}
+		m.log.Warn().Int64("checkpoint", old.ID).Str("conv", old.Conv.Key()).Str("tool", old.Tool).
+			Time("at", old.Created).Int64("max_total", m.o.MaxTotal).
+			Msg("checkpoint: oldest checkpoint pruned to stay under tools.checkpoints.max_total")
+		m.pruned = append(m.pruned, old)
+		if err := m.collect(ctx, p.reused); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keep prunes conv's checkpoints past Keep; their blobs are collected when
+// room is needed or at the next start.
+func (m *Manager) keep(ctx context.Context, conv core.Conversation) error {
+	list, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: conv.Key()})
+	if err != nil {
+		return err
+	}
+	if len(list) <= m.o.Keep {
+		return nil
+	}
+	var ids []int64
+	for _, c := range list[m.o.Keep:] {
+		ids = append(ids, c.ID)
+	}
+	if err := m.o.Index.DeleteCheckpoints(ctx, ids...); err != nil {
+		return err
+	}
+	m.stale = true
+	m.log.Debug().Str("conv", conv.Key()).Int("pruned", len(ids)).Int("keep", m.o.Keep).Msg("checkpoint: pruned past keep")
+	return nil
+}
+
+// collect deletes the blobs no checkpoint names (nor also), and leftover
+// temporary files, and recounts m.total; m.mu is held.
+func (m *Manager) collect(ctx context.Context, also map[string]int64) error {
+	refs, err := m.o.Index.CheckpointBlobs(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint: collect: %w", err)
+	}
+	var total int64
+	removed := 0
+	err = filepath.WalkDir(m.o.Blobs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		_, named := refs[name]
+		_, kept := also[name]
+		if strings.HasPrefix(name, "tmp-") || (!named && !kept) {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			removed++
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("checkpoint: collect %s: %w", m.o.Blobs, err)
+	}
+	if removed > 0 {
+		m.log.Info().Int("blobs", removed).Msg("checkpoint: blobs no checkpoint names removed")
+	}
+	m.total, m.stale = total, false
+	return nil
+}
+
+// Total returns the bytes in the blob directory.
+func (m *Manager) Total() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
+}

@@ -1,0 +1,234 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// change is one path a restore changed.
+type change struct {
+	path    string
+	removed bool // it did not exist in the checkpoint: created since, now removed
+}
+
+// restore makes the workspace hold exactly the entries of want: entries
+// created since are removed, changed files get their recorded bytes, mode
+// and modification time back, deleted ones come back. It works through an
+// os.Root, so no symlink (recorded or planted since) leads it out of the
+// workspace. m.mu is held and no changing call runs.
+func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile) ([]change, error) {
+	cur, err := m.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(m.o.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: restore: %w", err)
+	}
+	defer root.Close()
+	wantBy := make(map[string]record.CheckpointFile, len(want))
+	for _, f := range want {
+		wantBy[f.Path] = f
+	}
+	var changes []change
+	kept := make(map[string]record.CheckpointFile, len(cur))
+	// Children before their parents: remove what the checkpoint did not
+	// have, or had as another kind.
+	for _, c := range slices.Backward(cur) {
+		w, ok := wantBy[c.Path]
+		if ok && w.Kind == c.Kind && (c.Kind != record.KindSymlink || w.Target == c.Target) {
+			kept[c.Path] = c
+			continue
+		}
+		if err := root.RemoveAll(filepath.FromSlash(c.Path)); err != nil {
+			return changes, fmt.Errorf("checkpoint: restore: remove %s: %w", c.Path, err)
+		}
+		if !ok {
+			changes = append(changes, change{path: c.Path, removed: true})
+		}
+	}
+	// Parents before their children: put back what differs.
+	for _, w := range want {
+		if ctx.Err() != nil {
+			return changes, ctx.Err()
+		}
+		c, had := kept[w.Path]
+		changed, err := m.put(root, w, c, had)
+		if err != nil {
+			return changes, err
+		}
+		if changed {
+			changes = append(changes, change{path: w.Path})
+		}
+	}
+	slices.SortFunc(changes, func(a, b change) int {
+		if a.path < b.path {
+			return -1
+		}
+		if a.path > b.path {
+			return 1
+		}
+		return 0
+	})
+	return changes, nil
+}
+
+// put makes the entry at w.Path what w records; c is what is there (had
+// false: nothing). It reports whether it changed the content or the kind.
+func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool) (bool, error) {
+	name := filepath.FromSlash(w.Path)
+	switch w.Kind {
+	case record.KindDir:
+		if !had {
+			if err := root.Mkdir(name, fs.FileMode(w.Mode)); err != nil {
+				return false, fmt.Errorf("checkpoint: restore: mkdir %s: %w", w.Path, err)
+			}
+		}
+		return !had, chmodIf(root, name, w.Mode, c.Mode, had)
+	case record.KindSymlink:
+		if had {
+			return false, nil // same target, or it was removed above
+		}
+		if err := root.Symlink(w.Target, name); err != nil {
+			return false, fmt.Errorf("checkpoint: restore: symlink %s: %w", w.Path, err)
+		}
+		return true, nil
+	}
+	if had && c.Size == w.Size {
+		same, err := m.sameContent(root, name, w, c)
+		if err != nil {
+			return false, err
+		}
+		if same {
+			return false, chmodIf(root, name, w.Mode, c.Mode, true)
+		}
+	}
+	return true, m.writeBlob(root, name, w)
+}
+
+// sameContent reports whether the file c at name holds w's content: when
+// its size, times and inode are the recorded ones, or when it hashes to
+// w's blob.
+func (m *Manager) sameContent(root *os.Root, name string, w, c record.CheckpointFile) (bool, error) {
+	if c.MTime.Equal(w.MTime) && c.CTime.Equal(w.CTime) && c.Inode == w.Inode && !w.MTime.IsZero() {
+		return true, nil
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)) == w.Blob, nil
+}
+
+// writeBlob writes w's content to name through a temporary file in the
+// same directory and a rename, checking the blob's hash on the way.
+func (m *Manager) writeBlob(root *os.Root, name string, w record.CheckpointFile) error {
+	src, err := os.Open(m.blobPath(w.Blob))
+	if err != nil {
+		return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
+	}
+	defer src.Close()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(name), ".gatehouse-undo-"+hex.EncodeToString(rnd[:]))
+	dst, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint: restore %s: %w", w.Path, err)
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(dst, h), src)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && hex.EncodeToString(h.Sum(nil)) != w.Blob {
+		err = errors.New("the stored blob does not match its hash (damaged)")
+	}
+	if err == nil {
+		err = root.Chmod(tmp, fs.FileMode(w.Mode))
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return fmt.Errorf("checkpoint: restore %s: %w", w.Path, err)
+	}
+	if !w.MTime.IsZero() {
+		if err := root.Chtimes(name, time.Now(), w.MTime); err != nil {
+			return fmt.Errorf("checkpoint: restore %s: %w", w.Path, err)
+		}
+	}
+	return nil
+}
+
+// chmodIf sets mode when the entry had another one.
+func chmodIf(root *os.Root, name string, want, had uint32, exists bool) error {
+	if exists && want == had {
+		return nil
+	}
+	if err := root.Chmod(name, fs.FileMode(want)); err != nil {
+		return fmt.Errorf("checkpoint: restore: chmod %s: %w", filepath.ToSlash(name), err)
+	}
+	return nil
+}
+
+// diff lists the paths whose entries differ between two manifests.
+func diff(a, b []record.CheckpointFile) []string {
+	am := make(map[string]record.CheckpointFile, len(a))
+	for _, f := range a {
+		am[f.Path] = f
+	}
+	var out []string
+	for _, f := range b {
+		o, ok := am[f.Path]
+		delete(am, f.Path)
+		if !ok || o.Kind != f.Kind || o.Blob != f.Blob || o.Target != f.Target || (o.Kind == record.KindFile && o.Mode != f.Mode) {
+			out = append(out, f.Path)
+		}
+	}
+	for p := range am {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return dropChildren(out)
+}
+
+// dropChildren leaves out paths under a listed directory path, so that a
+// created tree counts as its top.
+func dropChildren(sorted []string) []string {
+	var out []string
+	for _, p := range sorted {
+		if n := len(out); n > 0 && isUnder(p, out[n-1]) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func isUnder(p, dir string) bool {
+	rel := path.Clean(p)
+	return len(rel) > len(dir) && rel[:len(dir)] == dir && rel[len(dir)] == '/'
+}

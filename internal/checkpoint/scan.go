@@ -1,0 +1,286 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// plan is a checkpoint being made: the workspace's entries, with the files
+// whose content must be hashed and copied.
+type plan struct {
+	started time.Time
+	files   []record.CheckpointFile
+	pending []int            // indexes into files without a Blob yet
+	need    int64            // bytes of the pending files
+	reused  map[string]int64 // blobs the plan names from the last checkpoint
+}
+
+// walk lists the workspace's entries (sorted, workspace-relative, slash
+// separated) from a stat walk that never follows a symlink. Special files
+// (sockets, devices, pipes) are left out, and so is the blob directory if
+// it lies inside the workspace. An entry that vanishes during the walk is
+// left out.
+func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
+	var out []record.CheckpointFile
+	err := filepath.WalkDir(m.o.Workspace, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path != m.o.Workspace {
+				return nil
+			}
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if path == m.o.Workspace {
+			return nil
+		}
+		if path == m.o.Blobs {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(m.o.Workspace, path)
+		if err != nil {
+			return err
+		}
+		f, ok, err := entryOf(path, filepath.ToSlash(rel), info)
+		if err != nil || !ok {
+			return err
+		}
+		out = append(out, f)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: walk %s: %w", m.o.Workspace, err)
+	}
+	return out, nil
+}
+
+// entryOf describes one workspace entry; ok is false for a special file.
+func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bool, err error) {
+	f = record.CheckpointFile{Path: rel, Mode: uint32(info.Mode().Perm()), MTime: info.ModTime()}
+	switch t := info.Mode().Type(); {
+	case t == 0:
+		f.Kind, f.Size = record.KindFile, info.Size()
+		f.Inode, f.CTime = fileIDs(info)
+	case t == fs.ModeDir:
+		f.Kind, f.MTime = record.KindDir, time.Time{}
+	case t == fs.ModeSymlink:
+		f.Kind, f.MTime = record.KindSymlink, time.Time{}
+		if f.Target, err = os.Readlink(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return f, false, nil
+			}
+			return f, false, err
+		}
+	default:
+		return f, false, nil
+	}
+	return f, true, nil
+}
+
+// scan plans a checkpoint: prev (nil for none) gives the blobs of files
+// whose size, times and inode are unchanged since it was taken. It checks
+// the limits: no file over MaxFile, and the workspace's files within
+// MaxTotal.
+func (m *Manager) scan(ctx context.Context, prev *record.Checkpoint) (*plan, error) {
+	p := &plan{started: m.o.Now(), reused: make(map[string]int64)}
+	files, err := m.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cache := make(map[string]record.CheckpointFile)
+	if prev != nil {
+		for _, f := range prev.Files {
+			if f.Kind == record.KindFile {
+				cache[f.Path] = f
+			}
+		}
+	}
+	var total int64
+	for i, f := range files {
+		if f.Kind != record.KindFile {
+			continue
+		}
+		if f.Size > m.o.MaxFile {
+			return nil, &limitError{fmt.Sprintf("%s is %s, over tools.checkpoints.max_file (%s)",
+				f.Path, Size(f.Size), Size(m.o.MaxFile))}
+		}
+		if c, ok := cache[f.Path]; ok && unchanged(c, f, prev.Created) {
+			files[i].Blob = c.Blob
+			if _, seen := p.reused[c.Blob]; !seen {
+				total += f.Size
+			}
+			p.reused[c.Blob] = f.Size
+			continue
+		}
+		p.pending = append(p.pending, i)
+		p.need += f.Size
+		total += f.Size
+	}
+	if total > m.o.MaxTotal {
+		return nil, &limitError{fmt.Sprintf("the workspace holds %s of files, over tools.checkpoints.max_total (%s)",
+			Size(total), Size(m.o.MaxTotal))}
+	}
+	p.files = files
+	return p, nil
+}
+
+// unchanged reports whether cur is the file c recorded: same size, times,
+// inode and mode. A file modified within the second before the last
+// checkpoint was taken (racyWindow) is hashed again: its content may have
+// changed after it was read within the same tick of the file system's
+// clock, leaving its times as they were.
+func unchanged(c, cur record.CheckpointFile, taken time.Time) bool {
+	return c.Blob != "" && c.Size == cur.Size && c.MTime.Equal(cur.MTime) && c.CTime.Equal(cur.CTime) &&
+		c.Inode == cur.Inode && c.Mode == cur.Mode && !c.MTime.IsZero() && cur.CTime.Before(taken.Add(-racyWindow))
+}
+
+// racyWindow is the coarsest time stamp granularity of the file systems a
+// workspace lives on (FAT's two seconds).
+const racyWindow = 2 * time.Second
+
+// store hashes and copies the plan's pending files into the blob
+// directory (each new content once, synced), and returns the bytes added.
+func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
+	if len(p.pending) == 0 {
+		return 0, nil
+	}
+	root, err := os.OpenRoot(m.o.Workspace)
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer root.Close()
+	var added int64
+	dirs := make(map[string]bool)
+	// Many new blobs (a first checkpoint) are made durable by one syncfs
+	// at the end rather than one fsync each.
+	batch := len(p.pending) > batchSync
+	for _, i := range p.pending {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		n, err := m.copyIn(root, &p.files[i], dirs, !batch)
+		if err != nil {
+			return 0, err
+		}
+		added += n
+	}
+	if batch {
+		if err := syncFS(m.o.Blobs); err != nil {
+			return 0, fmt.Errorf("checkpoint: sync %s: %w", m.o.Blobs, err)
+		}
+		return added, nil
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil {
+			return 0, fmt.Errorf("checkpoint: sync %s: %w", d, err)
+		}
+	}
+	return added, nil
+}
+
+// batchSync is how many new blobs a checkpoint syncs one by one; past it,
+// one syncfs of the blob directory's file system syncs them all.
+const batchSync = 64
+
+// copyIn hashes f's content while copying it to a temporary blob, then
+// names the blob by its hash, or drops it when that content is already
+// stored. It returns the bytes added; dirs collects the directories to
+// sync; sync syncs the blob itself.
+func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[string]bool, sync bool) (int64, error) {
+	src, err := root.OpenFile(filepath.FromSlash(f.Path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: read %s: %w", f.Path, err)
+	}
+	defer src.Close()
+	before, err := src.Stat()
+	if err != nil || !before.Mode().IsRegular() {
+		return 0, fmt.Errorf("checkpoint: read %s: not a regular file any more", f.Path)
+	}
+	tmp, err := os.CreateTemp(m.o.Blobs, "tmp-")
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(h, tmp), io.LimitReader(src, m.o.MaxFile+1))
+	if err == nil && n > m.o.MaxFile {
+		err = &limitError{fmt.Sprintf("%s grew over tools.checkpoints.max_file (%s)", f.Path, Size(m.o.MaxFile))}
+	}
+	if err == nil && sync {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: copy %s: %w", f.Path, err)
+	}
+	f.Blob, f.Size = hex.EncodeToString(h.Sum(nil)), n
+	if after, err := src.Stat(); err != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != n {
+		f.MTime = time.Time{} // changed while read: hash it again next time
+	}
+	dst := m.blobPath(f.Blob)
+	if _, err := os.Stat(dst); err == nil {
+		return 0, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	dirs[filepath.Dir(dst)] = true
+	m.total += n
+	return n, nil
+}
+
+// blobPath is where the content with the hex SHA-256 sum lives.
+func (m *Manager) blobPath(sum string) string {
+	return filepath.Join(m.o.Blobs, sum[:2], sum)
+}
+
+// syncDir makes the directory's entries durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Size renders a byte count for people: 512 B, 3.4 KiB, 16 MiB.
+func Size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, suffix := float64(n), ""
+	for _, s := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		v, suffix = v/unit, s
+		if v < unit {
+			break
+		}
+	}
+	return strings.Replace(fmt.Sprintf("%.1f %s", v, suffix), ".0 ", " ", 1)
+}

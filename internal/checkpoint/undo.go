@@ -1,0 +1,294 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// maxListed is how many paths a reply lists before "and N more".
+const maxListed = 20
+
+// listed is how many checkpoints /checkpoints shows.
+const listed = 10
+
+var _ core.Undoer = (*Manager)(nil)
+
+// Undo restores the workspace to the checkpoint before r.Conv's r.Steps
+// last changing calls not undone yet, and marks every checkpoint from
+// there on (of any conversation) undone. Only an approver may take back
+// an approved call or another conversation's call. Each attempt is
+// audited.
+func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note string) {
+	if !m.runs.TryLock() {
+		return "A tool call that may change the workspace is running; /undo once it has ended (/cancel stops it).", ""
+	}
+	defer m.runs.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Limit: r.Steps})
+	if err != nil {
+		return m.failed(ctx, r, err)
+	}
+	switch {
+	case len(mine) == 0:
+		return "Nothing to undo: no tool call changed the workspace from this conversation since its last /undo (or its checkpoints were pruned).", ""
+	case len(mine) < r.Steps:
+		return fmt.Sprintf("Only %d changing tool call(s) of this conversation can be undone; /undo %d takes them all back.", len(mine), len(mine)), ""
+	}
+	target := mine[len(mine)-1]
+	undone, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Live: true, After: target.ID - 1})
+	if err != nil {
+		return m.failed(ctx, r, err)
+	}
+	if why := refusal(r, undone); why != "" {
+		m.audit(ctx, r, target, "refused", why)
+		m.log.Warn().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Str("why", why).Msg("checkpoint: /undo refused")
+		return fmt.Sprintf("Not authorised (your identity is %s): %s. Only the configured approvers can undo that.", textutil.Graphic(string(r.By)), why), ""
+	}
+	full, err := m.o.Index.Checkpoint(ctx, target.ID)
+	if err != nil {
+		return m.failed(ctx, r, err)
+	}
+	if missing := m.missingBlobs(full.Files); len(missing) > 0 {
+		m.log.Error().Int64("checkpoint", target.ID).Int("missing", len(missing)).Str("blobs", m.o.Blobs).
+			Msg("checkpoint: blobs of a checkpoint are missing; /undo refused")
+		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob directory", len(missing)))
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
+			m.describe(target), textutil.Graphic(missing[0])), ""
+	}
+	changes, err := m.restore(ctx, full.Files)
+	if err != nil {
+		m.log.Error().Err(err).Int64("checkpoint", target.ID).Msg("checkpoint: restore failed")
+		m.audit(ctx, r, target, "failed", err.Error())
+		return fmt.Sprintf("The workspace could not be fully restored to before %s (the bot's log has the details); %d path(s) were changed. /undo again to retry.",
+			target.Tool, len(changes)), ""
+	}
+	if _, err := m.o.Index.MarkUndone(ctx, target.ID, r.By, m.o.Now()); err != nil {
+		m.log.Error().Err(err).Msg("checkpoint: could not mark checkpoints undone")
+	}
+	paths := pathList(changes)
+	what := m.describe(target)
+	m.audit(ctx, r, target, "undone", fmt.Sprintf("restored to before %s; %d call(s) taken back; %d path(s) changed: %s",
+		what, len(undone), len(changes), clip(strings.Join(paths, ", "), 500)))
+	m.log.Info().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Int64("checkpoint", target.ID).
+		Int("calls", len(undone)).Int("paths", len(changes)).Msg("checkpoint: workspace restored")
+	return m.undoReply(r, target, undone, paths), m.undoNote(r, what, paths)
+}
+
+// missingBlobs lists the files whose blob is not on disk.
+func (m *Manager) missingBlobs(files []record.CheckpointFile) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind != record.KindFile {
+			continue
+		}
+		if _, err := os.Stat(m.blobPath(f.Blob)); err != nil {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// refusal says why r may not take back the calls of undone, or "".
+func refusal(r core.UndoRequest, undone []record.Checkpoint) string {
+	if r.Approver {
+		return ""
+	}
+	for _, c := range undone {
+		switch {
+		case c.Approval != "":
+			return fmt.Sprintf("%s at %s was an approved call", c.Tool, c.Created.UTC().Format("15:04 UTC"))
+		case c.Conv.Key() != r.Conv.Key():
+			return fmt.Sprintf("it would also take back %s of another conversation (%s)", c.Tool, c.Conv.Key())
+		}
+	}
+	return ""
+}
+
+// describe names a checkpoint's call for people: "write_file at 14:02".
+func (m *Manager) describe(c record.Checkpoint) string {
+	return fmt.Sprintf("%s at %s", c.Tool, c.Created.In(m.o.Location).Format("15:04"))
+}
+
+// undoReply is the answer to a successful /undo.
+func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone []record.Checkpoint, paths []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Restored the workspace to before %s (%s).", m.describe(target), textutil.Graphic(preview(target.Args)))
+	if len(paths) == 0 {
+		b.WriteString("\nNothing had changed since.")
+	} else {
+		fmt.Fprintf(&b, "\n%d path(s) changed:", len(paths))
+		for i, p := range paths {
+			if i == maxListed {
+				fmt.Fprintf(&b, "\nand %d more", len(paths)-maxListed)
+				break
+			}
+			b.WriteString("\n• " + textutil.Graphic(p))
+		}
+	}
+	var others []string
+	for _, c := range undone {
+		if c.Conv.Key() != r.Conv.Key() {
+			others = append(others, fmt.Sprintf("%s (%s)", m.describe(c), c.Conv.Key()))
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(&b, "\nThis also took back later call(s) of other conversations: %s.", textutil.Graphic(strings.Join(others, ", ")))
+	}
+	return b.String()
+}
+
+// undoNote is the model's history note.
+func (m *Manager) undoNote(r core.UndoRequest, what string, paths []string) string {
+	list := "nothing had changed"
+	if len(paths) > 0 {
+		shown := paths
+		if len(shown) > maxListed {
+			shown = shown[:maxListed]
+		}
+		list = strings.Join(shown, ", ")
+		if len(paths) > maxListed {
+			list += fmt.Sprintf(" and %d more", len(paths)-maxListed)
+		}
+	}
+	return fmt.Sprintf("workspace restored to before %s by %s (/undo): %s. Those changes are gone; do not assume they exist.", what, r.By, list)
+}
+
+// pathList renders changes, a removed tree once by its top.
+func pathList(changes []change) []string {
+	var out []string
+	removedTop := ""
+	for _, c := range changes {
+		if removedTop != "" && isUnder(c.path, removedTop) {
+			continue
+		}
+		removedTop = ""
+		if c.removed {
+			removedTop = c.path
+			out = append(out, c.path+" (removed)")
+			continue
+		}
+		out = append(out, c.path)
+	}
+	return out
+}
+
+// failed reports a storage failure of /undo.
+func (m *Manager) failed(ctx context.Context, r core.UndoRequest, err error) (string, string) {
+	m.log.Error().Err(err).Str("conv", r.Conv.Key()).Msg("checkpoint: /undo failed")
+	return "Could not read the checkpoints (storage error; the bot's log has the details).", ""
+}
+
+// audit appends an audit row about an /undo.
+func (m *Manager) audit(ctx context.Context, r core.UndoRequest, target record.Checkpoint, outcome, detail string) {
+	if m.o.Audit == nil {
+		return
+	}
+	e := record.AuditEntry{At: m.o.Now(), Conv: r.Conv.Key(), Tool: "/undo", Args: fmt.Sprintf(`{"steps":%d}`, r.Steps),
+		RequestedBy: r.By, Outcome: outcome, Detail: detail}
+	if r.Approver {
+		e.ApprovedBy = r.By
+	}
+	if err := m.o.Audit.AppendAudit(context.WithoutCancel(ctx), e); err != nil {
+		m.log.Error().Err(err).Msg("checkpoint: audit append failed")
+	}
+}
+
+// CheckpointsText lists conv's last checkpoints, newest first: time, tool,
+// a preview of the arguments and the paths the call touched.
+func (m *Manager) CheckpointsText(ctx context.Context, conv core.Conversation) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	list, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: conv.Key(), Limit: listed})
+	if err != nil {
+		m.log.Error().Err(err).Msg("checkpoint: list")
+		return "Could not read the checkpoints (storage error; the bot's log has the details)."
+	}
+	if len(list) == 0 {
+		return "No checkpoints in this conversation: none of its tool calls changed the workspace yet (or they were pruned)."
+	}
+	lines := []string{"Checkpoints of this conversation, newest first (/undo goes back to before the newest not undone):"}
+	for _, c := range list {
+		line := fmt.Sprintf("#%d %s %s %s", c.ID, c.Created.In(m.o.Location).Format("01-02 15:04"), c.Tool,
+			textutil.Graphic(preview(c.Args)))
+		if touched, err := m.touched(ctx, c); err == nil {
+			line += " — " + touchedText(touched)
+		}
+		if c.Approval != "" {
+			line += " [approved]"
+		}
+		if !c.Undone.IsZero() {
+			line += " [undone]"
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// touched lists what c's call changed: the difference between c and the
+// next checkpoint, or the workspace now (its stat cache) for the newest.
+func (m *Manager) touched(ctx context.Context, c record.Checkpoint) ([]string, error) {
+	full, err := m.o.Index.Checkpoint(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	next, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{After: c.ID})
+	if err != nil {
+		return nil, err
+	}
+	if len(next) > 0 {
+		after, err := m.o.Index.Checkpoint(ctx, next[len(next)-1].ID)
+		if err != nil {
+			return nil, err
+		}
+		return diff(full.Files, after.Files), nil
+	}
+	now, err := m.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old := make(map[string]record.CheckpointFile, len(full.Files))
+	for _, f := range full.Files {
+		old[f.Path] = f
+	}
+	for i, f := range now {
+		if o, ok := old[f.Path]; ok && f.Kind == record.KindFile && unchanged(o, f, time.Now().Add(time.Hour)) {
+			now[i].Blob = o.Blob
+		} else if f.Kind == record.KindFile {
+			now[i].Blob = "changed"
+		}
+	}
+	return diff(full.Files, now), nil
+}
+
+// touchedText renders touched paths briefly.
+func touchedText(paths []string) string {
+	switch len(paths) {
+	case 0:
+		return "no files changed"
+	case 1:
+		return "1 path: " + textutil.Graphic(paths[0])
+	}
+	shown := paths
+	if len(shown) > 3 {
+		shown = shown[:3]
+	}
+	s := fmt.Sprintf("%d paths: %s", len(paths), textutil.Graphic(strings.Join(shown, ", ")))
+	if len(paths) > 3 {
+		s += ", …"
+	}
+	return s
+}
+
+// preview is a call's arguments, shortened.
+func preview(args string) string { return clip(args, 60) }
+
+// clip shortens s to max runes with an ellipsis.
+func clip(s string, max int) string { return textutil.Shorten(s, max) }

@@ -1,0 +1,100 @@
+package schedule
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// TestSetEntries: a removed schedule stops, an added one starts counted
+// from the change, a kept one whose run is in progress is not cut and
+// still skips while it goes; a bad list changes nothing.
+func TestSetEntries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &testutil.SyncBuffer{}
+		s, in, cancel, done := start(t, []Entry{
+			{Name: "keep", Cron: "@every 2s", Conv: conv, Prompt: "k"},
+			{Name: "gone", Cron: "@every 2s", Conv: conv, Prompt: "g"},
+		}, Options{Log: zerolog.New(logs)})
+		defer func() { cancel(); <-done }()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		first, _ := in.signals()
+		if len(first) != 2 {
+			t.Fatalf("%d runs at 2s, want 2", len(first))
+		}
+		var keep func()
+		for _, sig := range first {
+			if sig.Schedule == "keep" {
+				keep = sig.Done // keep's run goes on across the change
+			} else {
+				sig.Done()
+			}
+		}
+		if err := s.SetEntries([]Entry{{Name: "bad", Cron: "nonsense", Conv: conv}}); err == nil || !strings.Contains(err.Error(), "schedules[0].cron") {
+			t.Fatalf("bad entries: %v", err)
+		}
+		if err := s.SetEntries([]Entry{
+			{Name: "keep", Cron: "@every 2s", Conv: conv, Prompt: "k2"},
+			{Name: "new", Cron: "@every 3s", Conv: conv, Prompt: "n"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if names := scheduleNames(s); names != "keep new" {
+			t.Errorf("/schedules lists %q", names)
+		}
+		time.Sleep(2 * time.Second) // 4s: keep is due but its run goes on
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 2 {
+			t.Fatalf("%d runs at 4s, want still 2 (keep skipped, gone stopped)", len(got))
+		}
+		if !strings.Contains(logs.String(), "run skipped") {
+			t.Errorf("keep's skip not logged:\n%s", logs)
+		}
+		keep()
+		time.Sleep(1 * time.Second) // 5s: new's first run (3s after the change)
+		synctest.Wait()
+		time.Sleep(1 * time.Second) // 6s: keep's next run, with the new prompt
+		synctest.Wait()
+		got, _ := in.signals()
+		var texts []string
+		for _, sig := range got[2:] {
+			texts = append(texts, sig.Schedule+"="+sig.Text)
+			sig.Done()
+		}
+		if strings.Join(texts, " ") != "new=n keep=k2" {
+			t.Errorf("runs after the change: %v, want new=n keep=k2", texts)
+		}
+	})
+}
+
+// TestSetEntriesStartsAScheduleWhenThereWasNone: Run with no schedule
+// waits for a change rather than ending.
+func TestSetEntriesStartsAScheduleWhenThereWasNone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, in, cancel, done := start(t, nil, Options{Log: zerolog.Nop()})
+		defer func() { cancel(); <-done }()
+		synctest.Wait()
+		if err := s.SetEntries([]Entry{{Name: "beat", Cron: "@every 2s", Conv: conv, Prompt: "p"}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 1 {
+			t.Fatalf("%d runs, want 1", len(got))
+		}
+	})
+}
+
+func scheduleNames(s *Scheduler) string {
+	var names []string
+	for _, i := range s.Schedules() {
+		names = append(names, i.Name)
+	}
+	return strings.Join(names, " ")
+}

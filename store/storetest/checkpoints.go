@@ -1,0 +1,113 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// CheckpointContract tests a store.Checkpoints (checkpoint.Index): a
+// checkpoint and its manifest round-trip exactly; listings are newest
+// first, filtered by conversation, liveness and ID, limited, without
+// files; MarkUndone marks from an ID on and never twice; deleted
+// checkpoints are gone; CheckpointBlobs names the blobs of what is left.
+func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoints) {
+	t.Helper()
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.LatestCheckpoint(ctx); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("LatestCheckpoint of an empty store: %v, want ErrNotFound", err)
+	}
+	t0 := time.Date(2026, 11, 25, 14, 2, 0, 123, time.UTC)
+	a := core.Conversation{Gateway: "alpha", Chat: "-100", Thread: "7"}
+	b := core.Conversation{Gateway: "beta", Chat: "C1"}
+	files := []record.CheckpointFile{
+		{Path: "a.txt", Kind: record.KindFile, Mode: 0o644, Size: 3, MTime: t0, CTime: t0.Add(time.Second), Inode: 42, Blob: "aa11"},
+		{Path: "d", Kind: record.KindDir, Mode: 0o755},
+		{Path: "d/b.bin", Kind: record.KindFile, Mode: 0o600, Size: 9, MTime: t0, Blob: "bb22"},
+		{Path: "link", Kind: record.KindSymlink, Mode: 0o777, Target: "../outside"},
+	}
+	first := record.Checkpoint{Conv: a, Tool: "write_file", Args: `{"path":"a.txt"}`, CallID: "c1",
+		RequestedBy: "alpha:1", Approval: "K7Q2MX9P", Created: t0, Added: 12, Files: files}
+	id1, err := s.AddCheckpoint(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: b, Tool: "shell", Args: "{}", RequestedBy: "beta:U1", Created: t0.Add(time.Minute),
+		Files: files[:1]})
+	id3, _ := s.AddCheckpoint(ctx, record.Checkpoint{Conv: a, Tool: "shell", Args: "{}", RequestedBy: "alpha:1", Created: t0.Add(2 * time.Minute),
+		Files: []record.CheckpointFile{{Path: "c.txt", Kind: record.KindFile, Size: 1, Blob: "cc33"}}})
+	if !(id1 < id2 && id2 < id3) {
+		t.Fatalf("IDs %d, %d, %d do not grow", id1, id2, id3)
+	}
+	got, err := s.Checkpoint(ctx, id1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.ID = id1
+	if !reflect.DeepEqual(got, first) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, first)
+	}
+	if latest, err := s.LatestCheckpoint(ctx); err != nil || latest.ID != id3 || len(latest.Files) != 1 {
+		t.Fatalf("LatestCheckpoint = #%d (%d files), %v; want #%d", latest.ID, len(latest.Files), err, id3)
+	}
+	ids := func(f record.CheckpointFilter) []int64 {
+		t.Helper()
+		list, err := s.Checkpoints(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, c := range list {
+			if c.Files != nil {
+				t.Fatalf("a listing carries files")
+			}
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		f    record.CheckpointFilter
+		want []int64
+	}{
+		{record.CheckpointFilter{}, []int64{id3, id2, id1}},
+		{record.CheckpointFilter{Conv: a.Key()}, []int64{id3, id1}},
+		{record.CheckpointFilter{Conv: a.Key(), Limit: 1}, []int64{id3}},
+		{record.CheckpointFilter{After: id1}, []int64{id3, id2}},
+	} {
+		if got := ids(c.f); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Checkpoints(%+v) = %v, want %v", c.f, got, c.want)
+		}
+	}
+	if n, err := s.MarkUndone(ctx, id2, "alpha:9", t0.Add(time.Hour)); err != nil || n != 2 {
+		t.Fatalf("MarkUndone from #%d = %d, %v; want 2", id2, n, err)
+	}
+	if n, _ := s.MarkUndone(ctx, id2, "alpha:9", t0.Add(2*time.Hour)); n != 0 {
+		t.Fatalf("a second MarkUndone marked %d", n)
+	}
+	if got := ids(record.CheckpointFilter{Live: true}); !reflect.DeepEqual(got, []int64{id1}) {
+		t.Fatalf("live %v, want [%d]", got, id1)
+	}
+	if c, _ := s.Checkpoint(ctx, id3); !c.Undone.Equal(t0.Add(time.Hour)) || c.UndoneBy != "alpha:9" {
+		t.Fatalf("undone %v by %q", c.Undone, c.UndoneBy)
+	}
+	blobs, err := s.CheckpointBlobs(ctx)
+	if err != nil || !reflect.DeepEqual(blobs, map[string]int64{"aa11": 3, "bb22": 9, "cc33": 1}) {
+		t.Fatalf("CheckpointBlobs = %v, %v", blobs, err)
+	}
+	if err := s.DeleteCheckpoints(ctx, id1, id3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Checkpoint(ctx, id1); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("deleted checkpoint: %v", err)
+	}
+	if blobs, _ := s.CheckpointBlobs(ctx); !reflect.DeepEqual(blobs, map[string]int64{"aa11": 3}) {
+		t.Fatalf("CheckpointBlobs after delete = %v", blobs)
+	}
+}
