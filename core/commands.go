@@ -24,6 +24,7 @@ var coreCommands = []CommandHelp{
 	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
 	{Name: "schedules", Summary: "the configured schedules and their next run"},
+	{Name: "tools", Summary: "the tools offered, where each comes from and what the policy decides for it"},
 }
 
 // maxCommandDistance is how far a mistyped command may be from a known
@@ -104,6 +105,8 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 		reply = e.cancel(s.Conv)
 	case "schedules":
 		reply = e.schedulesText()
+	case "tools":
+		reply = e.toolsText()
 	case "undo", "checkpoints":
 		if e.cfg.Undo == nil {
 			return false

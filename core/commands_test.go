@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -401,5 +402,37 @@ func TestStrangersCommandsRefusedAsBefore(t *testing.T) {
 	defer b.mu.Unlock()
 	if len(b.cancelled) != 0 {
 		t.Fatal("a stranger's /cancel cancelled runs")
+	}
+}
+
+// TestToolsCommand: every tool, its origin and the policy's decision, with
+// "depends on arguments" where the first matching rule has an args pattern.
+func TestToolsCommand(t *testing.T) {
+	h := newHarness(t, harnessOpts{
+		extraTools: toolList(
+			testTool{name: "write"},
+			testTool{name: "mcp__files__read_file", readOnly: true},
+			testTool{name: "mcp__files__write_file"},
+			testTool{name: "mcp__web__fetch", readOnly: true},
+		),
+		rules: []core.Rule{
+			{Tool: "mcp__files__read_*", Decision: core.Allow},
+			{Tool: "mcp__files__write_file", Args: regexp.MustCompile(`/tmp/`), Decision: core.Allow},
+			{Tool: "write", Decision: core.Deny},
+		},
+	})
+	h.say(t, "c1", "/tools")
+	got := h.gw.next(t).Text
+	for _, want := range []string{
+		"Tools (5):",
+		"echo — built-in — allow",
+		"write — built-in — deny",
+		"mcp__files__read_file — MCP server files — allow",
+		"mcp__files__write_file — MCP server files — depends on arguments",
+		"mcp__web__fetch — MCP server web — approve", // its read-only hint is not the operator's word
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/tools lacks %q:\n%s", want, got)
+		}
 	}
 }

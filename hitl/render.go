@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
@@ -19,6 +20,7 @@ const (
 	maxSummaryRunes = 100  // ApprovalPrompt.Summary and /pending lines
 	maxArgsForLLM   = 2000 // arguments quoted back to the LLM in an outcome
 	maxOutputRunes  = 1500 // tool output quoted in a notice to people
+	maxMCPArgsRunes = 1500 // an MCP call's whole arguments in a request
 )
 
 // commandKeys are the argument names whose string value is a command line,
@@ -70,6 +72,13 @@ func splitCommand(fields []argField) (command string, rest []argField, ok bool) 
 // was cut (the request then points to /show); hidden, that something was
 // escaped.
 func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
+	if server, tool, ok := mcpCall(call.Name); ok {
+		// An MCP tool's arguments mean what its server makes of them:
+		// shown whole, as JSON, like a shell command.
+		args, cut := clipped(prettyArgs(call.Args), maxMCPArgsRunes)
+		return fmt.Sprintf("MCP server %s, tool %s, arguments:\n%s", codeSpan(textutil.Graphic(server)), codeSpan(textutil.Graphic(tool)), codeBlock(args)),
+			cut, textutil.HasHidden(call.Args) || jsonHidden(call.Args)
+	}
 	fields, ok := argFields(call.Args)
 	if !ok {
 		s, cut := clipped(call.Args, maxCommandRunes)
@@ -100,6 +109,42 @@ func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
 		}
 	}
 	return b.String(), shortened, hidden
+}
+
+// jsonHidden reports whether a string anywhere in a JSON document (a key
+// or a value, at any depth) holds a character a chat app would not show.
+func jsonHidden(doc string) bool {
+	var v any
+	if json.Unmarshal([]byte(doc), &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return textutil.HasHidden(v)
+		case []any:
+			return slices.ContainsFunc(v, walk)
+		case map[string]any:
+			for k, x := range v {
+				if textutil.HasHidden(k) || walk(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// mcpCall splits an MCP tool's name "mcp__<server>__<tool>" (a shortened
+// tool part keeps its hash suffix).
+func mcpCall(name string) (server, tool string, ok bool) {
+	rest, ok := strings.CutPrefix(name, core.MCPPrefix)
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "__")
 }
 
 // escapeHidden shows every rune a chat app would not show as itself

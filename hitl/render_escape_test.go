@@ -76,3 +76,21 @@ func TestOutputAndRulesShownEscaped(t *testing.T) {
 	mustContain(t, "notice", notice.Text, `ok\x1b[2J\rfake prompt`)
 	mustContain(t, "rules", rules, `ls\r\u001b[2K`)
 }
+
+// TestMCPCallShownWhole: an MCP call's request names the server and the
+// tool and shows every argument, nested ones too, as JSON with its hidden
+// characters escaped.
+func TestMCPCallShownWhole(t *testing.T) {
+	h := newHarness(t, nil)
+	long := strings.Repeat("x", 300) + "END"
+	tok := h.hold(t, llm.ToolCall{Name: "mcp__files__write_file",
+		Args: `{"path":"/srv/notes/a.md","content":"` + long + `\u202e","opts":{"mode":"0600"}}`})
+	req := h.lastReply(t, convA).Text
+	h.say(boss, convB, "/deny "+tok)
+	for _, want := range []string{"MCP server `files`, tool `write_file`", `"path": "/srv/notes/a.md"`, `"mode": "0600"`, long, "invisible or bidi"} {
+		mustContain(t, "request", req, want)
+	}
+	if strings.Contains(req, "\u202e") {
+		t.Errorf("the request emits a raw bidi override:\n%s", req)
+	}
+}

@@ -37,6 +37,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorGateways(r, cfg)
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
+	doctorMCP(ctx, r, cfg, sec)
 	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {

@@ -19,7 +19,7 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // the required ones and the JSON types of those that give a single one.
 type argSchema struct {
 	props    []string // declared property names, sorted
-	open     bool     // additionalProperties: true — keys outside props pass
+	open     bool     // additionalProperties: true or a schema — keys outside props pass
 	required []string
 	types    map[string]string // property name → JSON Schema type, when a single one is given
 }
@@ -41,7 +41,8 @@ func parseSchema(raw json.RawMessage) (argSchema, error) {
 	if s.Type != "object" {
 		return argSchema{}, fmt.Errorf("parameters: type must be \"object\", not %q", s.Type)
 	}
-	out := argSchema{required: s.Required, open: s.AdditionalProperties == true}
+	_, extraSchema := s.AdditionalProperties.(map[string]any) // keys outside props, each checked by that schema
+	out := argSchema{required: s.Required, open: s.AdditionalProperties == true || extraSchema}
 	for _, name := range s.Required {
 		if _, ok := s.Properties[name]; !ok {
 			return argSchema{}, fmt.Errorf("parameters: required %q is not a property", name)

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -103,6 +104,44 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("%w %q", ErrDuplicate, spec.Name)
 	}
 	r.tools[spec.Name] = &entry{tool: t, spec: spec, timeout: r.timeout(spec), args: schema}
+	r.specs = r.buildSpecs()
+	return nil
+}
+
+// Replace removes the tools named in remove and registers add, at once: a
+// caller never sees the set half changed (dynamic tools, such as an MCP
+// server's, refresh their catalogue with it). Unknown names in remove are
+// ignored. On error (see Register) nothing changes.
+func (r *Registry) Replace(remove []string, add ...Tool) error {
+	entries := make(map[string]*entry, len(add))
+	for _, t := range add {
+		spec := t.Spec()
+		if !validName.MatchString(spec.Name) {
+			return fmt.Errorf("tools: replace: invalid name %q (want [A-Za-z0-9_-]{1,64})", spec.Name)
+		}
+		if len(spec.Parameters) == 0 {
+			spec.Parameters = emptySchema
+		}
+		schema, err := parseSchema(spec.Parameters)
+		if err != nil {
+			return fmt.Errorf("tools: replace %s: %w", spec.Name, err)
+		}
+		if _, dup := entries[spec.Name]; dup {
+			return fmt.Errorf("%w %q", ErrDuplicate, spec.Name)
+		}
+		entries[spec.Name] = &entry{tool: t, spec: spec, timeout: r.timeout(spec), args: schema}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name := range entries {
+		if _, dup := r.tools[name]; dup && !slices.Contains(remove, name) {
+			return fmt.Errorf("%w %q", ErrDuplicate, name)
+		}
+	}
+	for _, name := range remove {
+		delete(r.tools, name)
+	}
+	maps.Copy(r.tools, entries)
 	r.specs = r.buildSpecs()
 	return nil
 }

@@ -108,6 +108,11 @@ func (r *Registry) check(name string, args json.RawMessage) (*entry, json.RawMes
 	if err := e.args.validate(args); err != nil {
 		return nil, nil, fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
 	}
+	if v, ok := e.tool.(ArgsValidator); ok {
+		if err := v.ValidateArgs(args); err != nil {
+			return nil, nil, fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
+		}
+	}
 	return e, args, nil
 }
 

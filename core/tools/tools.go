@@ -28,3 +28,12 @@ type Tool interface {
 	// the LLM as the tool's result; it never stops the bot.
 	Run(ctx context.Context, args json.RawMessage) (string, error)
 }
+
+// ArgsValidator is implemented by a tool whose schema says more than the
+// registry's own check reads (an MCP server's arbitrary JSON Schema): the
+// registry calls ValidateArgs, after its own check, wherever it checks
+// arguments (CheckArgs, before any gate, and Run), with the normalised
+// arguments object. An error is reported as ErrInvalidArgs.
+type ArgsValidator interface {
+	ValidateArgs(args json.RawMessage) error
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
@@ -69,6 +70,7 @@ type App struct {
 	engine   *core.Engine
 	broker   *hitl.Broker
 	tools    *tools.Registry
+	mcp      *mcp.Manager // nil without mcp.servers
 	gateways []gateways.Gateway
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
@@ -117,6 +119,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		hook, undo = cp, cp
 	}
 	if a.tools, err = buildTools(cfg, o.Secrets, hook, o.Log); err != nil {
+		return err
+	}
+	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
 		return err
 	}
 	provider, err := buildProvider(cfg, o.Log)
@@ -212,6 +217,12 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
+	if a.mcp != nil {
+		// In parallel with the bot: it answers meanwhile, and each
+		// server's tools appear when it is ready. Run returns once every
+		// child has exited.
+		g.Go(func() error { return a.mcp.Run(gctx) })
+	}
 	if ln != nil {
 		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/checkpoint"
@@ -56,6 +57,49 @@ func buildTools(cfg *config.Config, sec *secrets.Set, cp tools.Checkpointer, log
 		return nil, fmt.Errorf("tools: %w", err)
 	}
 	return reg, nil
+}
+
+// MCPServers converts mcp.servers to the manager's configuration: the
+// enabled servers only.
+func MCPServers(cfg *config.Config) []mcp.ServerConfig {
+	var out []mcp.ServerConfig
+	for _, s := range cfg.MCP.Servers {
+		if !s.On() {
+			continue
+		}
+		c := mcp.ServerConfig{
+			Name: s.Name, Command: s.Command, Args: s.Args, Dir: s.Cwd, URL: s.URL,
+			StartTimeout: s.StartTimeout.D(), Timeout: s.Timeout.D(),
+		}
+		if len(s.Env) > 0 {
+			c.Env = make(map[string]string, len(s.Env))
+			for k, v := range s.Env {
+				c.Env[k] = v.Value()
+			}
+		}
+		if len(s.Headers) > 0 {
+			c.Headers = make(map[string]string, len(s.Headers))
+			for k, v := range s.Headers {
+				c.Headers[k] = v.Value()
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// buildMCP returns the manager of the enabled MCP servers, whose tools go
+// into reg, or nil when there is none.
+func buildMCP(cfg *config.Config, reg *tools.Registry, log zerolog.Logger) (*mcp.Manager, error) {
+	servers := MCPServers(cfg)
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	m, err := mcp.New(servers, mcp.Options{Registry: reg, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("mcp.servers: %w", err)
+	}
+	return m, nil
 }
 
 // buildCheckpoints returns the workspace checkpoints over the store, or

@@ -20,6 +20,8 @@ type Config struct {
 	HTTP     HTTP     `yaml:"http"`
 	Log      Log      `yaml:"log"`
 	Budget   Budget   `yaml:"budget"`
+	// MCP lists the MCP servers whose tools are offered (mcp.servers).
+	MCP MCP `yaml:"mcp"`
 	// Schedules are prompts run on a cron schedule (see Schedule).
 	Schedules []Schedule `yaml:"schedules"`
 }
@@ -206,3 +208,37 @@ func Default(table []GatewaySpec) *Config {
 
 // defaultModel is a provider's model when none is set.
 const defaultModel = "gpt-4o-mini"
+
+// MCP configures the Model Context Protocol servers whose tools the model
+// may call (core/tools/mcp).
+type MCP struct {
+	Servers []MCPServer `yaml:"servers"`
+}
+
+// MCPServer is one MCP server: a stdio child (Command) or a Streamable
+// HTTP endpoint (URL), never both. Its tools are offered as
+// mcp__<name>__<tool>.
+type MCPServer struct {
+	// Name is letters, digits and dashes, at most 24 of them.
+	Name string `yaml:"name"`
+	// Enabled defaults to true; false keeps the entry without starting it.
+	Enabled *bool `yaml:"enabled"`
+	// Command, Args, Env and Cwd start a stdio server. The child's
+	// environment is exactly Env plus PATH and HOME from the bot unless Env
+	// sets them. Env values are secrets.
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]Secret `yaml:"env"`
+	Cwd     string            `yaml:"cwd"`
+	// URL and Headers reach a Streamable HTTP server. Header values are
+	// secrets.
+	URL     string            `yaml:"url"`
+	Headers map[string]Secret `yaml:"headers"`
+	// StartTimeout bounds the start and first tool list (default 30s).
+	StartTimeout Duration `yaml:"start_timeout"`
+	// Timeout bounds one tool call (default 60s).
+	Timeout Duration `yaml:"timeout"`
+}
+
+// On reports whether the server is to be started.
+func (s MCPServer) On() bool { return s.Enabled == nil || *s.Enabled }

@@ -19,6 +19,7 @@ var secretValues = map[string]string{
 	"TG_TOKEN": "telegram-token-CCCC3333", "TG_SECRET": "webhookSecretDDDD4444",
 	"DISCORD_TOKEN": "discord-token-EEEE5555", "SLACK_BOT": "xoxb-slack-FFFF6666",
 	"SLACK_APP": "xapp-slack-GGGG7777", "PG_PASSWORD": "pgpassHHHH8888",
+	"MCP_ENV": "mcp-env-IIII9999", "MCP_HDR": "Bearer mcp-hdr-JJJJ0000",
 }
 
 const allSecretsConfig = `
@@ -31,6 +32,10 @@ gateways:
   discord: {token: "${DISCORD_TOKEN}"}
   slack: {bot_token: "${SLACK_BOT}", app_token: "${SLACK_APP}"}
 store: {driver: postgres, dsn: "postgres://bot:${PG_PASSWORD}@db:5432/gatehouse"}
+mcp:
+  servers:
+    - {name: gh, command: github-mcp, env: {GITHUB_TOKEN: "${MCP_ENV}"}}
+    - {name: web, url: "https://mcp.example/mcp", headers: {Authorization: "${MCP_HDR}"}}
 `
 
 // jsonMask is secretMask as encoding/json writes it, escaping < and >.

@@ -18,6 +18,14 @@ func (c *Config) Secrets() []string {
 	for _, s := range g.sections {
 		vals = append(vals, s.Secrets()...)
 	}
+	for _, m := range c.MCP.Servers {
+		for _, v := range m.Env {
+			vals = append(vals, v)
+		}
+		for _, v := range m.Headers {
+			vals = append(vals, v)
+		}
+	}
 	out := make([]string, 0, len(vals)+1)
 	for _, v := range vals {
 		if v != "" {
@@ -33,6 +41,9 @@ func (c *Config) Secrets() []string {
 	}
 	for _, p := range c.LLM.Providers {
 		urls = append(urls, p.BaseURL)
+	}
+	for _, m := range c.MCP.Servers {
+		urls = append(urls, m.URL)
 	}
 	for _, u := range urls {
 		if s := URLCredential(u); s != "" {

@@ -39,6 +39,7 @@ func (c *Config) validate() error {
 	c.HITL.check(ch)
 	c.Policy.check(ch)
 	c.Tools.check(ch)
+	c.MCP.check(ch)
 	c.Store.check(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
@@ -161,6 +162,48 @@ func (t *Tools) check(ch *checker) {
 			ch.fail("tools.checkpoints.max_total", "%s is less than tools.checkpoints.max_file (%s)", c.MaxTotal, c.MaxFile)
 		}
 		ch.intRange("tools.checkpoints.keep", c.Keep, 1, 10000)
+	}
+}
+
+// mcpName is what an MCP server name may be: no underscore, so that
+// "mcp__<server>__<tool>" splits one way only (core/tools/mcp.CheckName).
+var mcpName = regexp.MustCompile(`^[A-Za-z0-9-]{1,24}$`)
+
+func (m *MCP) check(ch *checker) {
+	names := map[string]int{}
+	for i, s := range m.Servers {
+		key := fmt.Sprintf("mcp.servers[%d]", i)
+		if !mcpName.MatchString(s.Name) {
+			ch.fail(key+".name", "want letters, digits and dashes, 1 to 24 of them, got %s", quote(s.Name))
+		}
+		if first, dup := names[s.Name]; dup {
+			ch.fail(key+".name", "duplicate server name %s (also mcp.servers[%d])", quote(s.Name), first)
+		}
+		names[s.Name] = i
+		switch {
+		case (s.Command == "") == (s.URL == ""):
+			ch.fail(key, "set command (a stdio server) or url (Streamable HTTP), not both")
+		case s.URL != "":
+			ch.url(key+".url", s.URL, "http", "https")
+			if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+				ch.fail(key, "args, env and cwd are for a stdio server (command), not url")
+			}
+		default:
+			if len(s.Headers) > 0 {
+				ch.fail(key+".headers", "headers are for a Streamable HTTP server (url), not command")
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				ch.fail(key+".env", "bad variable name %s", quote(k))
+			}
+		}
+		if s.StartTimeout < 0 {
+			ch.fail(key+".start_timeout", "must not be negative, got %s", s.StartTimeout)
+		}
+		if s.Timeout < 0 {
+			ch.fail(key+".timeout", "must not be negative, got %s", s.Timeout)
+		}
 	}
 }
 

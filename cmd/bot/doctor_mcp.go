@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
+	"github.com/gatehouse-bot/gatehouse/internal/app"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+)
+
+// doctorMCP starts every enabled MCP server (in parallel, each within its
+// start_timeout), lists its tools and stops it: a server that cannot start
+// is a problem. Nothing printed holds a secret (env and header values).
+func doctorMCP(ctx context.Context, r *report, cfg *config.Config, sec *secrets.Set) {
+	for _, s := range cfg.MCP.Servers {
+		if !s.On() {
+			r.line("mcp", "%s: disabled", s.Name)
+		}
+	}
+	servers := app.MCPServers(cfg)
+	lines := make([]string, len(servers))
+	failed := make([]bool, len(servers))
+	var wg sync.WaitGroup
+	for i, c := range servers {
+		wg.Go(func() {
+			where := c.Command
+			if c.URL != "" {
+				where = config.RedactURL(c.URL)
+			}
+			names, err := mcp.Probe(ctx, c, zerolog.Nop())
+			if err != nil {
+				lines[i], failed[i] = fmt.Sprintf("%s (%s %s): %v", c.Name, c.Transport(), where, err), true
+				return
+			}
+			lines[i] = fmt.Sprintf("%s (%s %s): started, %d tools: %s", c.Name, c.Transport(), where, len(names), strings.Join(names, ", "))
+		})
+	}
+	wg.Wait()
+	for i, l := range lines {
+		l = textutil.Visible(sec.Redact(l))
+		if failed[i] {
+			r.problem("mcp", "%s", l)
+		} else {
+			r.line("mcp", "%s", l)
+		}
+	}
+}

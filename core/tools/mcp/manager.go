@@ -1,0 +1,138 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+)
+
+// Registrar is where a Manager offers the servers' tools: the core/tools
+// Registry.
+type Registrar interface {
+	// Replace removes the tools named in remove and registers add at once.
+	Replace(remove []string, add ...tools.Tool) error
+}
+
+var _ Registrar = (*tools.Registry)(nil)
+
+// Restart backoff defaults of Options.
+const (
+	DefaultMinBackoff = time.Second
+	DefaultMaxBackoff = time.Minute
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Registry receives the servers' tools.
+	Registry Registrar
+	// Log receives the servers' starts, stops and stderr (debug).
+	Log zerolog.Logger
+	// MinBackoff and MaxBackoff bound the delay before a server that
+	// failed or stopped is started again (defaults 1s and 1min).
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Manager keeps the configured MCP servers running and their tools in
+// the Registry.
+type Manager struct {
+	opts    Options
+	servers []*server
+}
+
+// New checks the servers' configuration and returns their Manager; nothing
+// starts before Run.
+func New(servers []ServerConfig, opts Options) (*Manager, error) {
+	if opts.Registry == nil {
+		return nil, fmt.Errorf("mcp: no registry")
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = DefaultMinBackoff
+	}
+	if opts.MaxBackoff < opts.MinBackoff {
+		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
+	}
+	m := &Manager{opts: opts}
+	seen := map[string]bool{}
+	for _, c := range servers {
+		if err := check(c); err != nil {
+			return nil, err
+		}
+		if seen[c.Name] {
+			return nil, fmt.Errorf("mcp: server %q configured twice", c.Name)
+		}
+		seen[c.Name] = true
+		m.servers = append(m.servers, newServer(c, opts.Registry, opts.Log))
+	}
+	return m, nil
+}
+
+// check reports a configuration a server cannot start with.
+func check(c ServerConfig) error {
+	if err := CheckName(c.Name); err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	if (c.Command == "") == (c.URL == "") {
+		return fmt.Errorf("mcp: server %s: set command (stdio) or url (Streamable HTTP), not both", c.Name)
+	}
+	return nil
+}
+
+// Run starts every server in parallel and keeps each up (see the package
+// doc) until ctx ends; it returns once every server is stopped and every
+// child has exited. A server that fails is logged; the others run on.
+func (m *Manager) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(func() { s.run(ctx, m.opts.MinBackoff, m.opts.MaxBackoff) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// Status is a server's state for people.
+type Status struct {
+	Name, Transport string
+	// State is "starting", "running, N tools", "failed: …", "restarting"
+	// or "stopped".
+	State string
+	Tools int
+}
+
+// Statuses lists the servers' states in configuration order.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, len(m.servers))
+	for i, s := range m.servers {
+		s.mu.Lock()
+		out[i] = Status{Name: s.cfg.Name, Transport: s.cfg.Transport(), State: s.state, Tools: len(s.names)}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Probe starts one server, lists its tools and stops it (bot doctor). It
+// returns the names the tools would be offered under.
+func Probe(ctx context.Context, c ServerConfig, log zerolog.Logger) ([]string, error) {
+	if err := check(c); err != nil {
+		return nil, err
+	}
+	s := newServer(c, nopRegistrar{}, log)
+	sess, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.stop(sess)
+	names := make([]string, len(sess.tools))
+	for i, t := range sess.tools {
+		names[i] = t.Spec().Name
+	}
+	return names, nil
+}
+
+type nopRegistrar struct{}
+
+func (nopRegistrar) Replace([]string, ...tools.Tool) error { return nil }

@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// topLevelRefused are the JSON Schema keywords the OpenAI API refuses at
+// the top of a function's parameters. They are left out of the schema
+// offered to the model; arguments are still validated against all of them.
+var topLevelRefused = []string{"$schema", "$id", "oneOf", "anyOf", "allOf", "not", "enum"}
+
+// convertSchema returns the schema of a tool's arguments as offered to the
+// model (an object schema the OpenAI API and the Registry accept) and the
+// server's full schema resolved for validation.
+func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	if string(raw) == "null" {
+		raw = []byte(`{"type":"object"}`)
+	}
+	var full jsonschema.Schema
+	if err := json.Unmarshal(raw, &full); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	resolved, err := full.Resolve(nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, nil, fmt.Errorf("input schema: not a JSON object")
+	}
+	if t, ok := m["type"]; ok && t != "object" {
+		return nil, nil, fmt.Errorf("input schema: type must be \"object\", not %v", t)
+	}
+	m["type"] = "object"
+	for _, k := range topLevelRefused {
+		delete(m, k)
+	}
+	props, _ := m["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+		m["properties"] = props
+	}
+	if req, ok := m["required"].([]any); ok {
+		kept := slices.DeleteFunc(slices.Clone(req), func(v any) bool {
+			s, ok := v.(string)
+			_, declared := props[s]
+			return !ok || !declared
+		})
+		if len(kept) == 0 {
+			delete(m, "required")
+		} else {
+			m["required"] = kept
+		}
+	}
+	offered, err := json.Marshal(m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	return offered, resolved, nil
+}

@@ -1,0 +1,352 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+)
+
+// terminateGrace is how long a stdio server has, once its input is closed,
+// before it is sent SIGTERM, and again before SIGKILL.
+const terminateGrace = 2 * time.Second
+
+// server is one configured MCP server: its connection, when up, and the
+// names of the tools it has in the Registry.
+type server struct {
+	cfg     ServerConfig
+	reg     Registrar
+	log     zerolog.Logger
+	refresh chan struct{} // a notifications/tools/list_changed arrived
+
+	mu    sync.Mutex
+	cs    *sdk.ClientSession // nil while the server is not up
+	names []string           // its tools in the Registry
+	state string
+}
+
+// session is a started server.
+type session struct {
+	cs    *sdk.ClientSession
+	cmd   *exec.Cmd // nil for an HTTP server
+	tools []tools.Tool
+}
+
+func newServer(cfg ServerConfig, reg Registrar, log zerolog.Logger) *server {
+	return &server{
+		cfg: cfg, reg: reg, refresh: make(chan struct{}, 1), state: "starting",
+		log: log.With().Str("mcp_server", cfg.Name).Logger(),
+	}
+}
+
+// current returns the session tool calls go to, or nil.
+func (s *server) current() *sdk.ClientSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cs
+}
+
+func (s *server) setState(state string) {
+	s.mu.Lock()
+	s.state = state
+	s.mu.Unlock()
+}
+
+// signalRefresh asks serve to list the tools again.
+func (s *server) signalRefresh() {
+	select {
+	case s.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// connect starts the server (the child process or the HTTP session),
+// initialises it and lists its tools, within StartTimeout.
+func (s *server) connect(ctx context.Context) (*session, error) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "gatehouse", Version: "1"}, &sdk.ClientOptions{
+		Capabilities:           &sdk.ClientCapabilities{}, // no roots, sampling or elicitation
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.signalRefresh() },
+	})
+	sess := &session{}
+	var transport sdk.Transport
+	var stderr *tailWriter
+	if s.cfg.URL != "" {
+		transport = &sdk.StreamableClientTransport{
+			Endpoint:   s.cfg.URL,
+			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}},
+		}
+	} else {
+		stderr = &tailWriter{log: s.log}
+		sess.cmd = s.command(stderr)
+		transport = &sdk.CommandTransport{Command: sess.cmd, TerminateDuration: terminateGrace}
+	}
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
+	defer cancel()
+	cs, err := client.Connect(sctx, transport, nil)
+	if err != nil {
+		killGroup(sess.cmd)
+		return nil, s.startError(sctx, stderr, err)
+	}
+	sess.cs = cs
+	if sess.tools, err = s.list(sctx, cs); err != nil {
+		s.stop(sess)
+		return nil, s.startError(sctx, stderr, err)
+	}
+	return sess, nil
+}
+
+// startError names why a start failed, with the child's last words.
+func (s *server) startError(ctx context.Context, stderr *tailWriter, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within start_timeout %s: %w", s.cfg.startTimeout(), err)
+	}
+	if last := stderr.last(); last != "" {
+		err = fmt.Errorf("%w (stderr: %s)", err, last)
+	}
+	return fmt.Errorf("mcp: start %s: %w", s.cfg.Name, err)
+}
+
+// command is the stdio child: its environment is exactly Env plus PATH and
+// HOME from the bot unless Env sets them, never the bot's own secrets.
+func (s *server) command(stderr *tailWriter) *exec.Cmd {
+	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+	cmd.Dir = s.cfg.Dir
+	cmd.Stderr = stderr
+	cmd.WaitDelay = terminateGrace // a grandchild holding stderr cannot hold Wait
+	cmd.Env = childEnv(s.cfg.Env)
+	setProcAttr(cmd)
+	return cmd
+}
+
+// childEnv is env plus PATH and HOME from the bot unless env sets them.
+func childEnv(env map[string]string) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, k := range []string{"PATH", "HOME"} {
+		if _, set := env[k]; !set {
+			if v, ok := os.LookupEnv(k); ok {
+				out = append(out, k+"="+v)
+			}
+		}
+	}
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// list fetches the server's tools (every page) and converts them; a tool
+// whose name or schema cannot be offered is logged and left out.
+func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool, error) {
+	var out []tools.Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("list tools: %w", err)
+		}
+		tl, err := newTool(s, t)
+		if err != nil {
+			s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
+			continue
+		}
+		if seen[tl.spec.Name] {
+			s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
+			continue
+		}
+		seen[tl.spec.Name] = true
+		out = append(out, tl)
+	}
+	return out, nil
+}
+
+// install makes cs the session calls go to and list its tools in the
+// Registry, replacing the server's previous ones at once.
+func (s *server) install(cs *sdk.ClientSession, list []tools.Tool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.Spec().Name
+	}
+	if err := s.reg.Replace(s.names, list...); err != nil {
+		return fmt.Errorf("mcp %s: register tools: %w", s.cfg.Name, err)
+	}
+	s.cs, s.names, s.state = cs, names, fmt.Sprintf("running, %d tools", len(names))
+	return nil
+}
+
+// withdraw removes the server's tools from the Registry.
+func (s *server) withdraw(state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reg.Replace(s.names); err != nil { // removing cannot fail
+		s.log.Error().Err(err).Msg("mcp tools withdraw")
+	}
+	s.cs, s.names, s.state = nil, nil, state
+}
+
+// stop closes the session: a stdio child's input is closed, then it is
+// sent SIGTERM and SIGKILL if it lingers, and its process group is killed
+// so that nothing it started outlives it.
+func (s *server) stop(sess *session) {
+	if err := sess.cs.Close(); err != nil {
+		s.log.Debug().Err(err).Msg("mcp session close")
+	}
+	killGroup(sess.cmd)
+}
+
+// run starts the server and keeps it up until ctx ends: a server that
+// fails to start or stops is started again after a backoff doubling from
+// minBackoff to maxBackoff (back to minBackoff after a run that lasted
+// maxBackoff).
+func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) {
+	backoff := minBackoff
+	for {
+		began := time.Now()
+		sess, err := s.connect(ctx)
+		if ctx.Err() != nil {
+			if sess != nil {
+				s.stop(sess)
+			}
+			return
+		}
+		if err != nil {
+			s.setState("failed: " + err.Error())
+			s.log.Warn().Err(err).Dur("retry_in", backoff).Msg("mcp server failed to start; its tools are not offered")
+		} else {
+			s.serve(ctx, sess)
+			if ctx.Err() != nil {
+				return
+			}
+			if time.Since(began) >= maxBackoff {
+				backoff = minBackoff
+			}
+			s.log.Warn().Dur("restart_in", backoff).Msg("mcp server stopped; its tools are withdrawn until it is back")
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+// serve offers a started server's tools until ctx ends or the server
+// stops, refreshing them on notifications/tools/list_changed.
+func (s *server) serve(ctx context.Context, sess *session) {
+	if err := s.install(sess.cs, sess.tools); err != nil {
+		s.log.Error().Err(err).Msg("mcp tools not offered")
+	} else {
+		s.log.Info().Int("tools", len(sess.tools)).Str("transport", s.cfg.Transport()).Msg("mcp server ready; its tools are offered")
+	}
+	ended := make(chan struct{})
+	go func() {
+		_ = sess.cs.Wait()
+		close(ended)
+	}()
+	state := "restarting"
+	defer func() {
+		s.withdraw(state)
+		s.stop(sess)
+		<-ended
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			state = "stopped"
+			return
+		case <-ended:
+			return
+		case <-s.refresh:
+			lctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
+			list, err := s.list(lctx, sess.cs)
+			cancel()
+			if err != nil {
+				s.log.Warn().Err(err).Msg("mcp tool list refresh failed")
+				continue
+			}
+			if err := s.install(sess.cs, list); err != nil {
+				s.log.Error().Err(err).Msg("mcp tools not refreshed")
+				continue
+			}
+			s.log.Info().Int("tools", len(list)).Msg("mcp tool list changed")
+		}
+	}
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// tailWriter logs a child's stderr line by line at debug level and keeps
+// its last line for a start error. Secrets are scrubbed by the logger and
+// by whoever shows the error.
+type tailWriter struct {
+	log zerolog.Logger
+
+	mu      sync.Mutex
+	partial []byte
+	lastLn  string
+}
+
+// maxLine caps a stderr line kept or logged.
+const maxLine = 512
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimSpace(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+		if line == "" {
+			continue
+		}
+		line = tools.Truncate(line, maxLine)
+		w.lastLn = line
+		w.log.Debug().Str("stderr", line).Msg("mcp server stderr")
+	}
+	if len(w.partial) > maxLine {
+		w.partial = w.partial[:maxLine]
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) last() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lastLn == "" {
+		return strings.TrimSpace(string(w.partial))
+	}
+	return w.lastLn
+}

@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+)
+
+// maxDescription caps a tool's description as offered to the model.
+const maxDescription = 1024
+
+// tool is one tool of a server as registered in the Registry.
+type tool struct {
+	srv    *server
+	remote string // the tool's name on the server
+	spec   tools.Spec
+	schema *jsonschema.Resolved
+}
+
+var (
+	_ tools.Tool          = (*tool)(nil)
+	_ tools.ArgsValidator = (*tool)(nil)
+)
+
+// newTool converts a tool the server listed.
+func newTool(srv *server, t *sdk.Tool) (*tool, error) {
+	params, schema, err := convertSchema(t.InputSchema)
+	if err != nil {
+		return nil, err
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	desc = tools.Truncate(fmt.Sprintf("[MCP server %s, tool %s] %s", srv.cfg.Name, t.Name, desc), maxDescription)
+	return &tool{
+		srv:    srv,
+		remote: t.Name,
+		schema: schema,
+		spec: tools.Spec{
+			Name:        ToolName(srv.cfg.Name, t.Name),
+			Description: desc,
+			Parameters:  params,
+			// The checkpoint before a call keys on this; the policy does
+			// not: an MCP tool no rule allows is held whatever it says.
+			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+			Timeout:  srv.cfg.timeout(),
+		},
+	}, nil
+}
+
+// Spec implements tools.Tool.
+func (t *tool) Spec() tools.Spec { return t.spec }
+
+// ValidateArgs checks the arguments against the server's own schema.
+func (t *tool) ValidateArgs(args json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("arguments are not JSON: %w", err)
+	}
+	if err := t.schema.Validate(v); err != nil {
+		return fmt.Errorf("arguments do not match the tool's schema: %w", err)
+	}
+	return nil
+}
+
+// errToolError is wrapped by the error of a call whose result was marked
+// isError by the server.
+var errToolError = errors.New("the tool reported an error")
+
+// Run implements tools.Tool: it calls the tool on the server's current
+// session. ctx ending (timeout, /cancel, shutdown) cancels the call on the
+// server (notifications/cancelled).
+func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	cs := t.srv.current()
+	if cs == nil {
+		return "", fmt.Errorf("mcp %s: the server is not running (it is being restarted)", t.srv.cfg.Name)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil {
+		return "", fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: m})
+	if err != nil {
+		return "", fmt.Errorf("mcp %s: call %s: %w", t.srv.cfg.Name, t.remote, err)
+	}
+	out := renderResult(res)
+	if res.IsError {
+		return out, fmt.Errorf("mcp %s: %s: %w", t.srv.cfg.Name, t.remote, errToolError)
+	}
+	return out, nil
+}

@@ -1,0 +1,185 @@
+// Package mcp is a fake Model Context Protocol server for tests, built with
+// the official SDK (github.com/modelcontextprotocol/go-sdk): NewServer gives
+// the server, Handler serves it over Streamable HTTP, and the main package
+// in cmd/fakemcp serves it over stdio (Build compiles it). Its tools:
+//
+//   - lookup (read-only): {"key"} → "value of <key>"
+//   - env (read-only): {"name"} → the variable's value in the server's
+//     environment, "(unset)" when unset
+//   - write_note: {"path","text"}, path a plain file name → writes the
+//     file in the workspace
+//   - fail: a result marked isError
+//   - hang: blocks until the call is cancelled
+//   - grow: adds the tool "extra" (→ "extra here"), which sends
+//     notifications/tools/list_changed
+//
+// Every call is appended, one JSON line, to Options.CallLog when set, and
+// a hang's cancellation as {"tool":"hang","cancelled":true}.
+//
+// Importers alias it, e.g. fakemcp "github.com/…/internal/fake/mcp".
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure the fake.
+type Options struct {
+	// Workspace is where write_note writes.
+	Workspace string
+	// CallLog, when set, is a file each call is appended to.
+	CallLog string
+}
+
+// logMu serialises appends to a call log within this process.
+var logMu sync.Mutex
+
+func (o Options) record(v map[string]any) {
+	if o.CallLog == "" {
+		return
+	}
+	b, _ := json.Marshal(v)
+	logMu.Lock()
+	defer logMu.Unlock()
+	f, err := os.OpenFile(o.CallLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.Write(append(b, '\n'))
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+// args decodes a call's arguments and records the call.
+func (o Options) args(name string, req *sdk.CallToolRequest) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(req.Params.Arguments, &m)
+	o.record(map[string]any{"tool": name, "args": m})
+	return m
+}
+
+// NewServer returns the fake server with its tools.
+func NewServer(o Options) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "fakemcp", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{
+		Name: "lookup", Description: "Looks a key up.",
+		InputSchema: schema(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		m := o.args("lookup", req)
+		return text(fmt.Sprintf("value of %v", m["key"])), nil
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "env", Description: "Reads an environment variable of the server.",
+		InputSchema: schema(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		m := o.args("env", req)
+		name, _ := m["name"].(string)
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			v = "(unset)"
+		}
+		return text(v), nil
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "write_note", Description: "Writes a note into the workspace.",
+		InputSchema: schema(`{"type":"object","properties":{
+			"path":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":64},
+			"text":{"type":"string"}},"required":["path","text"],"additionalProperties":false}`),
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		m := o.args("write_note", req)
+		path, _ := m["path"].(string)
+		body, _ := m["text"].(string)
+		if err := os.WriteFile(filepath.Join(o.Workspace, filepath.Base(path)), []byte(body), 0o600); err != nil {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil
+		}
+		return text(fmt.Sprintf("wrote %d bytes to %s", len(body), path)), nil
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "fail", Description: "Always fails.",
+		InputSchema: schema(`{"type":"object","properties":{}}`),
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		o.args("fail", req)
+		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "the fake failed on purpose"}}}, nil
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "hang", Description: "Never answers.",
+		InputSchema: schema(`{"type":"object","properties":{}}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		o.args("hang", req)
+		<-ctx.Done()
+		o.record(map[string]any{"tool": "hang", "cancelled": true})
+		return nil, ctx.Err()
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "grow", Description: "Adds the tool extra.",
+		InputSchema: schema(`{"type":"object","properties":{}}`),
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		o.args("grow", req)
+		s.AddTool(&sdk.Tool{
+			Name: "extra", Description: "Added by grow.",
+			InputSchema: schema(`{"type":"object","properties":{}}`),
+			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			o.args("extra", req)
+			return text("extra here"), nil
+		})
+		return text("added extra"), nil
+	})
+	return s
+}
+
+// Handler serves one fake server over Streamable HTTP. When header is
+// not empty, a request without that header value is refused (401).
+func Handler(o Options, header, value string) http.Handler {
+	srv := NewServer(o)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if header != "" && r.Header.Get(header) != value {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Build compiles the stdio fake (cmd/fakemcp) into dir and returns its
+// path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS (Options), and
+// FAKE_MCP_FAIL_START, which makes it exit 1 at once, saying its value on
+// stderr.
+func Build(dir string) (string, error) {
+	out := filepath.Join(dir, "fakemcp")
+	cmd := exec.Command(goTool(), "build", "-o", out, "github.com/gatehouse-bot/gatehouse/internal/fake/mcp/cmd/fakemcp")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build fakemcp: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// goTool is the go command of the toolchain that built the running test
+// binary, falling back to the one on PATH.
+func goTool() string {
+	//nolint:staticcheck // runtime.GOROOT is exactly "the toolchain running these tests"
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return "go"
+}
