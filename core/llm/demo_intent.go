@@ -95,9 +95,13 @@ func normalise(text string) string {
 	text = strings.TrimRight(text, ".!? ")
 	text = politePrefix.ReplaceAllString(text, "")
 	text = politeSuffix.ReplaceAllString(text, "")
-	text = strings.NewReplacer("what's", "what is", "What's", "What is", "whats", "what is").Replace(text)
+	text = contractions.Replace(text)
 	return strings.TrimSpace(text)
 }
+
+// contractions spells out the contractions the intents are written
+// without (immutable once built; safe for concurrent use).
+var contractions = strings.NewReplacer("what's", "what is", "What's", "What is", "whats", "what is")
 
 // parseIntents reads the tool calls a message asks for: one for the whole
 // message, or one for each part of "A and B" / "A; then B" when every part

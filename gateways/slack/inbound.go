@@ -159,10 +159,12 @@ func (g *Gateway) stripMention(text string) string {
 	return strings.Join(strings.Fields(out), " ")
 }
 
+// slackUnescaper undoes the three escapes Slack applies to message text
+// (immutable once built; safe for concurrent use).
+var slackUnescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
+
 // unescapeSlack undoes the three escapes Slack applies to message text.
-func unescapeSlack(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
-}
+func unescapeSlack(s string) string { return slackUnescaper.Replace(s) }
 
 // tsTime converts a Slack ts ("1700000000.000100") to a time.
 func tsTime(ts string) time.Time {
