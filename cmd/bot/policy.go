@@ -86,6 +86,21 @@ func newJudge(cfg *config.Config, sec *secrets.Set) (*judge, error) {
 	return &judge{cfg: cfg, sec: sec, catalog: cat, gate: gate, cleanup: func() { os.RemoveAll(scratch) }}, nil
 }
 
+// openJudge loads the configuration at path and its policy for `bot
+// policy <sub>`; nil with the exit code when it cannot, the error printed.
+func openJudge(path, sub string, stderr io.Writer) (*judge, int) {
+	cfg, sec, code := loadConfig(path, stderr)
+	if cfg == nil {
+		return nil, code
+	}
+	j, err := newJudge(cfg, sec)
+	if err != nil {
+		fmt.Fprintf(stderr, "bot policy %s: %v\n", sub, err)
+		return nil, exitConfig
+	}
+	return j, exitOK
+}
+
 // policyCatalog is the tool registry, plus every MCP tool ("mcp__…"): no
 // MCP server is started, so such a name is judged by the rules alone, its
 // arguments only required to be a JSON object.
@@ -198,14 +213,9 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return exitConfig
 		}
 	}
-	cfg, sec, code := loadConfig(*path, stderr)
-	if cfg == nil {
+	j, code := openJudge(*path, "test", stderr)
+	if j == nil {
 		return code
-	}
-	j, err := newJudge(cfg, sec)
-	if err != nil {
-		fmt.Fprintln(stderr, "bot policy test:", err)
-		return exitConfig
 	}
 	defer j.cleanup()
 	if *cases != "" {
@@ -218,7 +228,7 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	a, err := j.prepare(call{tool: *tool, args: *callArgs, from: from, conv: conv})
 	if err != nil {
-		fmt.Fprintf(stderr, "bot policy test: %s\n", sec.Redact(textutil.Visible(err.Error())))
+		fmt.Fprintf(stderr, "bot policy test: %s\n", j.sec.Redact(textutil.Visible(err.Error())))
 		return exitConfig
 	}
 	return j.testOne(ctx, a, stdout, stderr)
@@ -336,14 +346,9 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bot policy explain: unexpected argument %q\n", flags.Arg(0))
 		return exitConfig
 	}
-	cfg, sec, code := loadConfig(*path, stderr)
-	if cfg == nil {
+	j, code := openJudge(*path, "explain", stderr)
+	if j == nil {
 		return code
-	}
-	j, err := newJudge(cfg, sec)
-	if err != nil {
-		fmt.Fprintln(stderr, "bot policy explain:", err)
-		return exitConfig
 	}
 	defer j.cleanup()
 	fmt.Fprintf(stdout, "policy.rules of %s, first match wins:\n", textutil.Visible(*path))

@@ -28,13 +28,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 			if index == 0 {
 				msg.Reference = ref
 			}
-			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
-			defer cancel()
-			m, err := g.s.ChannelMessageSendComplex(channel, msg, discordgo.WithContext(rctx))
-			if err != nil {
-				return "", g.scrub(err)
-			}
-			return m.ID, nil
+			return g.send(ctx, channel, msg)
 		},
 		Edit: func(ctx context.Context, id, text string) error {
 			edit := &discordgo.MessageEdit{ID: id, Channel: channel, Content: &text, AllowedMentions: mentions()}

@@ -126,12 +126,18 @@ func (g *Gateway) reply(ctx context.Context, a core.Action, rows []discordgo.Mes
 		if c.Last() {
 			msg.Components = rows
 		}
-		rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
-		defer cancel()
-		m, err := g.s.ChannelMessageSendComplex(channel, msg, discordgo.WithContext(rctx))
-		if err != nil {
-			return "", g.scrub(err)
-		}
-		return m.ID, nil
+		return g.send(ctx, channel, msg)
 	})
+}
+
+// send makes one attempt at creating msg in channel, with the send timeout,
+// and returns the message's id.
+func (g *Gateway) send(ctx context.Context, channel string, msg *discordgo.MessageSend) (string, error) {
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	m, err := g.s.ChannelMessageSendComplex(channel, msg, discordgo.WithContext(rctx))
+	if err != nil {
+		return "", g.scrub(err)
+	}
+	return m.ID, nil
 }

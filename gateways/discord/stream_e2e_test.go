@@ -74,25 +74,28 @@ func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
 		got = botMessages(e.dc, ch)
 		return slices.Equal(got, want)
 	})
-	last := map[string]time.Time{}
-	for _, m := range e.dc.Messages(ch) {
-		last[m.ID] = m.At
-	}
-	edits := 0
-	for _, ed := range e.dc.Edits() {
-		prev, ok := last[ed.MessageID]
-		if !ok {
-			continue
-		}
-		edits++
-		if gap := ed.At.Sub(prev); gap < gateways.LiveEvery {
-			t.Errorf("message %s edited %v after its previous delivery; want at least %v", ed.MessageID, gap, gateways.LiveEvery)
-		}
-		last[ed.MessageID] = ed.At
-	}
-	if edits == 0 {
+	if edits := editPace(t, e, ch); edits == 0 {
 		t.Error("no edit: the reply was not shown while it was written")
 	}
+}
+
+// editPace checks that no bot message in channel was created or edited
+// less than gateways.LiveEvery after its previous delivery, and returns
+// the number of edits.
+func editPace(t *testing.T, e *e2e, channel string) int {
+	t.Helper()
+	var ds []testutil.Delivery
+	ids := map[string]bool{}
+	for _, m := range e.dc.Messages(channel) {
+		ds = append(ds, testutil.Delivery{Key: m.ID, At: m.At})
+		ids[m.ID] = true
+	}
+	for _, ed := range e.dc.Edits() {
+		if ids[ed.MessageID] {
+			ds = append(ds, testutil.Delivery{Key: ed.MessageID, At: ed.At})
+		}
+	}
+	return testutil.CheckSpacing(t, ds, gateways.LiveEvery)
 }
 
 // TestE2EStreamedEditRateLimitedLosesNothing: a 429 with retry_after on a

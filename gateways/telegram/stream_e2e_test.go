@@ -3,6 +3,7 @@ package telegram_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,21 +81,13 @@ func nonStreamed(t *testing.T, answer string) []shown {
 // gateways.LiveEvery apart, and returns the number of edits.
 func checkEditPace(t *testing.T, tg *faketg.Server, chat int64) int {
 	t.Helper()
-	last := map[int]time.Time{}
-	edits := 0
+	var ds []testutil.Delivery
 	for _, s := range tg.Sent() {
-		if s.ChatID != chat || (s.Method != "sendMessage" && s.Method != "editMessageText") {
-			continue
+		if s.ChatID == chat && (s.Method == "sendMessage" || s.Method == "editMessageText") {
+			ds = append(ds, testutil.Delivery{Key: strconv.Itoa(s.MessageID), At: s.At})
 		}
-		if prev, ok := last[s.MessageID]; ok {
-			edits++
-			if gap := s.At.Sub(prev); gap < gateways.LiveEvery {
-				t.Errorf("message %d edited %v after its previous delivery; want at least %v", s.MessageID, gap, gateways.LiveEvery)
-			}
-		}
-		last[s.MessageID] = s.At
 	}
-	return edits
+	return testutil.CheckSpacing(t, ds, gateways.LiveEvery)
 }
 
 // TestE2EStreamedReplyEndsAsTheNonStreamedMessages: a 6,000-character
