@@ -3,6 +3,7 @@ package gateways
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,7 @@ type Live struct {
 	err   error         // the worker's result, set before done closes
 
 	msgs   []liveMsg // the messages sent, in order (worker only)
+	stale  []liveMsg // those dropped from msgs when an edit failed: Abandon still withdraws them (worker only)
 	noEdit bool      // an edit finally failed: the rest waits for Finish (worker only)
 }
 
@@ -222,6 +224,7 @@ func (l *Live) step(ctx context.Context, text string, final bool) (wait time.Dur
 			// The message keeps what it shows; once the reply is final its
 			// text (and any after it) goes out again as new messages.
 			l.out.log.Warn().Str("conv", l.conv.Key()).Int("message", i+1).Msg("live reply: edit failed; its final text goes out as a new message")
+			l.stale = append(l.stale, l.msgs[i:]...)
 			l.msgs, l.noEdit = l.msgs[:i], true
 			return 0, false, nil
 		}
@@ -235,10 +238,12 @@ func (l *Live) step(ctx context.Context, text string, final bool) (wait time.Dur
 }
 
 // withdraw makes every message sent show note, each edit after its
-// message's LiveEvery.
+// message's LiveEvery; the stale ones too, whose text an earlier failed
+// edit left as it was.
 func (l *Live) withdraw(ctx context.Context, note string) {
-	for i := range l.msgs {
-		m := &l.msgs[i]
+	all := slices.Concat(l.msgs, l.stale)
+	for i := range all {
+		m := &all[i]
 		if m.shown == note {
 			continue
 		}

@@ -292,3 +292,31 @@ func TestLiveEndsWithItsContext(t *testing.T) {
 		}
 	})
 }
+
+func TestLiveAbandonAfterAFailedEditWithdrawsEveryMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs testutil.SyncBuffer
+		o := testOutbox(t, &logs, func(c *OutboxConfig) { c.Limit = 120 })
+		p := newLivePlatform()
+		p.failEdits(permanentErr)
+		text := longText(40)
+		l := o.StartLive(t.Context(), liveConv, p.funcs())
+		stream(l, text, 5, 20*time.Millisecond)
+		time.Sleep(2 * LiveEvery) // synctest's clock: the edits are due, the first fails
+		synctest.Wait()
+		if !strings.Contains(logs.String(), "edit failed") {
+			t.Fatalf("no edit failed before Abandon; logs:\n%s", logs.String())
+		}
+		l.Abandon(t.Context(), "(withdrawn)")
+		got := p.messages()
+		if len(got) == 0 {
+			t.Fatal("nothing was shown")
+		}
+		for i, m := range got {
+			if m != "(withdrawn)" {
+				t.Errorf("message %d shows %q after Abandon", i, m)
+			}
+		}
+		checkPace(t, p.log())
+	})
+}
