@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,17 @@ func TestMCPServerErrors(t *testing.T) {
 	_, err := Parse([]byte("mcp:\n  servers:\n    - {name: a, command: x}\n    - {name: a, command: y}\n"), noEnv, specs())
 	if err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("duplicate names: %v", err)
+	}
+}
+
+// A header's credential is a secret on its own too: a server that echoes
+// the token without its scheme ("invalid token mcp-hdr-JJJJ0000") must not
+// show it.
+func TestMCPHeaderCredentialIsASecret(t *testing.T) {
+	got := secretConfig(t).Secrets()
+	for _, want := range []string{"Bearer mcp-hdr-JJJJ0000", "mcp-hdr-JJJJ0000"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets() = %q, want %q among them", got, want)
+		}
 	}
 }

@@ -86,8 +86,9 @@ func TestSecretsLists(t *testing.T) {
 			t.Errorf("Secrets() misses %s", k)
 		}
 	}
-	if len(got) != len(secretValues) {
-		t.Errorf("Secrets() = %d values, want %d", len(got), len(secretValues))
+	// and MCP_HDR's token without its "Bearer " scheme
+	if len(got) != len(secretValues)+1 {
+		t.Errorf("Secrets() = %d values, want %d", len(got), len(secretValues)+1)
 	}
 }
 

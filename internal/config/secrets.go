@@ -8,7 +8,8 @@ import (
 // Secrets lists every secret value in the configuration, for a
 // secrets.Set: API keys, every gateway section's secret fields, a password
 // inside the store DSN, and credentials inside a base_url or any gateway
-// URL (https://user:password@proxy/v1).
+// URL (https://user:password@proxy/v1); an MCP server's env and header
+// values, and a header's credential after its scheme ("Bearer <token>").
 func (c *Config) Secrets() []string {
 	vals := make([]Secret, 0, len(c.LLM.Providers)+6)
 	for _, p := range c.LLM.Providers {
@@ -22,8 +23,17 @@ func (c *Config) Secrets() []string {
 		for _, v := range m.Env {
 			vals = append(vals, v)
 		}
-		for _, v := range m.Headers {
+		for k, v := range m.Headers {
 			vals = append(vals, v)
+			// Authorization: "Bearer <token>", "Basic <credentials>": the
+			// credential alone is a secret too, should it be echoed
+			// without its scheme.
+			if !strings.EqualFold(k, "Authorization") && !strings.EqualFold(k, "Proxy-Authorization") {
+				continue
+			}
+			if _, cred, ok := strings.Cut(strings.TrimSpace(v.Value()), " "); ok {
+				vals = append(vals, Secret(strings.TrimSpace(cred)))
+			}
 		}
 	}
 	out := make([]string, 0, len(vals)+1)

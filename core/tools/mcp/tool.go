@@ -82,11 +82,13 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	if cs == nil {
 		return "", fmt.Errorf("mcp %s: the server is not running (it is being restarted)", t.srv.cfg.Name)
 	}
-	var m map[string]any
+	// The arguments go as they were checked and approved: decoding them
+	// into a map would round a large integer through float64.
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(args, &m); err != nil {
 		return "", fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: m})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {
 		return "", fmt.Errorf("mcp %s: call %s: %w", t.srv.cfg.Name, t.remote, err)
 	}
