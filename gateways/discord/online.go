@@ -7,15 +7,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
-
-// onlineTimeout bounds doctor's GET /users/@me.
-const onlineTimeout = 10 * time.Second
 
 var _ gateways.OnlineDoctor = (*Section)(nil)
 
@@ -26,24 +22,18 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 		return gateways.Status{Runs: true}
 	}
 	tok := s.Token.Value()
-	set := secrets.New(tok)
-	client := d.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
 	base := s.APIURL
 	if base == "" {
 		base = DefaultAPIURL
 	}
-	ctx, cancel := context.WithTimeout(ctx, onlineTimeout)
-	defer cancel()
-	began := time.Now()
-	name, err := usersMe(ctx, client, strings.TrimRight(base, "/")+"/api/v9/users/@me", tok)
-	took := time.Since(began).Round(time.Millisecond)
-	if err != nil {
-		return gateways.Status{Lines: []string{fmt.Sprintf("%s: users/@me failed after %s: %v", Name, took, gateways.ScrubError(set, err))}}
-	}
-	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: users/@me ok in %s: %s", Name, took, name)}}
+	return gateways.Probe{
+		Gateway: Name,
+		Call:    "users/@me",
+		Secrets: secrets.New(tok),
+		Do: func(ctx context.Context, client *http.Client) (string, error) {
+			return usersMe(ctx, client, strings.TrimRight(base, "/")+"/api/v9/users/@me", tok)
+		},
+	}.Run(ctx, d.HTTPClient)
 }
 
 // usersMe makes the request and returns the bot's username.

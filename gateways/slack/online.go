@@ -2,10 +2,8 @@ package slack
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/slack-go/slack"
 
@@ -13,9 +11,6 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
-
-// onlineTimeout bounds doctor's auth.test.
-const onlineTimeout = 10 * time.Second
 
 var _ gateways.OnlineDoctor = (*Section)(nil)
 
@@ -25,23 +20,21 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 	if !s.Enabled() {
 		return gateways.Status{Runs: true}
 	}
-	set := secrets.New(s.BotToken.Value(), s.AppToken.Value(), s.SigningSecret.Value())
-	client := d.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
 	base := s.APIURL
 	if base == "" {
 		base = DefaultAPIURL
 	}
-	api := slack.New(s.BotToken.Value(), slack.OptionAPIURL(strings.TrimRight(base, "/")+"/"), slack.OptionHTTPClient(client))
-	ctx, cancel := context.WithTimeout(ctx, onlineTimeout)
-	defer cancel()
-	began := time.Now()
-	who, err := api.AuthTestContext(ctx)
-	took := time.Since(began).Round(time.Millisecond)
-	if err != nil {
-		return gateways.Status{Lines: []string{fmt.Sprintf("%s: auth.test failed after %s: %v", Name, took, gateways.ScrubError(set, err))}}
-	}
-	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: auth.test ok in %s: %s", Name, took, textutil.Graphic(textutil.Shorten(who.User, 64)))}}
+	return gateways.Probe{
+		Gateway: Name,
+		Call:    "auth.test",
+		Secrets: secrets.New(s.BotToken.Value(), s.AppToken.Value(), s.SigningSecret.Value()),
+		Do: func(ctx context.Context, client *http.Client) (string, error) {
+			api := slack.New(s.BotToken.Value(), slack.OptionAPIURL(strings.TrimRight(base, "/")+"/"), slack.OptionHTTPClient(client))
+			who, err := api.AuthTestContext(ctx)
+			if err != nil {
+				return "", err
+			}
+			return textutil.Graphic(textutil.Shorten(who.User, 64)), nil
+		},
+	}.Run(ctx, d.HTTPClient)
 }

@@ -8,15 +8,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
-
-// onlineTimeout bounds doctor's getMe.
-const onlineTimeout = 10 * time.Second
 
 var _ gateways.OnlineDoctor = (*Section)(nil)
 
@@ -28,20 +24,15 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 		return gateways.Status{Runs: true}
 	}
 	tok := s.Token.Value()
-	set := secrets.New(tok, url.PathEscape(tok), url.QueryEscape(tok))
-	client := d.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
-	ctx, cancel := context.WithTimeout(ctx, onlineTimeout)
-	defer cancel()
-	began := time.Now()
-	name, err := getMe(ctx, client, strings.TrimRight(s.APIURL, "/")+"/bot"+tok+"/getMe")
-	took := time.Since(began).Round(time.Millisecond)
-	if err != nil {
-		return gateways.Status{Lines: []string{fmt.Sprintf("%s: getMe failed after %s: %v", Name, took, gateways.ScrubError(set, err))}}
-	}
-	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: getMe ok in %s: @%s", Name, took, name)}}
+	return gateways.Probe{
+		Gateway: Name,
+		Call:    "getMe",
+		Secrets: secrets.New(tok, url.PathEscape(tok), url.QueryEscape(tok)),
+		Do: func(ctx context.Context, client *http.Client) (string, error) {
+			name, err := getMe(ctx, client, strings.TrimRight(s.APIURL, "/")+"/bot"+tok+"/getMe")
+			return "@" + name, err
+		},
+	}.Run(ctx, d.HTTPClient)
 }
 
 // getMe makes the request and returns the bot's username.
