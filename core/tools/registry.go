@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Defaults of Options.
@@ -66,8 +66,9 @@ var (
 	_ core.ToolCatalog = (*Registry)(nil)
 )
 
-// validName is what OpenAI-compatible APIs accept as a function name.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// validName reports whether name is what OpenAI-compatible APIs accept as
+// a function name.
+func validName(name string) bool { return textutil.Shape(name, 1, 64, textutil.Word) }
 
 // ErrDuplicate is returned by Register for a name already registered.
 var ErrDuplicate = errors.New("tools: duplicate tool")
@@ -88,7 +89,7 @@ func NewRegistry(opts Options) *Registry {
 // Parameters mean "no arguments".
 func (r *Registry) Register(t Tool) error {
 	spec := t.Spec()
-	if !validName.MatchString(spec.Name) {
+	if !validName(spec.Name) {
 		return fmt.Errorf("tools: register: invalid name %q (want [A-Za-z0-9_-]{1,64})", spec.Name)
 	}
 	if len(spec.Parameters) == 0 {
@@ -116,7 +117,7 @@ func (r *Registry) Replace(remove []string, add ...Tool) error {
 	entries := make(map[string]*entry, len(add))
 	for _, t := range add {
 		spec := t.Spec()
-		if !validName.MatchString(spec.Name) {
+		if !validName(spec.Name) {
 			return fmt.Errorf("tools: replace: invalid name %q (want [A-Za-z0-9_-]{1,64})", spec.Name)
 		}
 		if len(spec.Parameters) == 0 {

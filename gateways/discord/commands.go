@@ -2,7 +2,6 @@ package discord
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // slashKeep is how long a slash command's interaction answers the replies
@@ -93,9 +93,9 @@ func (g *Gateway) onSlash(ctx context.Context, inbox gateways.Inbox, in *discord
 	}
 }
 
-// tokenShape is what an approval token may look like in a slash command
-// (it is normalised and checked again by the broker).
-var tokenShape = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// tokenShape reports whether token may be an approval token in a slash
+// command (it is normalised and checked again by the broker).
+func tokenShape(token string) bool { return textutil.Shape(token, 1, 64, textutil.Word) }
 
 // commandText is the typed command a slash command stands for, or the
 // problem with it (for its invoker).
@@ -122,7 +122,7 @@ func commandText(d discordgo.ApplicationCommandInteractionData) (text, problem s
 		return "", "Unknown command /" + oneLine(d.Name, 32) + "."
 	}
 	token := strings.TrimSpace(str("token"))
-	if !tokenShape.MatchString(token) {
+	if !tokenShape(token) {
 		return "", "That is not a request token: use the one in the request (e.g. K7Q2MX9P)."
 	}
 	text = "/" + d.Name + " " + token

@@ -3,10 +3,10 @@ package discord
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Spec is the Discord gateway's entry in the gateway table.
@@ -50,8 +50,8 @@ func NewSection() *Section {
 // set and not disabled.
 func (s *Section) Enabled() bool { return confkit.Enabled(s.Enable, s.Token != "") }
 
-// snowflake is the shape of a Discord id.
-var snowflake = regexp.MustCompile(`^[0-9]{1,20}$`)
+// snowflake reports whether id has the shape of a Discord id.
+func snowflake(id string) bool { return textutil.Shape(id, 1, 20, textutil.Digits) }
 
 // Check validates the section.
 func (s *Section) Check(c *confkit.Checker, _ confkit.Globals) {
@@ -64,7 +64,7 @@ func (s *Section) Check(c *confkit.Checker, _ confkit.Globals) {
 	}
 	c.IDs("allow", s.AllowList)
 	c.OneOf("guild", s.Guild, GuildMention, GuildAll)
-	if s.GuildID != "" && !snowflake.MatchString(s.GuildID) {
+	if s.GuildID != "" && !snowflake(s.GuildID) {
 		c.Fail("guild_id", "want a guild id (digits only)")
 	}
 }

@@ -84,7 +84,7 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 
 // checkChannel checks that conv names a channel id.
 func checkChannel(conv core.Conversation) error {
-	if conv.Gateway != Name || !snowflake.MatchString(conv.Chat) {
+	if conv.Gateway != Name || !snowflake(conv.Chat) {
 		return fmt.Errorf("discord: conversation %s: not a discord channel", conv.Key())
 	}
 	return nil
@@ -105,7 +105,7 @@ func mentions() *discordgo.MessageAllowedMentions {
 // a message to answer.
 func (g *Gateway) reference(channel, replyTo string) *discordgo.MessageReference {
 	guild, ok := g.guilds.get(channel)
-	if !ok || replyTo == "" || !snowflake.MatchString(replyTo) {
+	if !ok || replyTo == "" || !snowflake(replyTo) {
 		return nil
 	}
 	no := false

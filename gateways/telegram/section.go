@@ -3,10 +3,10 @@ package telegram
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Spec is the Telegram gateway's entry in the gateway table.
@@ -56,8 +56,9 @@ func NewSection() *Section {
 // Enabled reports whether the gateway runs: credentials set and not disabled.
 func (s *Section) Enabled() bool { return confkit.Enabled(s.Enable, s.Token != "") }
 
-// secretShape is the shape Telegram accepts for a webhook secret token.
-var secretShape = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+// secretShape reports whether s has the shape Telegram accepts for a
+// webhook secret token.
+func secretShape(s string) bool { return textutil.Shape(s, 1, 256, textutil.Word) }
 
 // Check validates the section.
 func (s *Section) Check(c *confkit.Checker, g confkit.Globals) {
@@ -75,7 +76,7 @@ func (s *Section) Check(c *confkit.Checker, g confkit.Globals) {
 	if w.PublicURL != "" {
 		c.URL("webhook.public_url", w.PublicURL, "http", "https")
 	}
-	if w.SecretToken != "" && !secretShape.MatchString(w.SecretToken.Value()) {
+	if w.SecretToken != "" && !secretShape(w.SecretToken.Value()) {
 		c.Fail("webhook.secret_token", "want 1-256 characters A-Z a-z 0-9 _ -")
 	}
 	if s.Mode != ModeWebhook {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // fillDerived sets defaults that depend on other values.
@@ -165,15 +167,16 @@ func (t *Tools) check(ch *checker) {
 	}
 }
 
-// mcpName is what an MCP server name may be: no underscore, so that
-// "mcp__<server>__<tool>" splits one way only (core/tools/mcp.CheckName).
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9-]{1,24}$`)
+// mcpName reports whether name may name an MCP server: no underscore, so
+// that "mcp__<server>__<tool>" splits one way only
+// (core/tools/mcp.CheckName).
+func mcpName(name string) bool { return textutil.Shape(name, 1, 24, textutil.Alnum+"-") }
 
 func (m *MCP) check(ch *checker) {
 	names := map[string]int{}
 	for i, s := range m.Servers {
 		key := fmt.Sprintf("mcp.servers[%d]", i)
-		if !mcpName.MatchString(s.Name) {
+		if !mcpName(s.Name) {
 			ch.fail(key+".name", "want letters, digits and dashes, 1 to 24 of them, got %s", quote(s.Name))
 		}
 		if first, dup := names[s.Name]; dup {

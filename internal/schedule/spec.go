@@ -9,22 +9,25 @@ package schedule
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
-// nameRule is what a schedule's name may hold: it becomes part of an
-// identity, a log field and a line of /schedules.
-var nameRule = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// nameRule reports whether name is what a schedule's name may be: 1-64
+// letters, digits, '_', '.' or '-', starting with a letter or digit. It
+// becomes part of an identity, a log field and a line of /schedules.
+func nameRule(name string) bool {
+	return name != "" && textutil.Shape(name[:1], 1, 1, textutil.Alnum) && textutil.Shape(name, 1, 64, textutil.Word+".")
+}
 
 // CheckName reports whether name is a usable schedule name.
 func CheckName(name string) error {
-	if !nameRule.MatchString(name) {
+	if !nameRule(name) {
 		return fmt.Errorf("want 1-64 letters, digits, '_', '.' or '-' (starting with a letter or digit), got %q", name)
 	}
 	return nil

@@ -2,8 +2,9 @@ package mcp
 
 import (
 	"fmt"
-	"regexp"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Defaults of ServerConfig.
@@ -39,13 +40,13 @@ type ServerConfig struct {
 // "mcp__<server>__" prefix within the 64 characters of a tool name.
 const MaxNameLen = 24
 
-// validServer is what a server name may be: no underscore, so that
+// serverChars are what a server name may hold: no underscore, so that
 // "mcp__<server>__<tool>" splits one way only.
-var validServer = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+const serverChars = textutil.Alnum + "-"
 
 // CheckName reports why name cannot name a server, or nil.
 func CheckName(name string) error {
-	if !validServer.MatchString(name) || len(name) > MaxNameLen {
+	if !textutil.Shape(name, 1, MaxNameLen, serverChars) {
 		return fmt.Errorf("server name %q: want letters, digits and dashes, 1 to %d of them", name, MaxNameLen)
 	}
 	return nil

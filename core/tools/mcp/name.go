@@ -3,19 +3,14 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // maxToolName is the longest function name the OpenAI API accepts.
 const maxToolName = 64
-
-var (
-	validToolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	invalidRune   = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-)
 
 // ToolName is the name a server's tool is offered under:
 // "mcp__<server>__<tool>", or, when that is over 64 characters or has a
@@ -25,12 +20,12 @@ var (
 // CheckName.
 func ToolName(server, tool string) string {
 	prefix := core.MCPPrefix + server + "__"
-	if name := prefix + tool; validToolName.MatchString(name) {
+	if name := prefix + tool; textutil.Shape(name, 1, maxToolName, textutil.Word) {
 		return name
 	}
 	sum := sha256.Sum256([]byte(tool))
 	suffix := "_" + hex.EncodeToString(sum[:4])
-	clean := invalidRune.ReplaceAllString(tool, "_")
+	clean := cleanName(tool)
 	if keep := maxToolName - len(prefix) - len(suffix); len(clean) > keep {
 		clean = clean[:keep]
 	}
@@ -46,4 +41,20 @@ func ServerOf(name string) (string, bool) {
 	}
 	server, _, ok := strings.Cut(rest, "__")
 	return server, ok && server != ""
+}
+
+// cleanName replaces each character of s outside [A-Za-z0-9_-] with '_'
+// (one '_' for a multi-byte character, and for each byte that is not
+// UTF-8).
+func cleanName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r < 0x80 && textutil.Shape(string(r), 1, 1, textutil.Word) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }

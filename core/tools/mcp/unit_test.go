@@ -1,11 +1,22 @@
 package mcp
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+func TestCleanNameIsPerCharacter(t *testing.T) {
+	// cleanName replaced a regexp; names offered before must stay the same.
+	invalid := regexp.MustCompile(`[^A-Za-z0-9_-]`)
+	for _, s := range []string{"", "plain_name-1", "dotted.name/with spaces", "ünïcødé", "emoji😀tool", "bad\xffbyte", "tab\tnew\nline"} {
+		if got, want := cleanName(s), invalid.ReplaceAllString(s, "_"); got != want {
+			t.Errorf("cleanName(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
 
 func TestToolName(t *testing.T) {
 	if got := ToolName("gh", "create_issue"); got != "mcp__gh__create_issue" {
@@ -14,7 +25,7 @@ func TestToolName(t *testing.T) {
 	long := strings.Repeat("very_long_tool_name_", 5)
 	for _, tool := range []string{long, "dotted.name/with spaces"} {
 		a, b := ToolName("gh", tool), ToolName("gh", tool)
-		if a != b || len(a) > 64 || !validToolName.MatchString(a) || !strings.HasPrefix(a, "mcp__gh__") {
+		if a != b || len(a) > 64 || !regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`).MatchString(a) || !strings.HasPrefix(a, "mcp__gh__") {
 			t.Errorf("ToolName(%q) = %q, %q: want one valid name of at most 64 with the prefix", tool, a, b)
 		}
 		if s, ok := ServerOf(a); !ok || s != "gh" {
