@@ -57,8 +57,9 @@ type Config struct {
 	Grace        time.Duration // how long Run lets in-flight turns finish at stop; default 10s
 	Log          zerolog.Logger
 	Now          func() time.Time
-	// Metrics records messages, replies, LLM requests and tool calls;
-	// nil records nothing.
+	// Metrics records messages, replies and tool calls; nil records
+	// nothing. LLM requests are recorded per provider, by wrapping each
+	// in llm.Observed where the Provider is built.
 	Metrics *metrics.Registry
 }
 

@@ -124,7 +124,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
 		return err
 	}
-	provider, err := buildProvider(cfg, o.Log)
+	provider, err := buildProvider(cfg, o.Log, a.metrics)
 	if err != nil {
 		return err
 	}
