@@ -40,6 +40,9 @@ type Config struct {
 	Undo Undoer
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
+	// Status add their lines to /status (the MCP servers' states, say);
+	// optional. Like every reply, the answer is redacted.
+	Status []StatusReporter
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from
