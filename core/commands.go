@@ -188,6 +188,9 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 	if r, ok := e.cfg.Commands.(StatusReporter); ok {
 		lines = append(lines, r.StatusLines(ctx, conv)...)
 	}
+	for _, r := range e.cfg.Status {
+		lines = append(lines, r.StatusLines(ctx, conv)...)
+	}
 	hist, err := e.cfg.History.Load(ctx, conv.Key())
 	if err != nil {
 		log.Error().Err(err).Msg("history load for /status")

@@ -40,6 +40,9 @@ type Config struct {
 	Undo Undoer
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
+	// Status add their lines to /status (the MCP servers' states, say);
+	// optional. Like every reply, the answer is redacted.
+	Status []StatusReporter
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from
@@ -57,8 +60,9 @@ type Config struct {
 	Grace        time.Duration // how long Run lets in-flight turns finish at stop; default 10s
 	Log          zerolog.Logger
 	Now          func() time.Time
-	// Metrics records messages, replies, LLM requests and tool calls;
-	// nil records nothing.
+	// Metrics records messages, replies and tool calls; nil records
+	// nothing. LLM requests are recorded per provider, by wrapping each
+	// in llm.Observed where the Provider is built.
 	Metrics *metrics.Registry
 }
 

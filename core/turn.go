@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -221,9 +220,7 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	if t.live != nil {
 		req.Sink = t.live
 	}
-	began := time.Now()
 	resp, err := t.cfg.Provider.Complete(ctx, req)
-	t.recordLLM(resp, err, time.Since(began))
 	if err != nil {
 		return resp, fmt.Errorf("llm: %w", err)
 	}

@@ -124,7 +124,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
 		return err
 	}
-	provider, err := buildProvider(cfg, o.Log)
+	provider, err := buildProvider(cfg, o.Log, a.metrics)
 	if err != nil {
 		return err
 	}
@@ -153,6 +153,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
+		Status:       statusReporters(a.mcp),
 		Undo:         undo,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
@@ -321,4 +322,13 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	if err := t.audit.AppendAudit(ctx, e); err != nil {
 		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")
 	}
+}
+
+// statusReporters are the parts that add lines to /status: the MCP
+// servers, when there are any.
+func statusReporters(m *mcp.Manager) []core.StatusReporter {
+	if m == nil {
+		return nil
+	}
+	return []core.StatusReporter{m}
 }

@@ -123,6 +123,14 @@ mcp:
 
 	// The broken server leaves the bot answering, with the good server's tools.
 	say("/tools", "mcp__fake__write_note — MCP server fake — approve")
+	// /status shows each server's state, the broken one's error redacted.
+	before := len(tg.Sent())
+	say("/status", "MCP servers: fake (stdio) running, 6 tools; broken (stdio) failed: ")
+	for _, s := range tg.Sent()[before:] {
+		if strings.Contains(s.Plain, secret) {
+			t.Errorf("/status shows the MCP server's secret:\n%s", s.Plain)
+		}
+	}
 
 	// A read-only tool a rule allows: run at once; the secret it returns
 	// reaches the model redacted.
@@ -132,7 +140,7 @@ mcp:
 
 	// The writing tool is held, approved from Telegram, and runs once.
 	ai.Push(fakeoai.ToolCalls(fakeoai.Call{Name: "mcp__fake__write_note", Args: `{"path":"n.txt","text":"hello"}`}), fakeoai.Text("written"))
-	before := len(tg.Sent())
+	before = len(tg.Sent())
 	tg.InjectMessage(faketg.Message{From: &user, Chat: faketg.Chat{ID: 42, Type: "private"}, Text: "write a note"})
 	var req faketg.Sent
 	testutil.WaitFor(t, "the approval request", func() bool {

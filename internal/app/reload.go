@@ -129,10 +129,12 @@ func restartKeys(running, next *config.Config) []string {
 	return keys
 }
 
-// isPrice reports whether key is a provider's price (the budget's, so
-// reloaded): llm.providers[N].price.
+// isPrice reports whether key is the price Reload applies: the first
+// provider's, llm.providers[0].price, the one the budget prices all usage
+// at (budgetLimits). Another provider's price is not used, so a change to
+// it is no change Reload made: it is logged like the other keys.
 func isPrice(key string) bool {
-	return strings.HasPrefix(key, "llm.providers[") && strings.HasSuffix(key, "].price")
+	return key == "llm.providers[0].price" || strings.HasPrefix(key, "llm.providers[0].price.")
 }
 
 // diffKeys calls add with the key of every leaf that differs between a and

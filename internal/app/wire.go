@@ -128,8 +128,9 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, n
 }
 
 // buildProvider returns the cascade over llm.providers, or the offline demo
-// model when none is configured.
-func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error) {
+// model when none is configured. Each provider's requests are recorded in
+// rec under its own name (llm.Observed), a failed-over one's too.
+func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder) (llm.Provider, error) {
 	ps := make([]llm.Provider, 0, len(cfg.LLM.Providers))
 	for i, p := range cfg.LLM.Providers {
 		if why := ProviderSkipped(p); why != "" {
@@ -147,12 +148,12 @@ func buildProvider(cfg *config.Config, log zerolog.Logger) (llm.Provider, error)
 		if err != nil {
 			return nil, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
-		ps = append(ps, prov)
+		ps = append(ps, llm.Observed(prov, rec))
 	}
 	switch len(ps) {
 	case 0:
 		log.Warn().Msg("no usable llm provider: running the offline DEMO model, which only knows a few intents. Set OPENAI_API_KEY (or configure llm.providers) for real answers")
-		return llm.NewDemo(), nil
+		return llm.Observed(llm.NewDemo(), rec), nil
 	case 1:
 		return ps[0], nil
 	}

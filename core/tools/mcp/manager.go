@@ -3,11 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 )
 
@@ -113,6 +115,33 @@ func (m *Manager) Statuses() []Status {
 	}
 	return out
 }
+
+// maxStateLen bounds a server's state in /status: a failure's error can
+// carry a long stderr, which the log and bot doctor show in full.
+const maxStateLen = 200
+
+// StatusLines says every server's state, for /status (a
+// core.StatusReporter): one line, servers in configuration order.
+func (m *Manager) StatusLines(context.Context, core.Conversation) []string {
+	st := m.Statuses()
+	if len(st) == 0 {
+		return nil
+	}
+	parts := make([]string, len(st))
+	for i, s := range st {
+		state, _, cut := strings.Cut(s.State, "\n")
+		if r := []rune(state); len(r) > maxStateLen {
+			state, cut = string(r[:maxStateLen]), true
+		}
+		if cut {
+			state += " …"
+		}
+		parts[i] = fmt.Sprintf("%s (%s) %s", s.Name, s.Transport, state)
+	}
+	return []string{"MCP servers: " + strings.Join(parts, "; ")}
+}
+
+var _ core.StatusReporter = (*Manager)(nil)
 
 // Probe starts one server, lists its tools and stops it (bot doctor). It
 // returns the names the tools would be offered under.
