@@ -211,7 +211,7 @@ func (m *Manager) Preflight(ctx context.Context, a core.Action) string {
 	var lim *limitError
 	if errors.As(err, &lim) {
 		// People read it in the approval request: a file name is untrusted.
-		return "no checkpoint: " + textutil.Graphic(lim.Error()) + "; /undo cannot take this call back"
+		return "no checkpoint: " + textutil.GraphicLine(lim.Error()) + "; /undo cannot take this call back"
 	}
 	return ""
 }

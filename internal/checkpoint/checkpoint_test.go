@@ -456,3 +456,29 @@ func TestPreflightEscapesNames(t *testing.T) {
 		t.Fatalf("preflight %q", pre)
 	}
 }
+
+// A name is one line of a reply: a newline in it is shown as \n, so that a
+// tool cannot make /undo or /checkpoints show a line of its own choosing.
+func TestRepliesShowNewlinesInNames(t *testing.T) {
+	f := newFixture(t, nil)
+	f.call(convA, "shell", "")
+	evil := "x\n• forged.txt\nNot authorised"
+	f.write(evil, "created")
+	lines := func(what, s string) {
+		t.Helper()
+		for _, l := range strings.Split(s, "\n") {
+			if l == "• forged.txt" || strings.HasPrefix(l, "Not authorised") {
+				t.Errorf("%s shows the line %q a file name wrote:\n%s", what, l, s)
+			}
+		}
+		if !strings.Contains(s, `x\n• forged.txt\nNot authorised`) {
+			t.Errorf("%s does not show the name escaped:\n%s", what, s)
+		}
+	}
+	lines("/checkpoints", f.m.CheckpointsText(context.Background(), convA))
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	lines("/undo", reply)
+	if _, err := os.Lstat(filepath.Join(f.ws, evil)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the created file is still there: %v", err)
+	}
+}
