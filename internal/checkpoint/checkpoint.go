@@ -136,15 +136,20 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	ws, err := filepath.Abs(o.Workspace)
+	// The walk never follows a symbolic link, the workspace's own path
+	// included: a workspace reached through one (tools.workspace a link,
+	// as the tools allow) would be recorded as empty. Resolve it, as
+	// tools.NewWorkspace does, and the blob directory too so that the walk
+	// recognises it inside the workspace.
+	ws, err := realPath(o.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: workspace: %w", err)
 	}
 	o.Workspace = ws
-	if o.Blobs, err = filepath.Abs(o.Blobs); err != nil {
+	if err := os.MkdirAll(o.Blobs, 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
 	}
-	if err := os.MkdirAll(o.Blobs, 0o700); err != nil {
+	if o.Blobs, err = realPath(o.Blobs); err != nil {
 		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
 	}
 	m := &Manager{o: o, log: o.Log.With().Str("component", "checkpoint").Logger()}
@@ -154,6 +159,15 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// realPath is dir absolute, with its symbolic links resolved.
+func realPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }
 
 // Checkpoint records the workspace before a runs (tools.Checkpointer;

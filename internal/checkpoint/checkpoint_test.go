@@ -482,3 +482,24 @@ func TestRepliesShowNewlinesInNames(t *testing.T) {
 		t.Fatalf("the created file is still there: %v", err)
 	}
 }
+
+// A workspace reached through a symbolic link (tools.workspace a link, as
+// the file tools allow) is recorded and restored like any other.
+func TestWorkspaceThroughSymlink(t *testing.T) {
+	f := newFixture(t, nil)
+	link := filepath.Join(f.dir, "workspace-link")
+	if err := os.Symlink(f.ws, link); err != nil {
+		t.Fatal(err)
+	}
+	f.m = f.open(func(o *Options) { o.Workspace = link })
+	f.write("a.txt", "v1")
+	before := tree(t, f.ws)
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v2")
+	f.write("b.txt", "created")
+	reply, _ := undo(f.m, convA, "console:local", false, 1)
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+	if !strings.Contains(reply, "a.txt") || !strings.Contains(reply, "b.txt (removed)") {
+		t.Fatalf("reply %q", reply)
+	}
+}
