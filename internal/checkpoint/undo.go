@@ -64,7 +64,7 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
-	changes, err := m.restore(ctx, full.Files)
+	changes, err := m.restore(ctx, full.Files, full.Created)
 	if err != nil {
 		m.log.Error().Err(err).Int64("checkpoint", target.ID).Msg("checkpoint: restore failed")
 		m.audit(ctx, r, target, "failed", err.Error())
