@@ -88,6 +88,9 @@ type Options struct {
 	// written and before its index row is committed; an error stands for
 	// a crash there.
 	beforeCommit func() error
+	// syncDir makes a directory's entries durable; the package's syncDir
+	// when nil (tests record the calls).
+	syncDir func(dir string) error
 }
 
 // Manager takes checkpoints and restores them. It is safe for concurrent
@@ -136,6 +139,9 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
+	if o.syncDir == nil {
+		o.syncDir = syncDir
+	}
 	// The walk never follows a symbolic link, the workspace's own path
 	// included: a workspace reached through one (tools.workspace a link,
 	// as the tools allow) would be recorded as empty. Resolve it, as
@@ -146,7 +152,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, fmt.Errorf("checkpoint: workspace: %w", err)
 	}
 	o.Workspace = ws
-	if err := os.MkdirAll(o.Blobs, 0o700); err != nil {
+	if err := mkdirDurable(o.Blobs, o.syncDir); err != nil {
 		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
 	}
 	if o.Blobs, err = realPath(o.Blobs); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -552,5 +553,38 @@ func TestRestoreHashesRacyFiles(t *testing.T) {
 	reply, _ := undo(f.m, convA, "console:local", true, 1)
 	if got := tree(t, f.ws)["a.txt"]; got != "original" {
 		t.Fatalf("a.txt = %q after /undo (%q)", got, reply)
+	}
+}
+
+// Every directory a checkpoint creates in the blob store (the store
+// itself, a blob's two-letter directory) is made durable in its parent
+// before the index names blobs in it: a crash cannot lose a directory of
+// blobs the index names.
+func TestNewBlobDirectoriesAreSynced(t *testing.T) {
+	var synced []string
+	record := func(o *Options) {
+		o.Blobs = filepath.Join(o.Blobs, "nested")
+		o.syncDir = func(dir string) error {
+			synced = append(synced, dir)
+			return syncDir(dir)
+		}
+	}
+	f := newFixture(t, record)
+	blobs := f.m.o.Blobs
+	if !slices.Contains(synced, filepath.Dir(blobs)) || !slices.Contains(synced, filepath.Dir(filepath.Dir(blobs))) {
+		t.Fatalf("creating %s synced %q, want its parents", blobs, synced)
+	}
+	synced = nil
+	f.write("a.txt", "one blob")
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Dir(f.m.blobPath(last.Files[0].Blob))
+	if !slices.Contains(synced, sub) || !slices.Contains(synced, blobs) {
+		t.Fatalf("the checkpoint synced %q, want %s (the blob's entry) and %s (the new directory's entry)", synced, sub, blobs)
 	}
 }

@@ -191,7 +191,7 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 		return added, nil
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := m.o.syncDir(d); err != nil {
 			return 0, fmt.Errorf("checkpoint: sync %s: %w", d, err)
 		}
 	}
@@ -243,8 +243,13 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if _, err := os.Stat(dst); err == nil {
 		return 0, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return 0, fmt.Errorf("checkpoint: %w", err)
+	if _, err := os.Stat(filepath.Dir(dst)); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(filepath.Dir(dst), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return 0, fmt.Errorf("checkpoint: %w", err)
+		}
+		// The new directory's own entry must be durable too, or a crash
+		// could lose it and every blob in it that the index names.
+		dirs[m.o.Blobs] = true
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return 0, fmt.Errorf("checkpoint: %w", err)
@@ -257,6 +262,25 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 // blobPath is where the content with the hex SHA-256 sum lives.
 func (m *Manager) blobPath(sum string) string {
 	return filepath.Join(m.o.Blobs, sum[:2], sum)
+}
+
+// mkdirDurable creates dir (0700) and its missing parents, syncing the
+// directory that holds each one it creates, so that a crash cannot lose
+// it.
+func mkdirDurable(dir string, sync func(string) error) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirDurable(parent, sync); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return sync(parent)
 }
 
 // syncDir makes the directory's entries durable.
