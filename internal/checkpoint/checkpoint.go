@@ -88,6 +88,9 @@ type Options struct {
 	// written and before its index row is committed; an error stands for
 	// a crash there.
 	beforeCommit func() error
+	// afterScan, when set (tests), runs after a checkpoint's plan is made
+	// and before its files are copied: tests change the workspace there.
+	afterScan func()
 	// syncDir makes a directory's entries durable; the package's syncDir
 	// when nil (tests record the calls).
 	syncDir func(dir string) error
@@ -279,14 +282,20 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	if err := m.makeRoom(ctx, plan); err != nil {
 		return 0, err
 	}
-	added, err := m.store(ctx, plan)
-	if err != nil {
-		return 0, err
+	if m.o.afterScan != nil {
+		m.o.afterScan()
 	}
-	if m.o.beforeCommit != nil {
-		if err := m.o.beforeCommit(); err != nil {
-			return 0, fmt.Errorf("checkpoint: %w", err)
+	added, err := m.store(ctx, plan)
+	if err == nil && m.o.beforeCommit != nil {
+		if err = m.o.beforeCommit(); err != nil {
+			err = fmt.Errorf("checkpoint: %w", err)
 		}
+	}
+	if err != nil {
+		// Blobs copied before the failure are named by no checkpoint:
+		// collect them before pruning any checkpoint for room.
+		m.stale = true
+		return 0, err
 	}
 	c := record.Checkpoint{
 		Conv: a.Conv, Tool: a.Call.Name, Args: a.Call.Args, CallID: a.Call.ID,
@@ -294,6 +303,7 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	}
 	id, err := m.o.Index.AddCheckpoint(ctx, c)
 	if err != nil {
+		m.stale = true // its blobs, if the row was not committed
 		return 0, fmt.Errorf("checkpoint: index: %w", err)
 	}
 	c.ID = id

@@ -588,3 +588,34 @@ func TestNewBlobDirectoriesAreSynced(t *testing.T) {
 		t.Fatalf("the checkpoint synced %q, want %s (the blob's entry) and %s (the new directory's entry)", synced, sub, blobs)
 	}
 }
+
+// A file that grows between the walk and its copy (a process still
+// writing it) cannot take the blob directory past max_total: that
+// checkpoint is not made, and the call says so.
+func TestGrowingFileNeverPassesMaxTotal(t *testing.T) {
+	var grow func()
+	f := newFixture(t, func(o *Options) {
+		o.MaxTotal = 100
+		o.afterScan = func() {
+			if grow != nil {
+				grow()
+			}
+		}
+	})
+	f.write("log.txt", strings.Repeat("a", 50))
+	grow = func() { f.write("log.txt", strings.Repeat("b", 150)) }
+	note := f.call(convA, "shell", "")
+	if !strings.HasPrefix(note, "no checkpoint: log.txt grew while it was recorded") {
+		t.Errorf("note %q", note)
+	}
+	blobs := filepath.Join(f.dir, "g.db.blobs")
+	if total, du := f.m.Total(), dirBytes(t, blobs); total > 100 || du > 100 {
+		t.Fatalf("the blob directory holds %d bytes (%d counted), over max_total 100", du, total)
+	}
+	// The next checkpoint, of a workspace that fits, is made.
+	grow = nil
+	f.write("log.txt", strings.Repeat("c", 60))
+	if note := f.call(convA, "shell", ""); note != "" {
+		t.Fatalf("note %q", note)
+	}
+}

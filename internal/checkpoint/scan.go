@@ -243,6 +243,13 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if _, err := os.Stat(dst); err == nil {
 		return 0, nil
 	}
+	if m.total+n > m.o.MaxTotal {
+		// The plan made room for the sizes the walk saw; a file that grew
+		// since (a process still writing it) must not take the blob
+		// directory past its bound.
+		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob directory would go over tools.checkpoints.max_total (%s)",
+			f.Path, Size(m.o.MaxTotal))}
+	}
 	if _, err := os.Stat(filepath.Dir(dst)); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Mkdir(filepath.Dir(dst), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return 0, fmt.Errorf("checkpoint: %w", err)
