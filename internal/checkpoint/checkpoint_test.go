@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,7 +82,8 @@ func (f *fixture) call(conv core.Conversation, tool, approval string) string {
 	return note
 }
 
-// tree returns the workspace as path → content, "dir" or "-> target".
+// tree returns the workspace as path → content, "dir", "-> target" or
+// "special".
 func tree(t *testing.T, ws string) map[string]string {
 	t.Helper()
 	out := make(map[string]string)
@@ -97,6 +99,8 @@ func tree(t *testing.T, ws string) map[string]string {
 			return err
 		case d.IsDir():
 			out[rel] = "dir"
+		case !d.Type().IsRegular():
+			out[rel] = "special" // never read: a named pipe would block
 		default:
 			b, err := os.ReadFile(p)
 			out[rel] = string(b)
@@ -618,4 +622,28 @@ func TestGrowingFileNeverPassesMaxTotal(t *testing.T) {
 	if note := f.call(convA, "shell", ""); note != "" {
 		t.Fatalf("note %q", note)
 	}
+}
+
+// Special files a call created (a named pipe, a socket) are removed by
+// /undo like any created file, and one standing where the checkpoint had
+// a directory does not block the restore.
+func TestUndoRemovesCreatedSpecialFiles(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("d/kept.txt", "kept")
+	before := tree(t, f.ws)
+	f.call(convA, "shell", "")
+	if err := syscall.Mkfifo(filepath.Join(f.ws, "pipe"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(f.ws, "d"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	if !strings.Contains(reply, "Restored") || !strings.Contains(reply, "pipe (removed)") {
+		t.Errorf("reply %q", reply)
+	}
+	sameTree(t, "after /undo", tree(t, f.ws), before)
 }

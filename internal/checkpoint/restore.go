@@ -26,13 +26,14 @@ type change struct {
 }
 
 // restore makes the workspace hold exactly the entries of want, recorded
-// at taken (the checkpoint's time): entries
-// created since are removed, changed files get their recorded bytes, mode
-// and modification time back, deleted ones come back. It works through an
+// at taken (the checkpoint's time): entries created since are removed
+// (special files such as pipes and sockets, which no checkpoint records,
+// included), changed files get their recorded bytes, mode and
+// modification time back, deleted ones come back. It works through an
 // os.Root, so no symlink (recorded or planted since) leads it out of the
 // workspace. m.mu is held and no changing call runs.
 func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, taken time.Time) ([]change, error) {
-	cur, err := m.walk(ctx)
+	cur, err := m.walk(ctx, true)
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,11 @@ type plan struct {
 
 // walk lists the workspace's entries (sorted, workspace-relative, slash
 // separated) from a stat walk that never follows a symlink. Special files
-// (sockets, devices, pipes) are left out, and so is the blob directory if
-// it lies inside the workspace. An entry that vanishes during the walk is
-// left out.
-func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
+// (sockets, devices, pipes), which a checkpoint does not record, are left
+// out unless specials (a restore, which removes them) asks for them as
+// kindSpecial; the blob directory is left out if it lies inside the
+// workspace. An entry that vanishes during the walk is left out.
+func (m *Manager) walk(ctx context.Context, specials bool) ([]record.CheckpointFile, error) {
 	var out []record.CheckpointFile
 	err := filepath.WalkDir(m.o.Workspace, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -62,8 +63,14 @@ func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
 			return err
 		}
 		f, ok, err := entryOf(path, filepath.ToSlash(rel), info)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok && specials {
+			f, ok = record.CheckpointFile{Path: filepath.ToSlash(rel), Kind: kindSpecial}, true
+		}
+		if !ok {
+			return nil
 		}
 		out = append(out, f)
 		return nil
@@ -73,6 +80,10 @@ func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
 	}
 	return out, nil
 }
+
+// kindSpecial is the kind walk gives a special file when asked for them.
+// No checkpoint records one, so a restore removes every one it finds.
+const kindSpecial = "special"
 
 // entryOf describes one workspace entry; ok is false for a special file.
 func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bool, err error) {
@@ -103,7 +114,7 @@ func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bo
 // MaxTotal.
 func (m *Manager) scan(ctx context.Context, prev *record.Checkpoint) (*plan, error) {
 	p := &plan{started: m.o.Now(), reused: make(map[string]int64)}
-	files, err := m.walk(ctx)
+	files, err := m.walk(ctx, false)
 	if err != nil {
 		return nil, err
 	}

@@ -253,7 +253,7 @@ func (m *Manager) touched(ctx context.Context, c record.Checkpoint) ([]string, e
 		}
 		return diff(full.Files, after.Files), nil
 	}
-	now, err := m.walk(ctx)
+	now, err := m.walk(ctx, false)
 	if err != nil {
 		return nil, err
 	}
