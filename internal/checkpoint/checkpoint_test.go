@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -646,4 +647,55 @@ func TestUndoRemovesCreatedSpecialFiles(t *testing.T) {
 		t.Errorf("reply %q", reply)
 	}
 	sameTree(t, "after /undo", tree(t, f.ws), before)
+}
+
+// A checkpoint of a 10,000-file workspace with one file changed since the
+// last copies exactly one blob: the unchanged files are matched by their
+// stat, not hashed and copied again (the benchmark of the same name
+// measures it).
+func TestCheckpoint10000FilesOneChangedCopiesOneBlob(t *testing.T) {
+	// The clock runs a minute ahead: the files are outside the racy window.
+	f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Minute) } })
+	past := time.Now().Add(-time.Hour)
+	for d := range 100 {
+		for i := range 100 {
+			rel := fmt.Sprintf("d%03d/f%03d.txt", d, i)
+			f.write(rel, fmt.Sprintf("file %05d", d*100+i))
+			if err := os.Chtimes(filepath.Join(f.ws, rel), past, past); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	blobs := filepath.Join(f.dir, "g.db.blobs")
+	before, total := countFiles(t, blobs), f.m.Total()
+	if before != 10_000 {
+		t.Fatalf("the first checkpoint stored %d blobs, want 10000", before)
+	}
+	f.write("d050/f050.txt", "changed content")
+	// The plan hashes and copies the changed file alone.
+	f.m.mu.Lock()
+	plan, err := f.m.scan(context.Background(), f.m.last)
+	f.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.pending) != 1 || plan.files[plan.pending[0]].Path != "d050/f050.txt" {
+		t.Fatalf("the plan reads %d files, want d050/f050.txt alone", len(plan.pending))
+	}
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	if n := countFiles(t, blobs) - before; n != 1 {
+		t.Fatalf("the second checkpoint copied %d blobs, want 1", n)
+	}
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := f.m.Total() - total; last.Added != int64(len("changed content")) || grew != last.Added {
+		t.Fatalf("the second checkpoint added %d bytes (the store grew by %d), want %d", last.Added, grew, len("changed content"))
+	}
 }
