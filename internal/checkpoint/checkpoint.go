@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -107,6 +108,9 @@ type Manager struct {
 	// checkpoint to its end, and for writing by a restore, which never
 	// waits for it (TryLock).
 	runs sync.RWMutex
+	// undoing is true while an /undo holds runs: another /undo then says
+	// so, rather than that a tool call is running.
+	undoing atomic.Bool
 
 	mu    sync.Mutex // serialises checkpoints, restores and pruning
 	total int64      // bytes in the blob directory; under mu

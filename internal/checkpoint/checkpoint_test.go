@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
@@ -697,5 +699,51 @@ func TestCheckpoint10000FilesOneChangedCopiesOneBlob(t *testing.T) {
 	}
 	if grew := f.m.Total() - total; last.Added != int64(len("changed content")) || grew != last.Added {
 		t.Fatalf("the second checkpoint added %d bytes (the store grew by %d), want %d", last.Added, grew, len("changed content"))
+	}
+}
+
+// gatedIndex holds the first listing of a conversation's live checkpoints
+// until gate is closed, so that an /undo is caught in the middle.
+type gatedIndex struct {
+	*sqlite.DB
+	entered atomic.Bool
+	gate    chan struct{}
+}
+
+func (x *gatedIndex) Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]record.Checkpoint, error) {
+	if f.Live && f.Conv != "" && x.entered.CompareAndSwap(false, true) {
+		<-x.gate
+	}
+	return x.DB.Checkpoints(ctx, f)
+}
+
+// Two simultaneous /undo commands take back one call: the second is told
+// that an /undo is under way (not that a tool call runs), and changes
+// nothing.
+func TestSimultaneousUndoOnce(t *testing.T) {
+	f := newFixture(t, nil)
+	idx := &gatedIndex{DB: f.db, gate: make(chan struct{})}
+	f.m = f.open(func(o *Options) { o.Index = idx })
+	f.write("a.txt", "v1")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v2")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v3")
+	first := make(chan string, 1)
+	go func() {
+		reply, _ := undo(f.m, convA, "console:local", true, 1)
+		first <- reply
+	}()
+	testutil.WaitFor(t, "the first /undo to be under way", idx.entered.Load)
+	second, note := undo(f.m, convA, "console:local", true, 1)
+	close(idx.gate)
+	if !strings.Contains(second, "Another /undo") || note != "" {
+		t.Errorf("the second /undo: %q, note %q", second, note)
+	}
+	if reply := <-first; !strings.Contains(reply, "Restored") {
+		t.Errorf("the first /undo: %q", reply)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "v2" {
+		t.Fatalf("a.txt = %q, want v2 (one call taken back)", got)
 	}
 }

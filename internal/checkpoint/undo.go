@@ -27,9 +27,14 @@ var _ core.Undoer = (*Manager)(nil)
 // audited.
 func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note string) {
 	if !m.runs.TryLock() {
+		if m.undoing.Load() {
+			return "Another /undo is restoring the workspace right now; this one did nothing. /checkpoints shows where things stand once it is done.", ""
+		}
 		return "A tool call that may change the workspace is running; /undo once it has ended (/cancel stops it).", ""
 	}
 	defer m.runs.Unlock()
+	m.undoing.Store(true)
+	defer m.undoing.Store(false)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Limit: r.Steps})
