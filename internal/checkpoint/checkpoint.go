@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -88,6 +89,12 @@ type Options struct {
 	// written and before its index row is committed; an error stands for
 	// a crash there.
 	beforeCommit func() error
+	// afterScan, when set (tests), runs after a checkpoint's plan is made
+	// and before its files are copied: tests change the workspace there.
+	afterScan func()
+	// syncDir makes a directory's entries durable; the package's syncDir
+	// when nil (tests record the calls).
+	syncDir func(dir string) error
 }
 
 // Manager takes checkpoints and restores them. It is safe for concurrent
@@ -101,6 +108,9 @@ type Manager struct {
 	// checkpoint to its end, and for writing by a restore, which never
 	// waits for it (TryLock).
 	runs sync.RWMutex
+	// undoing is true while an /undo holds runs: another /undo then says
+	// so, rather than that a tool call is running.
+	undoing atomic.Bool
 
 	mu    sync.Mutex // serialises checkpoints, restores and pruning
 	total int64      // bytes in the blob directory; under mu
@@ -136,15 +146,23 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	ws, err := filepath.Abs(o.Workspace)
+	if o.syncDir == nil {
+		o.syncDir = syncDir
+	}
+	// The walk never follows a symbolic link, the workspace's own path
+	// included: a workspace reached through one (tools.workspace a link,
+	// as the tools allow) would be recorded as empty. Resolve it, as
+	// tools.NewWorkspace does, and the blob directory too so that the walk
+	// recognises it inside the workspace.
+	ws, err := realPath(o.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: workspace: %w", err)
 	}
 	o.Workspace = ws
-	if o.Blobs, err = filepath.Abs(o.Blobs); err != nil {
+	if err := mkdirDurable(o.Blobs, o.syncDir); err != nil {
 		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
 	}
-	if err := os.MkdirAll(o.Blobs, 0o700); err != nil {
+	if o.Blobs, err = realPath(o.Blobs); err != nil {
 		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
 	}
 	m := &Manager{o: o, log: o.Log.With().Str("component", "checkpoint").Logger()}
@@ -154,6 +172,15 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// realPath is dir absolute, with its symbolic links resolved.
+func realPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }
 
 // Checkpoint records the workspace before a runs (tools.Checkpointer;
@@ -211,7 +238,7 @@ func (m *Manager) Preflight(ctx context.Context, a core.Action) string {
 	var lim *limitError
 	if errors.As(err, &lim) {
 		// People read it in the approval request: a file name is untrusted.
-		return "no checkpoint: " + textutil.Graphic(lim.Error()) + "; /undo cannot take this call back"
+		return "no checkpoint: " + textutil.GraphicLine(lim.Error()) + "; /undo cannot take this call back"
 	}
 	return ""
 }
@@ -259,14 +286,20 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	if err := m.makeRoom(ctx, plan); err != nil {
 		return 0, err
 	}
-	added, err := m.store(ctx, plan)
-	if err != nil {
-		return 0, err
+	if m.o.afterScan != nil {
+		m.o.afterScan()
 	}
-	if m.o.beforeCommit != nil {
-		if err := m.o.beforeCommit(); err != nil {
-			return 0, fmt.Errorf("checkpoint: %w", err)
+	added, err := m.store(ctx, plan)
+	if err == nil && m.o.beforeCommit != nil {
+		if err = m.o.beforeCommit(); err != nil {
+			err = fmt.Errorf("checkpoint: %w", err)
 		}
+	}
+	if err != nil {
+		// Blobs copied before the failure are named by no checkpoint:
+		// collect them before pruning any checkpoint for room.
+		m.stale = true
+		return 0, err
 	}
 	c := record.Checkpoint{
 		Conv: a.Conv, Tool: a.Call.Name, Args: a.Call.Args, CallID: a.Call.ID,
@@ -274,6 +307,7 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	}
 	id, err := m.o.Index.AddCheckpoint(ctx, c)
 	if err != nil {
+		m.stale = true // its blobs, if the row was not committed
 		return 0, fmt.Errorf("checkpoint: index: %w", err)
 	}
 	c.ID = id

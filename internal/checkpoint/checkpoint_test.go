@@ -3,15 +3,20 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
@@ -80,7 +85,8 @@ func (f *fixture) call(conv core.Conversation, tool, approval string) string {
 	return note
 }
 
-// tree returns the workspace as path → content, "dir" or "-> target".
+// tree returns the workspace as path → content, "dir", "-> target" or
+// "special".
 func tree(t *testing.T, ws string) map[string]string {
 	t.Helper()
 	out := make(map[string]string)
@@ -96,6 +102,8 @@ func tree(t *testing.T, ws string) map[string]string {
 			return err
 		case d.IsDir():
 			out[rel] = "dir"
+		case !d.Type().IsRegular():
+			out[rel] = "special" // never read: a named pipe would block
 		default:
 			b, err := os.ReadFile(p)
 			out[rel] = string(b)
@@ -454,5 +462,288 @@ func TestPreflightEscapesNames(t *testing.T) {
 	pre := f.m.Preflight(context.Background(), core.Action{Kind: core.ActionTool, Conv: convA, Call: llm.ToolCall{Name: "shell"}})
 	if strings.Contains(pre, "\u202e") || !strings.Contains(pre, `evil\u202etxt.exe`) {
 		t.Fatalf("preflight %q", pre)
+	}
+}
+
+// A name is one line of a reply: a newline in it is shown as \n, so that a
+// tool cannot make /undo or /checkpoints show a line of its own choosing.
+func TestRepliesShowNewlinesInNames(t *testing.T) {
+	f := newFixture(t, nil)
+	f.call(convA, "shell", "")
+	evil := "x\n• forged.txt\nNot authorised"
+	f.write(evil, "created")
+	lines := func(what, s string) {
+		t.Helper()
+		for _, l := range strings.Split(s, "\n") {
+			if l == "• forged.txt" || strings.HasPrefix(l, "Not authorised") {
+				t.Errorf("%s shows the line %q a file name wrote:\n%s", what, l, s)
+			}
+		}
+		if !strings.Contains(s, `x\n• forged.txt\nNot authorised`) {
+			t.Errorf("%s does not show the name escaped:\n%s", what, s)
+		}
+	}
+	lines("/checkpoints", f.m.CheckpointsText(context.Background(), convA))
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	lines("/undo", reply)
+	if _, err := os.Lstat(filepath.Join(f.ws, evil)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the created file is still there: %v", err)
+	}
+}
+
+// A workspace reached through a symbolic link (tools.workspace a link, as
+// the file tools allow) is recorded and restored like any other.
+func TestWorkspaceThroughSymlink(t *testing.T) {
+	f := newFixture(t, nil)
+	link := filepath.Join(f.dir, "workspace-link")
+	if err := os.Symlink(f.ws, link); err != nil {
+		t.Fatal(err)
+	}
+	f.m = f.open(func(o *Options) { o.Workspace = link })
+	f.write("a.txt", "v1")
+	before := tree(t, f.ws)
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v2")
+	f.write("b.txt", "created")
+	reply, _ := undo(f.m, convA, "console:local", false, 1)
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+	if !strings.Contains(reply, "a.txt") || !strings.Contains(reply, "b.txt (removed)") {
+		t.Fatalf("reply %q", reply)
+	}
+}
+
+// sameTickIndex hands out checkpoints whose entry for path carries the
+// file's current stat: as if the file had been changed again, after the
+// checkpoint, within the same tick of the file system's clock (same size,
+// times and inode, other bytes).
+type sameTickIndex struct {
+	*sqlite.DB
+	ws, path string
+}
+
+func (x sameTickIndex) Checkpoint(ctx context.Context, id int64) (record.Checkpoint, error) {
+	c, err := x.DB.Checkpoint(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	info, err := os.Lstat(filepath.Join(x.ws, x.path))
+	if err != nil {
+		return c, err
+	}
+	for i, f := range c.Files {
+		if f.Path == x.path {
+			c.Files[i].MTime = info.ModTime()
+			c.Files[i].Inode, c.Files[i].CTime = fileIDs(info)
+		}
+	}
+	return c, nil
+}
+
+// A file last changed within the racy window before its checkpoint is
+// hashed by the restore, not trusted by its stat: a change in the same
+// clock tick leaves size, times and inode as recorded.
+func TestRestoreHashesRacyFiles(t *testing.T) {
+	f := newFixture(t, nil)
+	f.m = f.open(func(o *Options) { o.Index = sameTickIndex{DB: f.db, ws: f.ws, path: "a.txt"} })
+	f.write("a.txt", "original")
+	f.call(convA, "write_file", "")
+	fh, err := os.OpenFile(filepath.Join(f.ws, "a.txt"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteString("modified"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	if got := tree(t, f.ws)["a.txt"]; got != "original" {
+		t.Fatalf("a.txt = %q after /undo (%q)", got, reply)
+	}
+}
+
+// Every directory a checkpoint creates in the blob store (the store
+// itself, a blob's two-letter directory) is made durable in its parent
+// before the index names blobs in it: a crash cannot lose a directory of
+// blobs the index names.
+func TestNewBlobDirectoriesAreSynced(t *testing.T) {
+	var synced []string
+	record := func(o *Options) {
+		o.Blobs = filepath.Join(o.Blobs, "nested")
+		o.syncDir = func(dir string) error {
+			synced = append(synced, dir)
+			return syncDir(dir)
+		}
+	}
+	f := newFixture(t, record)
+	blobs := f.m.o.Blobs
+	if !slices.Contains(synced, filepath.Dir(blobs)) || !slices.Contains(synced, filepath.Dir(filepath.Dir(blobs))) {
+		t.Fatalf("creating %s synced %q, want its parents", blobs, synced)
+	}
+	synced = nil
+	f.write("a.txt", "one blob")
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Dir(f.m.blobPath(last.Files[0].Blob))
+	if !slices.Contains(synced, sub) || !slices.Contains(synced, blobs) {
+		t.Fatalf("the checkpoint synced %q, want %s (the blob's entry) and %s (the new directory's entry)", synced, sub, blobs)
+	}
+}
+
+// A file that grows between the walk and its copy (a process still
+// writing it) cannot take the blob directory past max_total: that
+// checkpoint is not made, and the call says so.
+func TestGrowingFileNeverPassesMaxTotal(t *testing.T) {
+	var grow func()
+	f := newFixture(t, func(o *Options) {
+		o.MaxTotal = 100
+		o.afterScan = func() {
+			if grow != nil {
+				grow()
+			}
+		}
+	})
+	f.write("log.txt", strings.Repeat("a", 50))
+	grow = func() { f.write("log.txt", strings.Repeat("b", 150)) }
+	note := f.call(convA, "shell", "")
+	if !strings.HasPrefix(note, "no checkpoint: log.txt grew while it was recorded") {
+		t.Errorf("note %q", note)
+	}
+	blobs := filepath.Join(f.dir, "g.db.blobs")
+	if total, du := f.m.Total(), dirBytes(t, blobs); total > 100 || du > 100 {
+		t.Fatalf("the blob directory holds %d bytes (%d counted), over max_total 100", du, total)
+	}
+	// The next checkpoint, of a workspace that fits, is made.
+	grow = nil
+	f.write("log.txt", strings.Repeat("c", 60))
+	if note := f.call(convA, "shell", ""); note != "" {
+		t.Fatalf("note %q", note)
+	}
+}
+
+// Special files a call created (a named pipe, a socket) are removed by
+// /undo like any created file, and one standing where the checkpoint had
+// a directory does not block the restore.
+func TestUndoRemovesCreatedSpecialFiles(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("d/kept.txt", "kept")
+	before := tree(t, f.ws)
+	f.call(convA, "shell", "")
+	if err := syscall.Mkfifo(filepath.Join(f.ws, "pipe"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(f.ws, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(f.ws, "d"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := undo(f.m, convA, "console:local", true, 1)
+	if !strings.Contains(reply, "Restored") || !strings.Contains(reply, "pipe (removed)") {
+		t.Errorf("reply %q", reply)
+	}
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+}
+
+// A checkpoint of a 10,000-file workspace with one file changed since the
+// last copies exactly one blob: the unchanged files are matched by their
+// stat, not hashed and copied again (the benchmark of the same name
+// measures it).
+func TestCheckpoint10000FilesOneChangedCopiesOneBlob(t *testing.T) {
+	// The clock runs a minute ahead: the files are outside the racy window.
+	f := newFixture(t, func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Minute) } })
+	past := time.Now().Add(-time.Hour)
+	for d := range 100 {
+		for i := range 100 {
+			rel := fmt.Sprintf("d%03d/f%03d.txt", d, i)
+			f.write(rel, fmt.Sprintf("file %05d", d*100+i))
+			if err := os.Chtimes(filepath.Join(f.ws, rel), past, past); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	blobs := filepath.Join(f.dir, "g.db.blobs")
+	before, total := countFiles(t, blobs), f.m.Total()
+	if before != 10_000 {
+		t.Fatalf("the first checkpoint stored %d blobs, want 10000", before)
+	}
+	f.write("d050/f050.txt", "changed content")
+	// The plan hashes and copies the changed file alone.
+	f.m.mu.Lock()
+	plan, err := f.m.scan(context.Background(), f.m.last)
+	f.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.pending) != 1 || plan.files[plan.pending[0]].Path != "d050/f050.txt" {
+		t.Fatalf("the plan reads %d files, want d050/f050.txt alone", len(plan.pending))
+	}
+	if note := f.call(convA, "write_file", ""); note != "" {
+		t.Fatal(note)
+	}
+	if n := countFiles(t, blobs) - before; n != 1 {
+		t.Fatalf("the second checkpoint copied %d blobs, want 1", n)
+	}
+	last, err := f.db.LatestCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := f.m.Total() - total; last.Added != int64(len("changed content")) || grew != last.Added {
+		t.Fatalf("the second checkpoint added %d bytes (the store grew by %d), want %d", last.Added, grew, len("changed content"))
+	}
+}
+
+// gatedIndex holds the first listing of a conversation's live checkpoints
+// until gate is closed, so that an /undo is caught in the middle.
+type gatedIndex struct {
+	*sqlite.DB
+	entered atomic.Bool
+	gate    chan struct{}
+}
+
+func (x *gatedIndex) Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]record.Checkpoint, error) {
+	if f.Live && f.Conv != "" && x.entered.CompareAndSwap(false, true) {
+		<-x.gate
+	}
+	return x.DB.Checkpoints(ctx, f)
+}
+
+// Two simultaneous /undo commands take back one call: the second is told
+// that an /undo is under way (not that a tool call runs), and changes
+// nothing.
+func TestSimultaneousUndoOnce(t *testing.T) {
+	f := newFixture(t, nil)
+	idx := &gatedIndex{DB: f.db, gate: make(chan struct{})}
+	f.m = f.open(func(o *Options) { o.Index = idx })
+	f.write("a.txt", "v1")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v2")
+	f.call(convA, "write_file", "")
+	f.write("a.txt", "v3")
+	first := make(chan string, 1)
+	go func() {
+		reply, _ := undo(f.m, convA, "console:local", true, 1)
+		first <- reply
+	}()
+	testutil.WaitFor(t, "the first /undo to be under way", idx.entered.Load)
+	second, note := undo(f.m, convA, "console:local", true, 1)
+	close(idx.gate)
+	if !strings.Contains(second, "Another /undo") || note != "" {
+		t.Errorf("the second /undo: %q, note %q", second, note)
+	}
+	if reply := <-first; !strings.Contains(reply, "Restored") {
+		t.Errorf("the first /undo: %q", reply)
+	}
+	if got := tree(t, f.ws)["a.txt"]; got != "v2" {
+		t.Fatalf("a.txt = %q, want v2 (one call taken back)", got)
 	}
 }

@@ -25,13 +25,15 @@ type change struct {
 	removed bool // it did not exist in the checkpoint: created since, now removed
 }
 
-// restore makes the workspace hold exactly the entries of want: entries
-// created since are removed, changed files get their recorded bytes, mode
-// and modification time back, deleted ones come back. It works through an
+// restore makes the workspace hold exactly the entries of want, recorded
+// at taken (the checkpoint's time): entries created since are removed
+// (special files such as pipes and sockets, which no checkpoint records,
+// included), changed files get their recorded bytes, mode and
+// modification time back, deleted ones come back. It works through an
 // os.Root, so no symlink (recorded or planted since) leads it out of the
 // workspace. m.mu is held and no changing call runs.
-func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile) ([]change, error) {
-	cur, err := m.walk(ctx)
+func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, taken time.Time) ([]change, error) {
+	cur, err := m.walk(ctx, true)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +69,7 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile) ([]
 			return changes, ctx.Err()
 		}
 		c, had := kept[w.Path]
-		changed, err := m.put(root, w, c, had)
+		changed, err := m.put(root, w, c, had, taken)
 		if err != nil {
 			return changes, err
 		}
@@ -87,9 +89,10 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile) ([]
 	return changes, nil
 }
 
-// put makes the entry at w.Path what w records; c is what is there (had
-// false: nothing). It reports whether it changed the content or the kind.
-func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool) (bool, error) {
+// put makes the entry at w.Path what w records at taken; c is what is
+// there (had false: nothing). It reports whether it changed the content
+// or the kind.
+func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken time.Time) (bool, error) {
 	name := filepath.FromSlash(w.Path)
 	switch w.Kind {
 	case record.KindDir:
@@ -109,7 +112,7 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool) (bool
 		return true, nil
 	}
 	if had && c.Size == w.Size {
-		same, err := m.sameContent(root, name, w, c)
+		same, err := m.sameContent(root, name, w, c, taken)
 		if err != nil {
 			return false, err
 		}
@@ -120,11 +123,16 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool) (bool
 	return true, m.writeBlob(root, name, w)
 }
 
-// sameContent reports whether the file c at name holds w's content: when
-// its size, times and inode are the recorded ones, or when it hashes to
-// w's blob.
-func (m *Manager) sameContent(root *os.Root, name string, w, c record.CheckpointFile) (bool, error) {
-	if c.MTime.Equal(w.MTime) && c.CTime.Equal(w.CTime) && c.Inode == w.Inode && !w.MTime.IsZero() {
+// sameContent reports whether the file c at name holds w's content,
+// recorded at taken: when its size, times and inode are the recorded ones
+// and w was last changed outside the racy window before taken (as the
+// stat cache of a checkpoint decides, see unchanged), or when it hashes to
+// w's blob. A file changed within the window may have been changed again
+// since, within the same tick of the file system's clock, its times and
+// inode left as recorded.
+func (m *Manager) sameContent(root *os.Root, name string, w, c record.CheckpointFile, taken time.Time) (bool, error) {
+	if c.MTime.Equal(w.MTime) && c.CTime.Equal(w.CTime) && c.Inode == w.Inode && !w.MTime.IsZero() &&
+		w.CTime.Before(taken.Add(-racyWindow)) {
 		return true, nil
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)

@@ -29,10 +29,11 @@ type plan struct {
 
 // walk lists the workspace's entries (sorted, workspace-relative, slash
 // separated) from a stat walk that never follows a symlink. Special files
-// (sockets, devices, pipes) are left out, and so is the blob directory if
-// it lies inside the workspace. An entry that vanishes during the walk is
-// left out.
-func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
+// (sockets, devices, pipes), which a checkpoint does not record, are left
+// out unless specials (a restore, which removes them) asks for them as
+// kindSpecial; the blob directory is left out if it lies inside the
+// workspace. An entry that vanishes during the walk is left out.
+func (m *Manager) walk(ctx context.Context, specials bool) ([]record.CheckpointFile, error) {
 	var out []record.CheckpointFile
 	err := filepath.WalkDir(m.o.Workspace, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -62,8 +63,14 @@ func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
 			return err
 		}
 		f, ok, err := entryOf(path, filepath.ToSlash(rel), info)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok && specials {
+			f, ok = record.CheckpointFile{Path: filepath.ToSlash(rel), Kind: kindSpecial}, true
+		}
+		if !ok {
+			return nil
 		}
 		out = append(out, f)
 		return nil
@@ -73,6 +80,10 @@ func (m *Manager) walk(ctx context.Context) ([]record.CheckpointFile, error) {
 	}
 	return out, nil
 }
+
+// kindSpecial is the kind walk gives a special file when asked for them.
+// No checkpoint records one, so a restore removes every one it finds.
+const kindSpecial = "special"
 
 // entryOf describes one workspace entry; ok is false for a special file.
 func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bool, err error) {
@@ -103,7 +114,7 @@ func entryOf(path, rel string, info fs.FileInfo) (f record.CheckpointFile, ok bo
 // MaxTotal.
 func (m *Manager) scan(ctx context.Context, prev *record.Checkpoint) (*plan, error) {
 	p := &plan{started: m.o.Now(), reused: make(map[string]int64)}
-	files, err := m.walk(ctx)
+	files, err := m.walk(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +202,7 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 		return added, nil
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := m.o.syncDir(d); err != nil {
 			return 0, fmt.Errorf("checkpoint: sync %s: %w", d, err)
 		}
 	}
@@ -243,8 +254,20 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if _, err := os.Stat(dst); err == nil {
 		return 0, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return 0, fmt.Errorf("checkpoint: %w", err)
+	if m.total+n > m.o.MaxTotal {
+		// The plan made room for the sizes the walk saw; a file that grew
+		// since (a process still writing it) must not take the blob
+		// directory past its bound.
+		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob directory would go over tools.checkpoints.max_total (%s)",
+			f.Path, Size(m.o.MaxTotal))}
+	}
+	if _, err := os.Stat(filepath.Dir(dst)); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(filepath.Dir(dst), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return 0, fmt.Errorf("checkpoint: %w", err)
+		}
+		// The new directory's own entry must be durable too, or a crash
+		// could lose it and every blob in it that the index names.
+		dirs[m.o.Blobs] = true
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return 0, fmt.Errorf("checkpoint: %w", err)
@@ -257,6 +280,25 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 // blobPath is where the content with the hex SHA-256 sum lives.
 func (m *Manager) blobPath(sum string) string {
 	return filepath.Join(m.o.Blobs, sum[:2], sum)
+}
+
+// mkdirDurable creates dir (0700) and its missing parents, syncing the
+// directory that holds each one it creates, so that a crash cannot lose
+// it.
+func mkdirDurable(dir string, sync func(string) error) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirDurable(parent, sync); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return sync(parent)
 }
 
 // syncDir makes the directory's entries durable.

@@ -27,9 +27,14 @@ var _ core.Undoer = (*Manager)(nil)
 // audited.
 func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note string) {
 	if !m.runs.TryLock() {
+		if m.undoing.Load() {
+			return "Another /undo is restoring the workspace right now; this one did nothing. /checkpoints shows where things stand once it is done.", ""
+		}
 		return "A tool call that may change the workspace is running; /undo once it has ended (/cancel stops it).", ""
 	}
 	defer m.runs.Unlock()
+	m.undoing.Store(true)
+	defer m.undoing.Store(false)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Limit: r.Steps})
@@ -50,7 +55,8 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	if why := refusal(r, undone); why != "" {
 		m.audit(ctx, r, target, "refused", why)
 		m.log.Warn().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Str("why", why).Msg("checkpoint: /undo refused")
-		return fmt.Sprintf("Not authorised (your identity is %s): %s. Only the configured approvers can undo that.", textutil.Graphic(string(r.By)), why), ""
+		return fmt.Sprintf("Not authorised (your identity is %s): %s. Only the configured approvers can undo that.",
+			textutil.GraphicLine(string(r.By)), textutil.GraphicLine(why)), ""
 	}
 	full, err := m.o.Index.Checkpoint(ctx, target.ID)
 	if err != nil {
@@ -61,9 +67,9 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 			Msg("checkpoint: blobs of a checkpoint are missing; /undo refused")
 		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob directory", len(missing)))
 		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
-			m.describe(target), textutil.Graphic(missing[0])), ""
+			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
-	changes, err := m.restore(ctx, full.Files)
+	changes, err := m.restore(ctx, full.Files, full.Created)
 	if err != nil {
 		m.log.Error().Err(err).Int64("checkpoint", target.ID).Msg("checkpoint: restore failed")
 		m.audit(ctx, r, target, "failed", err.Error())
@@ -120,7 +126,7 @@ func (m *Manager) describe(c record.Checkpoint) string {
 // undoReply is the answer to a successful /undo.
 func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone []record.Checkpoint, paths []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Restored the workspace to before %s (%s).", m.describe(target), textutil.Graphic(preview(target.Args)))
+	fmt.Fprintf(&b, "Restored the workspace to before %s (%s).", m.describe(target), textutil.GraphicLine(preview(target.Args)))
 	if len(paths) == 0 {
 		b.WriteString("\nNothing had changed since.")
 	} else {
@@ -130,7 +136,9 @@ func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone
 				fmt.Fprintf(&b, "\nand %d more", len(paths)-maxListed)
 				break
 			}
-			b.WriteString("\n• " + textutil.Graphic(p))
+			// One path a line: a newline in a name must not start a line
+			// that reads as another path or as the bot's own words.
+			b.WriteString("\n• " + textutil.GraphicLine(p))
 		}
 	}
 	var others []string
@@ -140,7 +148,7 @@ func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone
 		}
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(&b, "\nThis also took back later call(s) of other conversations: %s.", textutil.Graphic(strings.Join(others, ", ")))
+		fmt.Fprintf(&b, "\nThis also took back later call(s) of other conversations: %s.", textutil.GraphicLine(strings.Join(others, ", ")))
 	}
 	return b.String()
 }
@@ -217,7 +225,7 @@ func (m *Manager) CheckpointsText(ctx context.Context, conv core.Conversation) s
 	lines := []string{"Checkpoints of this conversation, newest first (/undo goes back to before the newest not undone):"}
 	for _, c := range list {
 		line := fmt.Sprintf("#%d %s %s %s", c.ID, c.Created.In(m.o.Location).Format("01-02 15:04"), c.Tool,
-			textutil.Graphic(preview(c.Args)))
+			textutil.GraphicLine(preview(c.Args)))
 		if touched, err := m.touched(ctx, c); err == nil {
 			line += " — " + touchedText(touched)
 		}
@@ -250,7 +258,7 @@ func (m *Manager) touched(ctx context.Context, c record.Checkpoint) ([]string, e
 		}
 		return diff(full.Files, after.Files), nil
 	}
-	now, err := m.walk(ctx)
+	now, err := m.walk(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +282,13 @@ func touchedText(paths []string) string {
 	case 0:
 		return "no files changed"
 	case 1:
-		return "1 path: " + textutil.Graphic(paths[0])
+		return "1 path: " + textutil.GraphicLine(paths[0])
 	}
-	shown := paths
-	if len(shown) > 3 {
-		shown = shown[:3]
+	var shown []string
+	for _, p := range paths[:min(len(paths), 3)] {
+		shown = append(shown, textutil.GraphicLine(p))
 	}
-	s := fmt.Sprintf("%d paths: %s", len(paths), textutil.Graphic(strings.Join(shown, ", ")))
+	s := fmt.Sprintf("%d paths: %s", len(paths), strings.Join(shown, ", "))
 	if len(paths) > 3 {
 		s += ", …"
 	}

@@ -37,6 +37,12 @@ func Visible(s string) string { return terminal.escape(s) }
 // (zero-width characters, line and paragraph separators, tag characters).
 func Graphic(s string) string { return chat.escape(s) }
 
+// GraphicLine is Graphic for untrusted text shown as one item of a
+// line-per-item list (a file name in a reply): the newline is escaped
+// too, as \n, so that the text cannot start a line of its own that reads
+// as another item or as the bot's own words.
+func GraphicLine(s string) string { return line.escape(s) }
+
 // HasHidden reports whether Graphic would escape a rune or byte of s
 // (a doubled backslash does not count).
 func HasHidden(s string) bool {
@@ -93,12 +99,15 @@ func chatHidden(r rune) bool {
 	return r != '\n' && (!unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r))
 }
 
+// lineHidden reports a rune GraphicLine escapes.
+func lineHidden(r rune) bool { return r == '\n' || chatHidden(r) }
+
 // escaper is one escaping policy: which runes it hides, and whether its
-// escapes include \t and \U (which decides which backslashes are
+// escapes include \t, \n and \U (which decides which backslashes are
 // ambiguous).
 type escaper struct {
-	hidden   func(rune) bool
-	tab, big bool
+	hidden            func(rune) bool
+	tab, big, newline bool
 	// keepBackslashes leaves every backslash single, for text whose
 	// backslashes are already escapes.
 	keepBackslashes bool
@@ -109,6 +118,7 @@ var (
 	terminal        = escaper{hidden: terminalHidden}
 	terminalEscaped = escaper{hidden: terminalHidden, keepBackslashes: true}
 	chat            = escaper{hidden: chatHidden, tab: true, big: true}
+	line            = escaper{hidden: lineHidden, tab: true, big: true, newline: true}
 )
 
 // escape writes s with every rune e hides, and every invalid byte, escaped,
@@ -147,6 +157,8 @@ func writeEscape(b *strings.Builder, r rune) {
 		b.WriteString(`\r`)
 	case r == '\t':
 		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
 	case r < 0x80:
 		writeHex(b, 'x', uint32(r), 2)
 	case r > 0xFFFF:
@@ -160,7 +172,7 @@ func writeEscape(b *strings.Builder, r rune) {
 // read as something other than a literal backslash: rest starts with a
 // backslash, with something e escapes (a hidden rune or an invalid byte,
 // whose escape starts with a backslash), or with the body of an escape e
-// writes (r, xHH, uHHHH; t and UHHHHHHHH where e writes those).
+// writes (r, xHH, uHHHH; t, n and UHHHHHHHH where e writes those).
 func (e escaper) ambiguousAfter(rest string) bool {
 	if rest == "" {
 		return false
@@ -171,6 +183,8 @@ func (e escaper) ambiguousAfter(rest string) bool {
 		return true
 	case r == 't':
 		return e.tab
+	case r == 'n':
+		return e.newline
 	case r == 'x':
 		return hexRun(rest[1:], 2)
 	case r == 'u':

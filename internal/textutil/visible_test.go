@@ -49,6 +49,23 @@ func TestGraphic(t *testing.T) {
 	}
 }
 
+func TestGraphicLine(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"notes.txt", "notes.txt"},
+		{"x\n• forged.txt", `x\n• forged.txt`},
+		{`a\nb`, `a\\nb`}, // a literal backslash-n stays distinguishable from a newline
+		{"tab\there\x1b", `tab\there\x1b`},
+		{`C:\dir`, `C:\dir`},
+	} {
+		if got := GraphicLine(tt.in); got != tt.want {
+			t.Errorf("GraphicLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := Graphic("a\nb"); got != "a\nb" {
+		t.Errorf("Graphic escapes the newline now: %q", got)
+	}
+}
+
 func TestGraphicJSON(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{`{"command": "echo \\t \u202e"}`, `{"command": "echo \\t \u202e"}`},
@@ -66,13 +83,13 @@ func FuzzVisible(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		for name, e := range map[string]escaper{"Visible": terminal, "Graphic": chat} {
+		for name, e := range map[string]escaper{"Visible": terminal, "Graphic": chat, "GraphicLine": line} {
 			out := e.escape(in)
 			if !utf8.ValidString(out) {
 				t.Fatalf("%s(%q) = %q: invalid UTF-8", name, in, out)
 			}
 			for _, r := range out {
-				if r != '\n' && (r != '\t' || e.tab) && e.hidden(r) {
+				if (r != '\n' || e.newline) && (r != '\t' || e.tab) && e.hidden(r) {
 					t.Fatalf("%s(%q) = %q: emits %U", name, in, out, r)
 				}
 				if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7F && r <= 0x9F {
@@ -109,6 +126,9 @@ func unescape(s string, e escaper) string {
 			i++
 		case rest[0] == 't' && e.tab:
 			b.WriteByte('\t')
+			i++
+		case rest[0] == 'n' && e.newline:
+			b.WriteByte('\n')
 			i++
 		case rest[0] == 'x' && hexRun(rest[1:], 2):
 			v, _ := strconv.ParseUint(rest[1:3], 16, 8)
