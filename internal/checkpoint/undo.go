@@ -81,16 +81,27 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		return fmt.Sprintf("The workspace could not be fully restored to before %s (the bot's log has the details); %d path(s) were changed. /undo again to retry.",
 			target.Tool, len(changes)), ""
 	}
-	if _, err := m.o.Index.MarkUndone(ctx, target.ID, r.By, m.o.Now()); err != nil {
-		m.log.Error().Err(err).Msg("checkpoint: could not mark checkpoints undone")
-	}
+	// The files are restored: the mark must not be lost to a request
+	// cancelled meanwhile.
+	_, markErr := m.o.Index.MarkUndone(context.WithoutCancel(ctx), target.ID, r.By, m.o.Now())
 	paths := pathList(changes)
 	what := m.describe(target)
-	m.audit(ctx, r, target, "undone", fmt.Sprintf("restored to before %s; %d call(s) taken back%s; %d path(s) changed: %s",
-		what, len(undone), unrecordedDetail(undone), len(changes), clip(strings.Join(paths, ", "), 500)))
+	detail := fmt.Sprintf("restored to before %s; %d call(s) taken back%s; %d path(s) changed: %s",
+		what, len(undone), unrecordedDetail(undone), len(changes), clip(strings.Join(paths, ", "), 500))
+	reply = m.undoReply(r, target, undone, paths)
+	if markErr != nil {
+		// The workspace is restored but its checkpoints stay live: the
+		// next /undo would restore to the same one again. Say so, and
+		// audit the attempt as failed.
+		m.log.Error().Err(markErr).Int64("checkpoint", target.ID).Msg("checkpoint: restored, but could not mark checkpoints undone")
+		m.audit(ctx, r, target, "failed", detail+"; the undo could not be recorded: "+clip(markErr.Error(), 200))
+		reply += fmt.Sprintf("\n⚠ The files were restored, but the undo could not be recorded (storage error; the bot's log has the details): another /undo would restore to before %s again rather than go further back.", what)
+		return reply, m.undoNote(r, what, paths, undone)
+	}
+	m.audit(ctx, r, target, "undone", detail)
 	m.log.Info().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Int64("checkpoint", target.ID).
 		Int("calls", len(undone)).Int("paths", len(changes)).Msg("checkpoint: workspace restored")
-	return m.undoReply(r, target, undone, paths), m.undoNote(r, what, paths, undone)
+	return reply, m.undoNote(r, what, paths, undone)
 }
 
 // nothingToUndo answers an /undo of a conversation with no live
