@@ -41,14 +41,15 @@ const (
 // Index keeps the checkpoints (the store implements it; store.Checkpoints
 // lists the same methods).
 type Index interface {
-	// AddCheckpoint stores c with its files in one transaction.
+	// AddCheckpoint stores c with its files in one transaction; a marker
+	// (c.NoCheckpoint set) is stored without files.
 	AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, error)
 	// Checkpoints lists the checkpoints f selects, newest first, without files.
 	Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]record.Checkpoint, error)
 	// Checkpoint returns one checkpoint with its files, or record.ErrNotFound.
 	Checkpoint(ctx context.Context, id int64) (record.Checkpoint, error)
-	// LatestCheckpoint returns the newest checkpoint with its files, or
-	// record.ErrNotFound.
+	// LatestCheckpoint returns the newest real checkpoint (markers
+	// skipped) with its files, or record.ErrNotFound.
 	LatestCheckpoint(ctx context.Context) (record.Checkpoint, error)
 	// MarkUndone marks the checkpoints from ID from on not yet undone.
 	MarkUndone(ctx context.Context, from int64, by core.Identity, at time.Time) (int64, error)
@@ -90,8 +91,9 @@ type Options struct {
 	// a crash there.
 	beforeCommit func() error
 	// afterScan, when set (tests), runs after a checkpoint's plan is made
-	// and before its files are copied: tests change the workspace there.
-	afterScan func()
+	// and before its files are copied, with the number of files the plan
+	// hashes and copies: tests change the workspace there.
+	afterScan func(pending int)
 	// syncDir makes a directory's entries durable; the package's syncDir
 	// when nil (tests record the calls).
 	syncDir func(dir string) error
@@ -187,6 +189,10 @@ func realPath(dir string) (string, error) {
 // internal/app checks the fit). note is "no checkpoint: …" and why when it
 // could not, and says so when old checkpoints were pruned to make room;
 // "" otherwise. release ends the run's hold on the workspace.
+//
+// A call that gets no checkpoint still leaves a marker in the index (see
+// record.Checkpoint.NoCheckpoint): a later /undo to an earlier checkpoint
+// takes that call back too, and must know it to refuse or name it.
 func (m *Manager) Checkpoint(ctx context.Context, a core.Action) (note string, release func()) {
 	m.runs.RLock()
 	release = sync.OnceFunc(m.runs.RUnlock)
@@ -202,7 +208,7 @@ func (m *Manager) Checkpoint(ctx context.Context, a core.Action) (note string, r
 		} else {
 			m.log.Error().Err(err).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).Msg("no checkpoint")
 		}
-		return joinLines("no checkpoint: "+noteReason(err), pruned), release
+		return joinLines("no checkpoint: "+noteReason(err), m.mark(ctx, a, err), pruned), release
 	}
 	m.log.Debug().Int64("checkpoint", id).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).Msg("checkpoint")
 	return pruned, release
@@ -239,6 +245,32 @@ func (m *Manager) Preflight(ctx context.Context, a core.Action) string {
 	if errors.As(err, &lim) {
 		// People read it in the approval request: a file name is untrusted.
 		return "no checkpoint: " + textutil.GraphicLine(lim.Error()) + "; /undo cannot take this call back"
+	}
+	return ""
+}
+
+// mark records that a ran without a checkpoint, because of err, as a
+// marker row; m.mu is held. It returns a line for the call's result when
+// the marker could not be recorded either, "" otherwise. The call may run
+// even if ctx ends now: the marker is written regardless.
+func (m *Manager) mark(ctx context.Context, a core.Action, err error) string {
+	why := "the workspace could not be recorded"
+	var lim *limitError
+	if errors.As(err, &lim) {
+		why = lim.Error()
+	}
+	ctx = context.WithoutCancel(ctx)
+	c := record.Checkpoint{Conv: a.Conv, Tool: a.Call.Name, Args: a.Call.Args, CallID: a.Call.ID,
+		RequestedBy: a.From, Approval: a.Approval, Created: m.o.Now(), NoCheckpoint: why}
+	id, err := m.o.Index.AddCheckpoint(ctx, c)
+	if err != nil {
+		m.log.Error().Err(err).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
+			Msg("checkpoint: could not record that a call runs without a checkpoint")
+		return "checkpoint: the bot could not record that this call ran without a checkpoint; an /undo to an earlier checkpoint may take it back without naming it"
+	}
+	m.log.Debug().Int64("marker", id).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).Msg("checkpoint: marker of a call without checkpoint")
+	if err := m.keep(ctx, a.Conv); err != nil {
+		m.log.Error().Err(err).Msg("checkpoint: pruning past keep failed")
 	}
 	return ""
 }
@@ -287,7 +319,7 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 		return 0, err
 	}
 	if m.o.afterScan != nil {
-		m.o.afterScan()
+		m.o.afterScan(len(plan.pending))
 	}
 	added, err := m.store(ctx, plan)
 	if err == nil && m.o.beforeCommit != nil {

@@ -270,8 +270,13 @@ func TestOverMaxFileNoCheckpoint(t *testing.T) {
 	if note := f.call(convA, "shell", ""); !strings.HasPrefix(note, "no checkpoint: big.bin") {
 		t.Fatalf("note %q", note)
 	}
-	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{}); len(list) != 0 {
+	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{Recorded: true}); len(list) != 0 {
 		t.Fatalf("%d checkpoints", len(list))
+	}
+	// The call is in the index as a marker, without files.
+	list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{})
+	if len(list) != 1 || !strings.HasPrefix(list[0].NoCheckpoint, "big.bin is 11 B") || list[0].Tool != "shell" {
+		t.Fatalf("index %+v, want one marker of the shell call", list)
 	}
 }
 
@@ -344,7 +349,7 @@ func TestCrashBetweenBlobsAndIndex(t *testing.T) {
 	if dirBytes(t, blobs) == 0 {
 		t.Fatal("no blob was written before the crash point")
 	}
-	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{}); len(list) != 0 {
+	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{Recorded: true}); len(list) != 0 {
 		t.Fatalf("index has %d checkpoints after the crash", len(list))
 	}
 	// Restart: the orphan is collected, and the index is usable.
@@ -603,7 +608,7 @@ func TestGrowingFileNeverPassesMaxTotal(t *testing.T) {
 	var grow func()
 	f := newFixture(t, func(o *Options) {
 		o.MaxTotal = 100
-		o.afterScan = func() {
+		o.afterScan = func(int) {
 			if grow != nil {
 				grow()
 			}

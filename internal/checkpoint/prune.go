@@ -14,7 +14,9 @@ import (
 
 // makeRoom prunes the oldest checkpoints (of any conversation) until the
 // plan's new blobs fit under MaxTotal; m.mu is held. The blobs the plan
-// reuses stay whatever is pruned.
+// reuses stay whatever is pruned. A marker that is the oldest row goes
+// too: it holds no blobs, and no checkpoint older than it is left for a
+// restore to take its call back across.
 func (m *Manager) makeRoom(ctx context.Context, p *plan) error {
 	if m.total+p.need <= m.o.MaxTotal {
 		return nil
@@ -39,6 +41,9 @@ func (m *Manager) makeRoom(ctx context.Context, p *plan) error {
 		if err := m.o.Index.DeleteCheckpoints(ctx, old.ID); err != nil {
 			return fmt.Errorf("checkpoint: prune: %w", err)
 		}
+		if old.NoCheckpoint != "" {
+			continue
+		}
 		m.log.Warn().Int64("checkpoint", old.ID).Str("conv", old.Conv.Key()).Str("tool", old.Tool).
 			Time("at", old.Created).Int64("max_total", m.o.MaxTotal).
 			Msg("checkpoint: oldest checkpoint pruned to stay under tools.checkpoints.max_total")
@@ -51,24 +56,52 @@ func (m *Manager) makeRoom(ctx context.Context, p *plan) error {
 }
 
 // keep prunes conv's checkpoints past Keep; their blobs are collected when
-// room is needed or at the next start.
+// room is needed or at the next start. Markers of calls without a
+// checkpoint do not count against Keep (a run of them must not push the
+// conversation's real checkpoints out): conv keeps its Keep newest
+// markers too, and an older one as long as a live checkpoint older than
+// it remains, of any conversation, since a restore to that checkpoint
+// would take the marker's call back and /undo must know of it.
 func (m *Manager) keep(ctx context.Context, conv core.Conversation) error {
 	list, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: conv.Key()})
 	if err != nil {
-		return err
+		return fmt.Errorf("checkpoint: keep: %w", err)
 	}
-	if len(list) <= m.o.Keep {
+	var real, markers []record.Checkpoint
+	for _, c := range list {
+		if c.NoCheckpoint != "" {
+			markers = append(markers, c)
+		} else {
+			real = append(real, c)
+		}
+	}
+	if len(real) > m.o.Keep {
+		var ids []int64
+		for _, c := range real[m.o.Keep:] {
+			ids = append(ids, c.ID)
+		}
+		if err := m.o.Index.DeleteCheckpoints(ctx, ids...); err != nil {
+			return fmt.Errorf("checkpoint: keep: %w", err)
+		}
+		m.stale = true
+		m.log.Debug().Str("conv", conv.Key()).Int("pruned", len(ids)).Int("keep", m.o.Keep).Msg("checkpoint: pruned past keep")
+	}
+	if len(markers) <= m.o.Keep {
 		return nil
 	}
+	live, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Live: true, Recorded: true})
+	if err != nil {
+		return fmt.Errorf("checkpoint: keep: %w", err)
+	}
 	var ids []int64
-	for _, c := range list[m.o.Keep:] {
-		ids = append(ids, c.ID)
+	for _, c := range markers[m.o.Keep:] {
+		if len(live) == 0 || c.ID < live[len(live)-1].ID {
+			ids = append(ids, c.ID)
+		}
 	}
 	if err := m.o.Index.DeleteCheckpoints(ctx, ids...); err != nil {
-		return err
+		return fmt.Errorf("checkpoint: keep: %w", err)
 	}
-	m.stale = true
-	m.log.Debug().Str("conv", conv.Key()).Int("pruned", len(ids)).Int("keep", m.o.Keep).Msg("checkpoint: pruned past keep")
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,10 +22,12 @@ const listed = 10
 var _ core.Undoer = (*Manager)(nil)
 
 // Undo restores the workspace to the checkpoint before r.Conv's r.Steps
-// last changing calls not undone yet, and marks every checkpoint from
-// there on (of any conversation) undone. Only an approver may take back
-// an approved call or another conversation's call. Each attempt is
-// audited.
+// last changing calls not undone yet that have one, and marks every
+// checkpoint from there on (of any conversation) undone. Calls in between
+// that ran without a checkpoint (markers) are taken back with them, and
+// the reply names them. Only an approver may take back an approved call
+// or another conversation's call, with a checkpoint or without. Each
+// attempt is audited.
 func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note string) {
 	if !m.runs.TryLock() {
 		if m.undoing.Load() {
@@ -37,15 +40,17 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	defer m.undoing.Store(false)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Limit: r.Steps})
+	// /undo N counts the calls with a checkpoint: a marker is no state to
+	// go back to.
+	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Recorded: true, Limit: r.Steps})
 	if err != nil {
 		return m.failed(ctx, r, err)
 	}
 	switch {
 	case len(mine) == 0:
-		return "Nothing to undo: no tool call changed the workspace from this conversation since its last /undo (or its checkpoints were pruned).", ""
+		return m.nothingToUndo(ctx, r)
 	case len(mine) < r.Steps:
-		return fmt.Sprintf("Only %d changing tool call(s) of this conversation can be undone; /undo %d takes them all back.", len(mine), len(mine)), ""
+		return fmt.Sprintf("Only %d changing tool call(s) of this conversation have a checkpoint to go back to; /undo %d takes them all back.", len(mine), len(mine)), ""
 	}
 	target := mine[len(mine)-1]
 	undone, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Live: true, After: target.ID - 1})
@@ -76,16 +81,56 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		return fmt.Sprintf("The workspace could not be fully restored to before %s (the bot's log has the details); %d path(s) were changed. /undo again to retry.",
 			target.Tool, len(changes)), ""
 	}
-	if _, err := m.o.Index.MarkUndone(ctx, target.ID, r.By, m.o.Now()); err != nil {
-		m.log.Error().Err(err).Msg("checkpoint: could not mark checkpoints undone")
-	}
+	// The files are restored: the mark must not be lost to a request
+	// cancelled meanwhile.
+	_, markErr := m.o.Index.MarkUndone(context.WithoutCancel(ctx), target.ID, r.By, m.o.Now())
 	paths := pathList(changes)
 	what := m.describe(target)
-	m.audit(ctx, r, target, "undone", fmt.Sprintf("restored to before %s; %d call(s) taken back; %d path(s) changed: %s",
-		what, len(undone), len(changes), clip(strings.Join(paths, ", "), 500)))
+	detail := fmt.Sprintf("restored to before %s; %d call(s) taken back%s; %d path(s) changed: %s",
+		what, len(undone), unrecordedDetail(undone), len(changes), clip(strings.Join(paths, ", "), 500))
+	reply = m.undoReply(r, target, undone, paths)
+	if markErr != nil {
+		// The workspace is restored but its checkpoints stay live: the
+		// next /undo would restore to the same one again. Say so, and
+		// audit the attempt as failed.
+		m.log.Error().Err(markErr).Int64("checkpoint", target.ID).Msg("checkpoint: restored, but could not mark checkpoints undone")
+		m.audit(ctx, r, target, "failed", detail+"; the undo could not be recorded: "+clip(markErr.Error(), 200))
+		reply += fmt.Sprintf("\n⚠ The files were restored, but the undo could not be recorded (storage error; the bot's log has the details): another /undo would restore to before %s again rather than go further back.", what)
+		return reply, m.undoNote(r, what, paths, undone)
+	}
+	m.audit(ctx, r, target, "undone", detail)
 	m.log.Info().Str("conv", r.Conv.Key()).Str("by", string(r.By)).Int64("checkpoint", target.ID).
 		Int("calls", len(undone)).Int("paths", len(changes)).Msg("checkpoint: workspace restored")
-	return m.undoReply(r, target, undone, paths), m.undoNote(r, what, paths)
+	return reply, m.undoNote(r, what, paths, undone)
+}
+
+// nothingToUndo answers an /undo of a conversation with no live
+// checkpoint, naming its last call when that one ran without any.
+func (m *Manager) nothingToUndo(ctx context.Context, r core.UndoRequest) (string, string) {
+	last, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Limit: 1})
+	if err != nil {
+		return m.failed(ctx, r, err)
+	}
+	if len(last) == 1 && last[0].NoCheckpoint != "" {
+		return fmt.Sprintf("Cannot undo: %s ran without a checkpoint (%s), and no earlier checkpoint of this conversation is left to restore to. Nothing was changed.",
+			m.describe(last[0]), textutil.GraphicLine(clip(last[0].NoCheckpoint, 200))), ""
+	}
+	return "Nothing to undo: no tool call changed the workspace from this conversation since its last /undo (or its checkpoints were pruned).", ""
+}
+
+// unrecordedDetail names, for the audit log, the calls taken back that
+// had no checkpoint.
+func unrecordedDetail(undone []record.Checkpoint) string {
+	var names []string
+	for _, c := range undone {
+		if c.NoCheckpoint != "" {
+			names = append(names, fmt.Sprintf("%s at %s (%s)", c.Tool, c.Created.UTC().Format("15:04 UTC"), c.Conv.Key()))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (without a checkpoint: " + strings.Join(names, ", ") + ")"
 }
 
 // missingBlobs lists the files whose blob is not on disk.
@@ -103,14 +148,21 @@ func (m *Manager) missingBlobs(files []record.CheckpointFile) []string {
 }
 
 // refusal says why r may not take back the calls of undone, or "".
+// Calls that ran without a checkpoint count like the others: the restore
+// takes them back all the same.
 func refusal(r core.UndoRequest, undone []record.Checkpoint) string {
 	if r.Approver {
 		return ""
 	}
 	for _, c := range undone {
+		when := c.Created.UTC().Format("15:04 UTC")
 		switch {
+		case c.Approval != "" && c.NoCheckpoint != "":
+			return fmt.Sprintf("it would also take back %s at %s, an approved call that ran without a checkpoint", c.Tool, when)
 		case c.Approval != "":
-			return fmt.Sprintf("%s at %s was an approved call", c.Tool, c.Created.UTC().Format("15:04 UTC"))
+			return fmt.Sprintf("%s at %s was an approved call", c.Tool, when)
+		case c.Conv.Key() != r.Conv.Key() && c.NoCheckpoint != "":
+			return fmt.Sprintf("it would also take back %s at %s of another conversation (%s), which ran without a checkpoint", c.Tool, when, c.Conv.Key())
 		case c.Conv.Key() != r.Conv.Key():
 			return fmt.Sprintf("it would also take back %s of another conversation (%s)", c.Tool, c.Conv.Key())
 		}
@@ -141,11 +193,21 @@ func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone
 			b.WriteString("\n• " + textutil.GraphicLine(p))
 		}
 	}
-	var others []string
+	var others, bare []string
 	for _, c := range undone {
-		if c.Conv.Key() != r.Conv.Key() {
+		switch {
+		case c.Conv.Key() != r.Conv.Key() && c.NoCheckpoint != "":
+			others = append(others, fmt.Sprintf("%s (%s, no checkpoint)", m.describe(c), c.Conv.Key()))
+		case c.Conv.Key() != r.Conv.Key():
 			others = append(others, fmt.Sprintf("%s (%s)", m.describe(c), c.Conv.Key()))
+		case c.NoCheckpoint != "":
+			bare = append(bare, m.describe(c))
 		}
+	}
+	if len(bare) > 0 {
+		// Newest first in undone: name them in the order they ran.
+		slices.Reverse(bare)
+		fmt.Fprintf(&b, "\nThis also took back %s, which had no checkpoint: the restore goes back past it.", textutil.GraphicLine(strings.Join(bare, " and ")))
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(&b, "\nThis also took back later call(s) of other conversations: %s.", textutil.GraphicLine(strings.Join(others, ", ")))
@@ -154,7 +216,7 @@ func (m *Manager) undoReply(r core.UndoRequest, target record.Checkpoint, undone
 }
 
 // undoNote is the model's history note.
-func (m *Manager) undoNote(r core.UndoRequest, what string, paths []string) string {
+func (m *Manager) undoNote(r core.UndoRequest, what string, paths []string, undone []record.Checkpoint) string {
 	list := "nothing had changed"
 	if len(paths) > 0 {
 		shown := paths
@@ -166,7 +228,18 @@ func (m *Manager) undoNote(r core.UndoRequest, what string, paths []string) stri
 			list += fmt.Sprintf(" and %d more", len(paths)-maxListed)
 		}
 	}
-	return fmt.Sprintf("workspace restored to before %s by %s (/undo): %s. Those changes are gone; do not assume they exist.", what, r.By, list)
+	also := ""
+	var bare []string
+	for _, c := range undone {
+		if c.NoCheckpoint != "" && c.Conv.Key() == r.Conv.Key() {
+			bare = append(bare, m.describe(c))
+		}
+	}
+	if len(bare) > 0 {
+		slices.Reverse(bare)
+		also = fmt.Sprintf(" (this also took back %s, which had no checkpoint)", strings.Join(bare, " and "))
+	}
+	return fmt.Sprintf("workspace restored to before %s by %s (/undo)%s: %s. Those changes are gone; do not assume they exist.", what, r.By, also, list)
 }
 
 // pathList renders changes, a removed tree once by its top.
@@ -226,7 +299,9 @@ func (m *Manager) CheckpointsText(ctx context.Context, conv core.Conversation) s
 	for _, c := range list {
 		line := fmt.Sprintf("#%d %s %s %s", c.ID, c.Created.In(m.o.Location).Format("01-02 15:04"), c.Tool,
 			textutil.GraphicLine(preview(c.Args)))
-		if touched, err := m.touched(ctx, c); err == nil {
+		if c.NoCheckpoint != "" {
+			line += " (no checkpoint: " + textutil.GraphicLine(clip(c.NoCheckpoint, 60)) + ")"
+		} else if touched, err := m.touched(ctx, c); err == nil {
 			line += " — " + touchedText(touched)
 		}
 		if c.Approval != "" {
@@ -241,13 +316,14 @@ func (m *Manager) CheckpointsText(ctx context.Context, conv core.Conversation) s
 }
 
 // touched lists what c's call changed: the difference between c and the
-// next checkpoint, or the workspace now (its stat cache) for the newest.
+// next real checkpoint, or the workspace now (its stat cache) for the
+// newest; calls without a checkpoint in between count with c's.
 func (m *Manager) touched(ctx context.Context, c record.Checkpoint) ([]string, error) {
 	full, err := m.o.Index.Checkpoint(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
-	next, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{After: c.ID})
+	next, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{After: c.ID, Recorded: true})
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,12 @@ type Checkpoint struct {
 	// Added is how many bytes of blobs this checkpoint added to the blob
 	// directory (0 when every content was already there).
 	Added int64
+	// NoCheckpoint, when not empty, makes this row a marker: the call ran
+	// without a checkpoint, for this reason ("big.bin is 20 MiB, over
+	// tools.checkpoints.max_file"). A marker has no Files and is never
+	// restored to, but a restore to an earlier checkpoint takes its call
+	// back too, so /undo counts it when deciding who may undo.
+	NoCheckpoint string
 	// Files are the workspace's entries, by workspace-relative path with
 	// slashes, sorted. Listings (CheckpointFilter) leave them out.
 	Files []CheckpointFile
@@ -187,6 +193,9 @@ type CheckpointFilter struct {
 	Live bool
 	// After keeps only checkpoints with a greater ID.
 	After int64
+	// Recorded keeps only real checkpoints, leaving out the markers of
+	// calls that ran without one (NoCheckpoint set).
+	Recorded bool
 	// Limit caps how many are returned; 0 is all.
 	Limit int
 }

@@ -17,13 +17,17 @@ import (
 )
 
 const checkpointColumns = `id, conv_gateway, conv_chat, conv_thread, tool, args, call_id,
-	requested_by, approval, created, undone, undone_by, added`
+	requested_by, approval, created, undone, undone_by, added, no_checkpoint`
 
 // AddCheckpoint stores c (its ID is ignored) with its manifest in one
 // durable transaction and returns its ID. The blobs its files name must be
 // on disk before: a crash then leaves orphan blobs, never an index entry
-// without its content.
+// without its content. A marker (c.NoCheckpoint set) is stored with an
+// empty manifest.
 func (db *DB) AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, error) {
+	if c.NoCheckpoint != "" {
+		c.Files = nil
+	}
 	files, err := encodeManifest(c.Files)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: add checkpoint: %w", err)
@@ -31,10 +35,10 @@ func (db *DB) AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, er
 	var id int64
 	err = db.inTx(ctx, "add checkpoint", durable, func(tx *sql.Tx) error {
 		row := tx.QueryRowContext(ctx, `INSERT INTO checkpoints (conv, conv_gateway, conv_chat, conv_thread,
-			tool, args, call_id, requested_by, approval, created, undone, undone_by, added, files)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			tool, args, call_id, requested_by, approval, created, undone, undone_by, added, no_checkpoint, files)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			c.Conv.Key(), c.Conv.Gateway, c.Conv.Chat, c.Conv.Thread, c.Tool, c.Args, c.CallID,
-			c.RequestedBy, c.Approval, nanos(c.Created), nanos(c.Undone), c.UndoneBy, c.Added, files)
+			c.RequestedBy, c.Approval, nanos(c.Created), nanos(c.Undone), c.UndoneBy, c.Added, c.NoCheckpoint, files)
 		if err := row.Scan(&id); err != nil {
 			return fmt.Errorf("sqlite: add checkpoint: %w", err)
 		}
@@ -56,6 +60,9 @@ func (db *DB) Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]rec
 	}
 	if f.After > 0 {
 		where, args = append(where, "id > ?"), append(args, f.After)
+	}
+	if f.Recorded {
+		where = append(where, "no_checkpoint = ''")
 	}
 	q := `SELECT ` + checkpointColumns + ` FROM checkpoints`
 	if len(where) > 0 {
@@ -90,10 +97,12 @@ func (db *DB) Checkpoint(ctx context.Context, id int64) (record.Checkpoint, erro
 	return db.checkpointWhere(ctx, "id = ?", id)
 }
 
-// LatestCheckpoint returns the newest checkpoint of any conversation, with
-// its files, or record.ErrNotFound when there is none.
+// LatestCheckpoint returns the newest real checkpoint of any
+// conversation, with its files, or record.ErrNotFound when there is none.
+// Markers of calls that ran without a checkpoint are skipped: their empty
+// manifest is not the workspace's state.
 func (db *DB) LatestCheckpoint(ctx context.Context) (record.Checkpoint, error) {
-	return db.checkpointWhere(ctx, "id = (SELECT MAX(id) FROM checkpoints)")
+	return db.checkpointWhere(ctx, "id = (SELECT MAX(id) FROM checkpoints WHERE no_checkpoint = '')")
 }
 
 func (db *DB) checkpointWhere(ctx context.Context, where string, args ...any) (record.Checkpoint, error) {
@@ -105,6 +114,9 @@ func (db *DB) checkpointWhere(ctx context.Context, where string, args ...any) (r
 	}
 	if err != nil {
 		return record.Checkpoint{}, fmt.Errorf("sqlite: checkpoint: %w", err)
+	}
+	if c.NoCheckpoint != "" {
+		return c, nil // a marker: its manifest is empty
 	}
 	if c.Files, err = decodeManifest(files); err != nil {
 		return record.Checkpoint{}, fmt.Errorf("sqlite: checkpoint #%d: %w", c.ID, err)
@@ -180,7 +192,7 @@ func scanCheckpoint(row interface{ Scan(...any) error }, extra ...any) (record.C
 	var c record.Checkpoint
 	var created, undone int64
 	dest := append([]any{&c.ID, &c.Conv.Gateway, &c.Conv.Chat, &c.Conv.Thread, &c.Tool, &c.Args, &c.CallID,
-		&c.RequestedBy, &c.Approval, &created, &undone, &c.UndoneBy, &c.Added}, extra...)
+		&c.RequestedBy, &c.Approval, &created, &undone, &c.UndoneBy, &c.Added, &c.NoCheckpoint}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return record.Checkpoint{}, err
 	}

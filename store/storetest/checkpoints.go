@@ -16,7 +16,9 @@ import (
 // checkpoint and its manifest round-trip exactly; listings are newest
 // first, filtered by conversation, liveness and ID, limited, without
 // files; MarkUndone marks from an ID on and never twice; deleted
-// checkpoints are gone; CheckpointBlobs names the blobs of what is left.
+// checkpoints are gone; CheckpointBlobs names the blobs of what is left; a
+// marker (NoCheckpoint) round-trips without files, is listed unless
+// Recorded, and is never the LatestCheckpoint.
 func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoints) {
 	t.Helper()
 	ctx := context.Background()
@@ -96,6 +98,30 @@ func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoi
 	}
 	if c, _ := s.Checkpoint(ctx, id3); !c.Undone.Equal(t0.Add(time.Hour)) || c.UndoneBy != "alpha:9" {
 		t.Fatalf("undone %v by %q", c.Undone, c.UndoneBy)
+	}
+	// A marker of a call that ran without a checkpoint round-trips, is
+	// listed, but is never the latest checkpoint nor names a blob.
+	marker := record.Checkpoint{Conv: b, Tool: "shell", Args: `{"command":"make"}`, CallID: "c4", RequestedBy: "beta:U1",
+		Approval: "Q4W8ZT2M", Created: t0.Add(3 * time.Minute), NoCheckpoint: "big.bin is 20 MiB, over tools.checkpoints.max_file (16 MiB)"}
+	id4, err := s.AddCheckpoint(ctx, marker)
+	if err != nil || id4 <= id3 {
+		t.Fatalf("AddCheckpoint(marker) = %d, %v", id4, err)
+	}
+	marker.ID = id4
+	if got, err := s.Checkpoint(ctx, id4); err != nil || !reflect.DeepEqual(got, marker) {
+		t.Fatalf("marker round trip:\n got %+v, %v\nwant %+v", got, err, marker)
+	}
+	if latest, err := s.LatestCheckpoint(ctx); err != nil || latest.ID != id3 {
+		t.Fatalf("LatestCheckpoint = #%d, %v; want #%d (the marker skipped)", latest.ID, err, id3)
+	}
+	if got := ids(record.CheckpointFilter{Conv: b.Key()}); !reflect.DeepEqual(got, []int64{id4, id2}) {
+		t.Fatalf("B's rows %v, want [%d %d]", got, id4, id2)
+	}
+	if got := ids(record.CheckpointFilter{Conv: b.Key(), Recorded: true}); !reflect.DeepEqual(got, []int64{id2}) {
+		t.Fatalf("B's recorded checkpoints %v, want [%d]", got, id2)
+	}
+	if err := s.DeleteCheckpoints(ctx, id4); err != nil {
+		t.Fatal(err)
 	}
 	blobs, err := s.CheckpointBlobs(ctx)
 	if err != nil || !reflect.DeepEqual(blobs, map[string]int64{"aa11": 3, "bb22": 9, "cc33": 1}) {
