@@ -153,11 +153,6 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	}
 }
 
-// nobody is the unprivileged user the environment test runs as when the
-// tests run as root: root may read every process's environment, Landlock
-// or not (the start-up warning says so).
-const nobody = 65534
-
 // TestSandboxHidesOtherEnvirons: a sandboxed command cannot read the
 // environment of a process outside its sandbox running as the same user
 // (the `go` of `go run`, holding the bot's secrets, is one); with the
@@ -168,7 +163,18 @@ func TestSandboxHidesOtherEnvirons(t *testing.T) {
 		t.Skip(err)
 	}
 	if os.Getuid() == 0 {
-		rerunAsNobody(t, "TestSandboxHidesOtherEnvirons")
+		// Root may read every process's environment, Landlock or not
+		// (the start-up warning says so).
+		testutil.RerunAsNobody(t, "TestSandboxHidesOtherEnvirons", func(dir string) []string {
+			ws := filepath.Join(dir, "ws")
+			if err := os.Mkdir(ws, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(ws, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"GH_TEST_WORKSPACE=" + ws}
+		})
 		return
 	}
 	const secret = "GH_ENV_SECRET=only-in-this-environ-7Qx"
@@ -191,47 +197,5 @@ func TestSandboxHidesOtherEnvirons(t *testing.T) {
 	off := NewShell(ShellOptions{Workspace: ws})
 	if out, _ := runShell(t, context.Background(), off, read); !strings.Contains(out, "only-in-this-environ") {
 		t.Errorf("with the sandbox off the same read failed (%q): the test cannot see a leak", out)
-	}
-}
-
-// rerunAsNobody runs the named test of a copy of this test binary as the
-// unprivileged user, in a directory that user can use, and fails with its
-// output if it fails.
-func rerunAsNobody(t *testing.T, name string) {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "gatehouse-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	ws := filepath.Join(dir, "ws")
-	if err := os.Mkdir(ws, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(ws, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "tools.test")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+name+"$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GH_TEST_WORKSPACE="+ws, "HOME="+dir, "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("as uid %d: %v\n%s", nobody, err, out)
 	}
 }

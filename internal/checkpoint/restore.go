@@ -46,6 +46,18 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 	for _, f := range want {
 		wantBy[f.Path] = f
 	}
+	// A directory without write and search permission for its owner is
+	// opened up for the restore (a bot that is not root could neither
+	// remove nor create entries in it); every directory gets its recorded
+	// mode at the end, children before parents.
+	for i, c := range cur {
+		if c.Kind == record.KindDir && c.Mode&0o700 != 0o700 {
+			if err := root.Chmod(filepath.FromSlash(c.Path), fs.FileMode(c.Mode|0o700)); err != nil {
+				return nil, fmt.Errorf("checkpoint: restore: chmod %s: %w", c.Path, err)
+			}
+			cur[i].Mode |= 0o700
+		}
+	}
 	var changes []change
 	kept := make(map[string]record.CheckpointFile, len(cur))
 	// Children before their parents: remove what the checkpoint did not
@@ -64,17 +76,34 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 		}
 	}
 	// Parents before their children: put back what differs.
+	var dirs []dirMode
 	for _, w := range want {
 		if ctx.Err() != nil {
 			return changes, ctx.Err()
 		}
 		c, had := kept[w.Path]
+		if w.Kind == record.KindDir {
+			d, err := openDir(root, w, c, had)
+			if err != nil {
+				return changes, err
+			}
+			if !had {
+				changes = append(changes, change{path: w.Path})
+			}
+			dirs = append(dirs, d)
+			continue
+		}
 		changed, err := m.put(root, w, c, had, taken)
 		if err != nil {
 			return changes, err
 		}
 		if changed {
 			changes = append(changes, change{path: w.Path})
+		}
+	}
+	for _, d := range slices.Backward(dirs) {
+		if err := chmodIf(root, d.name, d.want, d.now, true); err != nil {
+			return changes, err
 		}
 	}
 	slices.SortFunc(changes, func(a, b change) int {
@@ -89,19 +118,12 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 	return changes, nil
 }
 
-// put makes the entry at w.Path what w records at taken; c is what is
-// there (had false: nothing). It reports whether it changed the content
-// or the kind.
+// put makes the file or symbolic link at w.Path what w records at taken;
+// c is what is there (had false: nothing). It reports whether it changed
+// the content or the kind. Directories are openDir's.
 func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken time.Time) (bool, error) {
 	name := filepath.FromSlash(w.Path)
 	switch w.Kind {
-	case record.KindDir:
-		if !had {
-			if err := root.Mkdir(name, fs.FileMode(w.Mode)); err != nil {
-				return false, fmt.Errorf("checkpoint: restore: mkdir %s: %w", w.Path, err)
-			}
-		}
-		return !had, chmodIf(root, name, w.Mode, c.Mode, had)
 	case record.KindSymlink:
 		if had {
 			return false, nil // same target, or it was removed above
@@ -121,6 +143,29 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken
 		}
 	}
 	return true, m.writeBlob(root, name, w)
+}
+
+// dirMode is a directory of the checkpoint: the mode it has during the
+// restore and the one it is given at the end.
+type dirMode struct {
+	name      string
+	now, want uint32
+}
+
+// openDir makes the directory w (c is what is there, had false: nothing)
+// with write and search permission for its owner, its recorded mode left
+// for the end of the restore.
+func openDir(root *os.Root, w, c record.CheckpointFile, had bool) (dirMode, error) {
+	d := dirMode{name: filepath.FromSlash(w.Path), now: c.Mode, want: w.Mode}
+	if had {
+		return d, nil
+	}
+	d.now = w.Mode | 0o700
+	if err := root.Mkdir(d.name, fs.FileMode(d.now)); err != nil {
+		return d, fmt.Errorf("checkpoint: restore: mkdir %s: %w", w.Path, err)
+	}
+	// Mkdir's mode passes through the umask.
+	return d, chmodIf(root, d.name, d.now, 0, false)
 }
 
 // sameContent reports whether the file c at name holds w's content,
