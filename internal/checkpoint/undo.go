@@ -26,8 +26,10 @@ var _ core.Undoer = (*Manager)(nil)
 // checkpoint from there on (of any conversation) undone. Calls in between
 // that ran without a checkpoint (markers) are taken back with them, and
 // the reply names them. Only an approver may take back an approved call
-// or another conversation's call, with a checkpoint or without. Each
-// attempt is audited.
+// or another conversation's call, with a checkpoint or without. Every
+// restore, refused or failed /undo is audited (one that finds nothing to
+// undo, or another /undo or a changing call under way, changes nothing
+// and is not).
 func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note string) {
 	if !m.runs.TryLock() {
 		if m.undoing.Load() {
