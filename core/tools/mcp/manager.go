@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // Registrar is where a Manager offers the servers' tools: the core/tools
@@ -136,7 +137,8 @@ func (m *Manager) StatusLines(context.Context, core.Conversation) []string {
 		if cut {
 			state += " …"
 		}
-		parts[i] = fmt.Sprintf("%s (%s) %s", s.Name, s.Transport, state)
+		// A failure's text may carry the child's stderr: untrusted.
+		parts[i] = fmt.Sprintf("%s (%s) %s", s.Name, s.Transport, textutil.GraphicLine(state))
 	}
 	return []string{"MCP servers: " + strings.Join(parts, "; ")}
 }

@@ -33,6 +33,12 @@ func TestStatusLinesShowEveryServerOnOneLine(t *testing.T) {
 	if n := strings.Count(web, "x"); n != maxStateLen-len("failed: ") || !strings.HasSuffix(web, " …") {
 		t.Errorf("the long state kept %d x's; want it cut at %d runes", n, maxStateLen)
 	}
+	// A child's stderr is untrusted: no control character reaches chat.
+	m.servers[0].setState("failed: \x1b[2Jcleared\rover\u202eevil")
+	got = m.StatusLines(context.Background(), core.Conversation{})[0]
+	if strings.ContainsAny(got, "\x1b\r\u202e") || !strings.Contains(got, `\x1b[2Jcleared\rover\u202eevil`) {
+		t.Errorf("StatusLines = %q; want the control characters shown escaped", got)
+	}
 	var none Manager
 	if got := none.StatusLines(context.Background(), core.Conversation{}); got != nil {
 		t.Errorf("no servers: %q", got)
