@@ -2,6 +2,8 @@ package core
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 )
 
@@ -20,7 +22,13 @@ func CanonicalArgs(args string) string {
 	dec := json.NewDecoder(strings.NewReader(args))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil {
+		return args
+	}
+	// Only the end of the text may follow the value: dec.More alone lets
+	// a stray closing "}" or "]" through, and the value would then be
+	// re-encoded without it instead of reported as malformed.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return args
 	}
 	var b strings.Builder

@@ -97,10 +97,16 @@ func identity(userID string) core.Identity { return core.Identity(Name + ":" + u
 // returns the text with the bot's mentions removed.
 func (g *Gateway) addressed(m *discordgo.Message) (bool, string) {
 	text, ok := m.Content, false
-	for _, tag := range []string{"<@" + g.self.ID + ">", "<@!" + g.self.ID + ">"} {
-		if strings.Contains(text, tag) {
-			ok = true
-			text = strings.ReplaceAll(strings.ReplaceAll(text, tag+" ", ""), tag, "")
+	tags := []string{"<@" + g.self.ID + ">", "<@!" + g.self.ID + ">"}
+	// Until none is left: removing a mention nested in another, as in
+	// "<@<@ID>ID>", joins the outer one. Each pass shortens the text.
+	for again := true; again; {
+		again = false
+		for _, tag := range tags {
+			if strings.Contains(text, tag) {
+				ok, again = true, true
+				text = strings.ReplaceAll(strings.ReplaceAll(text, tag+" ", ""), tag, "")
+			}
 		}
 	}
 	for _, u := range m.Mentions {

@@ -48,6 +48,18 @@ func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 		props = map[string]any{}
 		m["properties"] = props
 	}
+	// A property's schema may be a boolean (true: anything, false:
+	// nothing). The Registry reads each as an object: offer the same
+	// meaning in that form, or one such property would keep all of the
+	// server's tools out.
+	for name, p := range props {
+		if b, ok := p.(bool); ok {
+			props[name] = map[string]any{}
+			if !b {
+				props[name] = map[string]any{"not": map[string]any{}}
+			}
+		}
+	}
 	if req, ok := m["required"].([]any); ok {
 		kept := slices.DeleteFunc(slices.Clone(req), func(v any) bool {
 			s, ok := v.(string)
