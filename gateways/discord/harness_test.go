@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
@@ -26,7 +26,7 @@ type harness struct {
 	fake    *fakediscord.Server
 	gw      *Gateway
 	inbox   *testutil.Inbox
-	appr    *fakeApprovals
+	appr    *gatewaytest.Approvals
 	logs    *testutil.SyncBuffer
 	metrics *metrics.Registry
 	cancel  context.CancelFunc
@@ -48,7 +48,7 @@ func newFake(o fakediscord.Options) *fakediscord.Server {
 // stops both and checks that no log line holds the token.
 func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("approved — running…"), logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
 	cfg := FastConfig(fake)
 	for _, o := range opts {
 		o(&cfg)
@@ -125,37 +125,6 @@ func assertNoToken(t *testing.T, logs string) {
 	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-discord-token") {
 		t.Errorf("the bot token leaked into the logs:\n%s", logs)
 	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-	onPress func() // called before recording a press
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	if f.onPress != nil {
-		f.onPress()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
 }
 
 // Users, a guild and a channel for injected messages.

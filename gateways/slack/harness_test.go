@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -29,7 +29,7 @@ type harness struct {
 	fake    *fakeslack.Server
 	gw      *Gateway
 	inbox   *testutil.Inbox
-	appr    *fakeApprovals
+	appr    *gatewaytest.Approvals
 	logs    *testutil.SyncBuffer
 	cancel  context.CancelFunc
 	runDone chan error
@@ -45,7 +45,7 @@ func newFake(o fakeslack.Options) *fakeslack.Server {
 func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
 	t.Helper()
 	fake := newFake(o)
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("approved — running…"), logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	cfg.SigningSecret = testSecret
 	for _, f := range tune {
@@ -127,33 +127,6 @@ func (h *harness) act(a core.Action) {
 	if _, err := h.gw.Act(context.Background(), a); err != nil {
 		h.t.Fatalf("Act: %v", err)
 	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
 }
 
 func reply(conv core.Conversation, text string) core.Action {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 )
 
@@ -27,7 +28,7 @@ type harness struct {
 	fake    *faketg.Server
 	gw      *Gateway
 	inbox   *testutil.Inbox
-	appr    *fakeApprovals
+	appr    *gatewaytest.Approvals
 	logs    *testutil.SyncBuffer
 	cancel  context.CancelFunc
 	runDone chan error
@@ -53,7 +54,7 @@ func newFake() *faketg.Server {
 
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("Approved."), logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
 	for _, o := range opts {
@@ -122,33 +123,6 @@ func assertNoToken(t *testing.T, logs string) {
 	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-bot-token") {
 		t.Errorf("the bot token leaked into the logs:\n%s", logs)
 	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
 }
 
 // memStore is a Cursors shared across gateway restarts.
