@@ -6,7 +6,6 @@ package discord_test
 // Telegram Bot API and the fake OpenAI server.
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/discord"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -76,8 +76,8 @@ func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
 	if tune != nil {
 		tune(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eToken, e2eTGToken, e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 15*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eToken, e2eTGToken, e2eAPIKey),
 		Tune: func(settings any) {
 			switch c := settings.(type) {
 			case *discord.Config:
@@ -96,24 +96,13 @@ func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.dc.Close()
 		e.tg.Close()
-		if logs := e.logs.String(); strings.Contains(logs, e2eToken) || strings.Contains(logs, "E2E-discord-token") {
-			t.Errorf("the bot token leaked into the logs")
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eToken, "E2E-discord-token")
 	})
 	testutil.WaitFor(t, "the Discord session", func() bool { return len(e.dc.Identifies()) > 0 })
 	return e

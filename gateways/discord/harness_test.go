@@ -29,8 +29,7 @@ type harness struct {
 	appr    *gatewaytest.Approvals
 	logs    *testutil.SyncBuffer
 	metrics *metrics.Registry
-	cancel  context.CancelFunc
-	runDone chan error
+	run     *gatewaytest.Runner
 }
 
 type option func(*Config)
@@ -95,36 +94,19 @@ func FastConfig(fake *fakediscord.Server) Config {
 // start runs the gateway and waits for its session to be ready.
 func (h *harness) start() *harness {
 	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 10*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	testutil.WaitFor(h.t, "the session identified", func() bool { return len(h.fake.Identifies()) > 0 })
 	return h
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
-func assertNoToken(t *testing.T, logs string) {
+// assertNoToken fails t when text (logs, an error) holds the test token.
+func assertNoToken(t *testing.T, text string) {
 	t.Helper()
-	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-discord-token") {
-		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
+	gatewaytest.NoSecrets(t, text, testToken, "TEST-discord-token")
 }
 
 // Users, a guild and a channel for injected messages.

@@ -7,7 +7,6 @@ package slack_test
 // on the fake Bot API.
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/slack"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
@@ -81,8 +81,8 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 	if tune != nil {
 		tune(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 10*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
 		Tune: func(settings any) {
 			switch c := settings.(type) {
 			case *slack.Config:
@@ -101,8 +101,7 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	if listen == "" {
 		testutil.WaitFor(t, "the socket mode connection", func() bool { return e.sl.Live() > 0 })
 	}
@@ -112,24 +111,11 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 		testutil.WaitFor(t, "every envelope acknowledged within 3s", func() bool {
 			return len(e.sl.Unacknowledged(3*time.Second)) == 0
 		})
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.sl.Close()
 		e.tg.Close()
-		logs := e.logs.String()
-		for _, s := range []string{e2eBotToken, e2eAppToken, e2eTgToken, e2eSecret, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token", "E2E-slack-signing"} {
-			if strings.Contains(logs, s) {
-				t.Errorf("a token leaked into the logs")
-			}
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eBotToken, e2eAppToken, e2eTgToken, e2eSecret, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token", "E2E-slack-signing")
 	})
 	return e
 }

@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,14 +24,13 @@ const (
 
 // harness runs one gateway against one fake.
 type harness struct {
-	t       testing.TB
-	fake    *fakeslack.Server
-	gw      *Gateway
-	inbox   *testutil.Inbox
-	appr    *gatewaytest.Approvals
-	logs    *testutil.SyncBuffer
-	cancel  context.CancelFunc
-	runDone chan error
+	t     testing.TB
+	fake  *fakeslack.Server
+	gw    *Gateway
+	inbox *testutil.Inbox
+	appr  *gatewaytest.Approvals
+	logs  *testutil.SyncBuffer
+	run   *gatewaytest.Runner
 }
 
 func newFake(o fakeslack.Options) *fakeslack.Server {
@@ -84,19 +82,13 @@ func FastConfig(fake *fakeslack.Server) Config {
 // secret.
 func AssertNoSecrets(t testing.TB, logs string) {
 	t.Helper()
-	for _, s := range []string{testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret"} {
-		if strings.Contains(logs, s) {
-			t.Errorf("a secret (%s…) leaked into the logs", s[:8])
-		}
-	}
+	gatewaytest.NoSecrets(t, logs, testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret")
 }
 
 // start runs the gateway until the test ends or stop is called.
 func (h *harness) start() *harness {
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 10*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	testutil.WaitFor(h.t, "Run started", func() bool { return h.gw.run.Load() != nil })
 	if h.gw.cfg.Mode == ModeSocket {
 		testutil.WaitFor(h.t, "a socket mode connection", func() bool { return h.fake.Live() > 0 })
@@ -105,21 +97,7 @@ func (h *harness) start() *harness {
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
 // act sends a as the engine would and fails the test on an error.
 func (h *harness) act(a core.Action) {

@@ -5,7 +5,6 @@ package telegram_test
 // unmodified library, the fake Bot API and the fake OpenAI server.
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -71,8 +71,8 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 		tune(cfg)
 	}
 	log := zerolog.New(e.logs)
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 10*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
 		Tune: func(settings any) {
 			c, ok := settings.(*telegram.Config)
 			if !ok {
@@ -85,23 +85,12 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.tg.Close()
-		if logs := e.logs.String(); strings.Contains(logs, e2eToken) || strings.Contains(logs, "E2E-telegram-token") {
-			t.Errorf("the bot token leaked into the logs")
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eToken, "E2E-telegram-token")
 	})
 	return e
 }

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,14 +23,13 @@ const testToken = "987654:TEST-bot-token-never-logged"
 
 // harness runs one gateway against one fake.
 type harness struct {
-	t       *testing.T
-	fake    *faketg.Server
-	gw      *Gateway
-	inbox   *testutil.Inbox
-	appr    *gatewaytest.Approvals
-	logs    *testutil.SyncBuffer
-	cancel  context.CancelFunc
-	runDone chan error
+	t     *testing.T
+	fake  *faketg.Server
+	gw    *Gateway
+	inbox *testutil.Inbox
+	appr  *gatewaytest.Approvals
+	logs  *testutil.SyncBuffer
+	run   *gatewaytest.Runner
 }
 
 type option func(*Config, *Deps)
@@ -94,35 +92,18 @@ func FastConfig(fake *faketg.Server) Config {
 
 // start runs the gateway until the test ends or stop is called.
 func (h *harness) start() *harness {
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 5*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	return h
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
-func assertNoToken(t *testing.T, logs string) {
+// assertNoToken fails t when text (logs, an error) holds the test token.
+func assertNoToken(t *testing.T, text string) {
 	t.Helper()
-	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-bot-token") {
-		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
+	gatewaytest.NoSecrets(t, text, testToken, "TEST-bot-token")
 }
 
 // memStore is a Cursors shared across gateway restarts.
