@@ -7,7 +7,6 @@ package discord_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,11 +66,8 @@ func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir)
 	if tune != nil {
 		tune(cfg)
@@ -189,27 +185,7 @@ func (e *e2e) waitFollowups(t *testing.T, n int) []fakediscord.Sent {
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-// pushShellTurn scripts the model: ask for the shell command, then tell
-// the user it awaits approval, then (after the outcome) report it.
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 func (e *e2e) inTeam(from fakediscord.User, text string) string {
 	return e.dc.InjectMessage(fakediscord.Message{ChannelID: team, GuildID: guild, Author: from, Content: text})
@@ -219,21 +195,11 @@ func (e *e2e) mention() string { return "<@" + e.dc.Bot().ID + "> " }
 
 func TestE2EDirectMessageTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
 	ch := e.dc.DMChannel(guest.ID)
 	e.dc.InjectMessage(fakediscord.Message{ChannelID: ch, Author: guest, Content: "what time is it?"})
 	e.waitSent(t, ch, "It is **noon** in UTC.") // Discord Markdown passes through
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	last := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 	if len(e.dc.Typing()) == 0 {
 		t.Fatal("no typing indicator during the turn")
 	}
@@ -256,7 +222,7 @@ func TestE2EGuildAnswersOnlyWhenMentioned(t *testing.T) {
 
 func TestE2EApprovalButtons(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	req, token := e.waitRequest(t, team)
 	e.waitSent(t, team, "I asked an approver to allow it.")
@@ -299,7 +265,7 @@ func TestE2EApprovalButtons(t *testing.T) {
 
 func TestE2EApprovedFromTelegram(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	req, token := e.waitRequest(t, team)
 	e.tg.InjectMessage(faketg.Message{From: &tgOwner, Chat: faketg.Chat{ID: tgOwner.ID, Type: "private"}, Text: "/approve " + token})
@@ -316,7 +282,7 @@ func TestE2EApprovedFromTelegram(t *testing.T) {
 func TestE2ESlashApprove(t *testing.T) {
 	e := startE2E(t)
 	testutil.WaitFor(t, "the slash commands", func() bool { return len(e.dc.Commands("")) == 3 })
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	_, token := e.waitRequest(t, team)
 	in := e.dc.InjectSlashCommand(fakediscord.SlashCommand{ChannelID: team, GuildID: guild, User: owner, Name: "approve",

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,11 +71,8 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir, listen)
 	if tune != nil {
 		tune(cfg)
@@ -186,31 +182,13 @@ func (e *e2e) waitRequest(t *testing.T, channel string) (fakeslack.Post, string)
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 // raiseRequest has the guest ask, in a channel thread, for what needs
 // approval, and returns the thread, the request and its token.
 func (e *e2e) raiseRequest(t *testing.T) (string, fakeslack.Post, string) {
 	t.Helper()
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	thread := e.sl.InjectMention(channel, guest, "add a line to ran.txt", "")
 	req, token := e.waitRequest(t, channel)
 	if req.ThreadTS != thread {
@@ -221,22 +199,13 @@ func (e *e2e) raiseRequest(t *testing.T) (string, fakeslack.Post, string) {
 
 func TestE2EDMTurnWithToolCall(t *testing.T) {
 	e := startE2E(t, fakeslack.Options{})
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC & all is well."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC & all is well.")
 	e.sl.InjectDM(guest, "what time is it?")
 	got := e.waitPost(t, fakeslack.DMChannel(guest), "It is *noon* in UTC &amp; all is well.")
 	if got.ThreadTS != "" {
 		t.Fatalf("a DM reply in a thread: %+v", got)
 	}
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 }
 
 func TestE2EMentionAnsweredInThreadAndFollowUpContinues(t *testing.T) {

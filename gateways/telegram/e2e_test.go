@@ -61,11 +61,8 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir)
 	if tune != nil {
 		tune(cfg)
@@ -166,47 +163,17 @@ func (e *e2e) waitAnswers(t *testing.T, n int) []faketg.Answer {
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-// pushShellTurn scripts the model: ask for the shell command, then tell
-// the user it awaits approval, then (after the outcome) report it.
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 func TestE2EPrivateTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "what time is it?"})
 	got := e.waitSent(t, guest.ID, "It is noon in UTC.")
 	if got.ParseMode != "HTML" || !strings.Contains(got.Text, "<b>noon</b>") {
 		t.Fatalf("reply %+v", got)
 	}
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	last := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 	if len(e.tg.Actions()) == 0 {
 		t.Fatal("no typing indicator during the turn")
 	}
@@ -226,7 +193,7 @@ func TestE2EGroupAnswersOnlyWhenMentioned(t *testing.T) {
 
 func TestE2EApprovalButtons(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
 	req, token := e.waitRequest(t, team.ID)
 	e.waitSent(t, team.ID, "I asked an approver to allow it.")
@@ -318,7 +285,7 @@ func TestE2ESlowApprovedToolStillGetsItsToast(t *testing.T) {
 
 func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
 	req, token := e.waitRequest(t, team.ID)
 	e.tg.InjectMessage(faketg.Message{From: &owner, Chat: faketg.Chat{ID: owner.ID, Type: "private"}, Text: "/approve " + token})
