@@ -134,33 +134,16 @@ http: {listen: ""}
 // waitSent waits for a message the bot created in channel containing want.
 func (e *e2e) waitSent(t *testing.T, channel, want string) fakediscord.Sent {
 	t.Helper()
-	var found fakediscord.Sent
-	testutil.WaitFor(t, fmt.Sprintf("%q in channel %s", want, channel), func() bool {
-		for _, s := range e.dc.Messages(channel) {
-			if strings.Contains(s.Content, want) {
-				found = s
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in channel %s", want, channel), func() []fakediscord.Sent { return e.dc.Messages(channel) },
+		func(s fakediscord.Sent) bool { return strings.Contains(s.Content, want) })
 }
 
 // waitRequest waits for the approval request in channel and returns it
 // with its token (read from the Approve button).
 func (e *e2e) waitRequest(t *testing.T, channel string) (fakediscord.Sent, string) {
 	t.Helper()
-	var req fakediscord.Sent
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, s := range e.dc.Messages(channel) {
-			if len(s.Components) > 0 {
-				req = s
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", func() []fakediscord.Sent { return e.dc.Messages(channel) },
+		func(s fakediscord.Sent) bool { return len(s.Components) > 0 })
 	token, ok := strings.CutPrefix(fakediscord.Buttons(req.Components)[0].CustomID, "gh:a:")
 	if !ok {
 		t.Fatalf("first button %+v is not Approve", fakediscord.Buttons(req.Components)[0])

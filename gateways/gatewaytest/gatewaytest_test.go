@@ -107,3 +107,20 @@ func TestApprovalsRecordsPressesAndAnswers(t *testing.T) {
 		t.Errorf("calls after Forget: %+v", got)
 	}
 }
+
+func TestWaitFirstReturnsTheFirstMatchOnceItCame(t *testing.T) {
+	calls := 0
+	list := func() []int {
+		calls++
+		if calls < 3 {
+			return []int{1, 3}
+		}
+		return []int{1, 3, 4, 6}
+	}
+	if got := WaitFirst(t, "an even number", list, func(n int) bool { return n%2 == 0 }); got != 4 {
+		t.Fatalf("WaitFirst = %d; want 4, the first even number", got)
+	}
+	if calls != 3 {
+		t.Errorf("list called %d times; want 3 (WaitFirst returns as soon as one matches)", calls)
+	}
+}

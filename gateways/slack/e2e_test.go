@@ -151,33 +151,16 @@ http: {listen: %q}
 // waitPost waits for a post in channel whose text contains want.
 func (e *e2e) waitPost(t *testing.T, channel, want string) fakeslack.Post {
 	t.Helper()
-	var found fakeslack.Post
-	testutil.WaitFor(t, fmt.Sprintf("%q in %s", want, channel), func() bool {
-		for _, p := range e.sl.Posts(channel) {
-			if strings.Contains(p.Text, want) {
-				found = p
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in %s", want, channel), func() []fakeslack.Post { return e.sl.Posts(channel) },
+		func(p fakeslack.Post) bool { return strings.Contains(p.Text, want) })
 }
 
 // waitRequest waits for an approval request with buttons in channel and
 // returns it with its token.
 func (e *e2e) waitRequest(t *testing.T, channel string) (fakeslack.Post, string) {
 	t.Helper()
-	var req fakeslack.Post
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, p := range e.sl.Posts(channel) {
-			if len(p.Buttons()) > 0 {
-				req = p
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", func() []fakeslack.Post { return e.sl.Posts(channel) },
+		func(p fakeslack.Post) bool { return len(p.Buttons()) > 0 })
 	return req, req.Buttons()[0].Value
 }
 

@@ -121,33 +121,16 @@ http: {listen: ""}
 // waitSent waits for a message in chat whose visible text contains want.
 func (e *e2e) waitSent(t *testing.T, chat int64, want string) faketg.Sent {
 	t.Helper()
-	var found faketg.Sent
-	testutil.WaitFor(t, fmt.Sprintf("%q in chat %d", want, chat), func() bool {
-		for _, s := range e.tg.Sent() {
-			if s.ChatID == chat && strings.Contains(s.Plain, want) {
-				found = s
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in chat %d", want, chat), e.tg.Sent,
+		func(s faketg.Sent) bool { return s.ChatID == chat && strings.Contains(s.Plain, want) })
 }
 
 // waitRequest waits for the approval request in chat and returns it with
 // its token (read from the Approve button).
 func (e *e2e) waitRequest(t *testing.T, chat int64) (faketg.Sent, string) {
 	t.Helper()
-	var req faketg.Sent
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, s := range e.tg.Sent() {
-			if s.ChatID == chat && s.Markup != nil {
-				req = s
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", e.tg.Sent,
+		func(s faketg.Sent) bool { return s.ChatID == chat && s.Markup != nil })
 	token, ok := strings.CutPrefix(req.Markup.Buttons()[0].CallbackData, "a:")
 	if !ok {
 		t.Fatalf("first button %+v is not Approve", req.Markup.Buttons()[0])
