@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -71,8 +72,8 @@ func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
 	h := newHarness(t, fake)
 	var ackedBefore atomic.Int32
-	h.appr.onPress = func() { ackedBefore.Store(int32(len(fake.InteractionResponses()))) }
-	h.appr.reply = "not authorised"
+	h.appr.OnPress(func() { ackedBefore.Store(int32(len(fake.InteractionResponses()))) })
+	h.appr.SetReply("not authorised")
 	h.start()
 	if err := h.gw.PromptApproval(t.Context(), guildConv, "Approval needed: shell", prompt); err != nil {
 		t.Fatal(err)
@@ -91,22 +92,22 @@ func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 	if ackedBefore.Load() != 1 {
 		t.Error("the press was resolved before it was acknowledged")
 	}
-	calls := h.appr.calls()
-	want := pressCall{from: "discord:3002", conv: guildConv, token: prompt.Token, d: core.DecisionApproveAlways}
+	calls := h.appr.Calls()
+	want := gatewaytest.Press{From: "discord:3002", Conv: guildConv, Token: prompt.Token, Decision: core.DecisionApproveAlways}
 	if len(calls) != 1 || calls[0] != want {
 		t.Fatalf("presses %+v, want %+v", calls, want)
 	}
 	// In a DM the presser is the interaction's user.
 	dmChan := fake.DMChannel(ann.ID)
 	fake.InjectButtonPress(fakediscord.Press{ChannelID: dmChan, MessageID: req.ID, User: ann, CustomID: "gh:d:" + prompt.Token})
-	testutil.WaitFor(t, "the DM press", func() bool { return len(h.appr.calls()) == 2 })
-	if c := h.appr.calls()[1]; c.from != "discord:3001" || c.d != core.DecisionDeny || c.conv.Chat != dmChan {
+	testutil.WaitFor(t, "the DM press", func() bool { return len(h.appr.Calls()) == 2 })
+	if c := h.appr.Calls()[1]; c.From != "discord:3001" || c.Decision != core.DecisionDeny || c.Conv.Chat != dmChan {
 		t.Errorf("DM press %+v", c)
 	}
 	// A button that is not an approval's resolves nothing.
 	in = fake.InjectButtonPress(fakediscord.Press{ChannelID: chanID, GuildID: guildID, MessageID: req.ID, User: ann, CustomID: "something-else"})
 	testutil.WaitFor(t, "the answer to an unknown button", func() bool { return len(followups(fake, in.ID)) == 1 })
-	if n := len(h.appr.calls()); n != 2 {
+	if n := len(h.appr.Calls()); n != 2 {
 		t.Errorf("an unknown button was resolved (%d presses)", n)
 	}
 }

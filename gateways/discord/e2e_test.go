@@ -6,9 +6,7 @@ package discord_test
 // Telegram Bot API and the fake OpenAI server.
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/discord"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -67,17 +66,14 @@ func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir)
 	if tune != nil {
 		tune(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eToken, e2eTGToken, e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 15*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eToken, e2eTGToken, e2eAPIKey),
 		Tune: func(settings any) {
 			switch c := settings.(type) {
 			case *discord.Config:
@@ -96,24 +92,13 @@ func startE2EWith(t *testing.T, tune func(*config.Config)) *e2e {
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.dc.Close()
 		e.tg.Close()
-		if logs := e.logs.String(); strings.Contains(logs, e2eToken) || strings.Contains(logs, "E2E-discord-token") {
-			t.Errorf("the bot token leaked into the logs")
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eToken, "E2E-discord-token")
 	})
 	testutil.WaitFor(t, "the Discord session", func() bool { return len(e.dc.Identifies()) > 0 })
 	return e
@@ -149,33 +134,16 @@ http: {listen: ""}
 // waitSent waits for a message the bot created in channel containing want.
 func (e *e2e) waitSent(t *testing.T, channel, want string) fakediscord.Sent {
 	t.Helper()
-	var found fakediscord.Sent
-	testutil.WaitFor(t, fmt.Sprintf("%q in channel %s", want, channel), func() bool {
-		for _, s := range e.dc.Messages(channel) {
-			if strings.Contains(s.Content, want) {
-				found = s
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in channel %s", want, channel), func() []fakediscord.Sent { return e.dc.Messages(channel) },
+		func(s fakediscord.Sent) bool { return strings.Contains(s.Content, want) })
 }
 
 // waitRequest waits for the approval request in channel and returns it
 // with its token (read from the Approve button).
 func (e *e2e) waitRequest(t *testing.T, channel string) (fakediscord.Sent, string) {
 	t.Helper()
-	var req fakediscord.Sent
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, s := range e.dc.Messages(channel) {
-			if len(s.Components) > 0 {
-				req = s
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", func() []fakediscord.Sent { return e.dc.Messages(channel) },
+		func(s fakediscord.Sent) bool { return len(s.Components) > 0 })
 	token, ok := strings.CutPrefix(fakediscord.Buttons(req.Components)[0].CustomID, "gh:a:")
 	if !ok {
 		t.Fatalf("first button %+v is not Approve", fakediscord.Buttons(req.Components)[0])
@@ -200,27 +168,7 @@ func (e *e2e) waitFollowups(t *testing.T, n int) []fakediscord.Sent {
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-// pushShellTurn scripts the model: ask for the shell command, then tell
-// the user it awaits approval, then (after the outcome) report it.
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 func (e *e2e) inTeam(from fakediscord.User, text string) string {
 	return e.dc.InjectMessage(fakediscord.Message{ChannelID: team, GuildID: guild, Author: from, Content: text})
@@ -230,21 +178,11 @@ func (e *e2e) mention() string { return "<@" + e.dc.Bot().ID + "> " }
 
 func TestE2EDirectMessageTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
 	ch := e.dc.DMChannel(guest.ID)
 	e.dc.InjectMessage(fakediscord.Message{ChannelID: ch, Author: guest, Content: "what time is it?"})
 	e.waitSent(t, ch, "It is **noon** in UTC.") // Discord Markdown passes through
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	last := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 	if len(e.dc.Typing()) == 0 {
 		t.Fatal("no typing indicator during the turn")
 	}
@@ -267,7 +205,7 @@ func TestE2EGuildAnswersOnlyWhenMentioned(t *testing.T) {
 
 func TestE2EApprovalButtons(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	req, token := e.waitRequest(t, team)
 	e.waitSent(t, team, "I asked an approver to allow it.")
@@ -310,7 +248,7 @@ func TestE2EApprovalButtons(t *testing.T) {
 
 func TestE2EApprovedFromTelegram(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	req, token := e.waitRequest(t, team)
 	e.tg.InjectMessage(faketg.Message{From: &tgOwner, Chat: faketg.Chat{ID: tgOwner.ID, Type: "private"}, Text: "/approve " + token})
@@ -327,7 +265,7 @@ func TestE2EApprovedFromTelegram(t *testing.T) {
 func TestE2ESlashApprove(t *testing.T) {
 	e := startE2E(t)
 	testutil.WaitFor(t, "the slash commands", func() bool { return len(e.dc.Commands("")) == 3 })
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.inTeam(guest, e.mention()+"add a line to ran.txt")
 	_, token := e.waitRequest(t, team)
 	in := e.dc.InjectSlashCommand(fakediscord.SlashCommand{ChannelID: team, GuildID: guild, User: owner, Name: "approve",

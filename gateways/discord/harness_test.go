@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
@@ -26,11 +26,10 @@ type harness struct {
 	fake    *fakediscord.Server
 	gw      *Gateway
 	inbox   *testutil.Inbox
-	appr    *fakeApprovals
+	appr    *gatewaytest.Approvals
 	logs    *testutil.SyncBuffer
 	metrics *metrics.Registry
-	cancel  context.CancelFunc
-	runDone chan error
+	run     *gatewaytest.Runner
 }
 
 type option func(*Config)
@@ -48,7 +47,7 @@ func newFake(o fakediscord.Options) *fakediscord.Server {
 // stops both and checks that no log line holds the token.
 func newHarness(t *testing.T, fake *fakediscord.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("approved — running…"), logs: &testutil.SyncBuffer{}, metrics: metrics.New()}
 	cfg := FastConfig(fake)
 	for _, o := range opts {
 		o(&cfg)
@@ -95,67 +94,19 @@ func FastConfig(fake *fakediscord.Server) Config {
 // start runs the gateway and waits for its session to be ready.
 func (h *harness) start() *harness {
 	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 10*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	testutil.WaitFor(h.t, "the session identified", func() bool { return len(h.fake.Identifies()) > 0 })
 	return h
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
-func assertNoToken(t *testing.T, logs string) {
+// assertNoToken fails t when text (logs, an error) holds the test token.
+func assertNoToken(t *testing.T, text string) {
 	t.Helper()
-	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-discord-token") {
-		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-	onPress func() // called before recording a press
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	if f.onPress != nil {
-		f.onPress()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
+	gatewaytest.NoSecrets(t, text, testToken, "TEST-discord-token")
 }
 
 // Users, a guild and a channel for injected messages.

@@ -1,31 +1,18 @@
 package discord_test
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
-
-// longAnswer is a reply of more than 6,000 characters in sentences and
-// paragraphs: four Discord messages.
-func longAnswer() string {
-	var b strings.Builder
-	for i := 1; b.Len() < 6200; i++ {
-		fmt.Fprintf(&b, "Sentence %d tells **part %d** of the plan, and `step-%d` follows it. ", i, i, i)
-		if i%7 == 0 {
-			b.WriteString("\n\n")
-		}
-	}
-	return b.String() + "That is the whole plan."
-}
 
 // botMessages returns the contents the bot's messages in channel show now
 // (after their edits), in the order they were created.
@@ -49,7 +36,7 @@ func replyTo(t *testing.T, e *e2e, answer func() fakeoai.Step) []string {
 	var got []string
 	testutil.WaitFor(t, "the whole reply", func() bool {
 		got = botMessages(e.dc, ch)
-		return len(got) > 0 && strings.HasSuffix(got[len(got)-1], "That is the whole plan.")
+		return len(got) > 0 && strings.HasSuffix(got[len(got)-1], gatewaytest.LongAnswerEnd)
 	})
 	return got
 }
@@ -60,7 +47,7 @@ func replyTo(t *testing.T, e *e2e, answer func() fakeoai.Step) []string {
 // message edited at most once a second (its creation included).
 func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
 	t.Parallel()
-	answer := longAnswer()
+	answer := gatewaytest.LongAnswer()
 	want := replyTo(t, startE2E(t), func() fakeoai.Step { return fakeoai.Text(answer) })
 	if len(want) < 4 {
 		t.Fatalf("the non-streamed reply took %d messages; want 6,000 characters split in 4", len(want))
@@ -104,7 +91,7 @@ func editPace(t *testing.T, e *e2e, channel string) int {
 // messages.
 func TestE2EStreamedEditRateLimitedLosesNothing(t *testing.T) {
 	t.Parallel()
-	answer := longAnswer()
+	answer := gatewaytest.LongAnswer()
 	want := replyTo(t, startE2E(t), func() fakeoai.Step { return fakeoai.Text(answer) })
 
 	e := startE2EWith(t, func(c *config.Config) { c.LLM.Providers[0].Stream = true })

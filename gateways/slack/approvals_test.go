@@ -43,8 +43,8 @@ func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 
 	// An approver presses Approve: the broker gets the presser's identity.
 	h.fake.InjectBlockAction(fakeslack.BlockAction{User: "U1", Channel: "C1", MessageTS: req.TS, ThreadTS: conv.Thread, ActionID: actionApprove, Value: p.Token})
-	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) == 1 })
-	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.conv != conv || c.token != p.Token || c.d != core.DecisionApprove {
+	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.Calls()) == 1 })
+	if c := h.appr.Calls()[0]; c.From != "slack:U1" || c.Conv != conv || c.Token != p.Token || c.Decision != core.DecisionApprove {
 		t.Fatalf("press %+v", c)
 	}
 	testutil.WaitFor(t, "the outcome shown to the presser", func() bool { return len(h.fake.Ephemerals()) == 1 })
@@ -53,9 +53,7 @@ func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 	}
 
 	// A non-approver is told so, visible to them only.
-	h.appr.mu.Lock()
-	h.appr.reply = "not authorised"
-	h.appr.mu.Unlock()
+	h.appr.SetReply("not authorised")
 	h.fake.InjectBlockAction(fakeslack.BlockAction{User: "U2", Channel: "C1", MessageTS: req.TS, ThreadTS: conv.Thread, ActionID: actionDeny, Value: p.Token})
 	testutil.WaitFor(t, "the refusal", func() bool { return len(h.fake.Ephemerals()) == 2 })
 	if e := h.fake.Ephemerals()[1]; e.User != "U2" || !strings.Contains(e.Text, "Not authorised") || !strings.Contains(e.Text, "slack:U2") {

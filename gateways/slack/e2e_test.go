@@ -7,11 +7,9 @@ package slack_test
 // on the fake Bot API.
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/slack"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
@@ -72,17 +71,14 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir, listen)
 	if tune != nil {
 		tune(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 10*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: zerolog.New(e.logs), Secrets: secrets.New(e2eAPIKey),
 		Tune: func(settings any) {
 			switch c := settings.(type) {
 			case *slack.Config:
@@ -101,8 +97,7 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	if listen == "" {
 		testutil.WaitFor(t, "the socket mode connection", func() bool { return e.sl.Live() > 0 })
 	}
@@ -112,24 +107,11 @@ func startE2ETuned(t *testing.T, o fakeslack.Options, listen string, tune func(*
 		testutil.WaitFor(t, "every envelope acknowledged within 3s", func() bool {
 			return len(e.sl.Unacknowledged(3*time.Second)) == 0
 		})
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.sl.Close()
 		e.tg.Close()
-		logs := e.logs.String()
-		for _, s := range []string{e2eBotToken, e2eAppToken, e2eTgToken, e2eSecret, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token", "E2E-slack-signing"} {
-			if strings.Contains(logs, s) {
-				t.Errorf("a token leaked into the logs")
-			}
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eBotToken, e2eAppToken, e2eTgToken, e2eSecret, "E2E-slack-bot", "E2E-slack-app", "E2E-telegram-token", "E2E-slack-signing")
 	})
 	return e
 }
@@ -169,62 +151,27 @@ http: {listen: %q}
 // waitPost waits for a post in channel whose text contains want.
 func (e *e2e) waitPost(t *testing.T, channel, want string) fakeslack.Post {
 	t.Helper()
-	var found fakeslack.Post
-	testutil.WaitFor(t, fmt.Sprintf("%q in %s", want, channel), func() bool {
-		for _, p := range e.sl.Posts(channel) {
-			if strings.Contains(p.Text, want) {
-				found = p
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in %s", want, channel), func() []fakeslack.Post { return e.sl.Posts(channel) },
+		func(p fakeslack.Post) bool { return strings.Contains(p.Text, want) })
 }
 
 // waitRequest waits for an approval request with buttons in channel and
 // returns it with its token.
 func (e *e2e) waitRequest(t *testing.T, channel string) (fakeslack.Post, string) {
 	t.Helper()
-	var req fakeslack.Post
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, p := range e.sl.Posts(channel) {
-			if len(p.Buttons()) > 0 {
-				req = p
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", func() []fakeslack.Post { return e.sl.Posts(channel) },
+		func(p fakeslack.Post) bool { return len(p.Buttons()) > 0 })
 	return req, req.Buttons()[0].Value
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 // raiseRequest has the guest ask, in a channel thread, for what needs
 // approval, and returns the thread, the request and its token.
 func (e *e2e) raiseRequest(t *testing.T) (string, fakeslack.Post, string) {
 	t.Helper()
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	thread := e.sl.InjectMention(channel, guest, "add a line to ran.txt", "")
 	req, token := e.waitRequest(t, channel)
 	if req.ThreadTS != thread {
@@ -235,22 +182,13 @@ func (e *e2e) raiseRequest(t *testing.T) (string, fakeslack.Post, string) {
 
 func TestE2EDMTurnWithToolCall(t *testing.T) {
 	e := startE2E(t, fakeslack.Options{})
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC & all is well."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC & all is well.")
 	e.sl.InjectDM(guest, "what time is it?")
 	got := e.waitPost(t, fakeslack.DMChannel(guest), "It is *noon* in UTC &amp; all is well.")
 	if got.ThreadTS != "" {
 		t.Fatalf("a DM reply in a thread: %+v", got)
 	}
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 }
 
 func TestE2EMentionAnsweredInThreadAndFollowUpContinues(t *testing.T) {

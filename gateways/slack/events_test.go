@@ -99,8 +99,8 @@ func TestEventsAPIInteractivityAndSlashCommands(t *testing.T) {
 	if w.Code != 200 {
 		t.Fatalf("interactivity: %d", w.Code)
 	}
-	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) == 1 })
-	if c := h.appr.calls()[0]; c.from != "slack:U1" || c.d != core.DecisionDeny || c.conv != conv {
+	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.Calls()) == 1 })
+	if c := h.appr.Calls()[0]; c.From != "slack:U1" || c.Decision != core.DecisionDeny || c.Conv != conv {
 		t.Fatalf("press %+v", c)
 	}
 	w = serve(h, signer.SlashCommand(target, fakeslack.SlashCommand{Command: "/pending", User: "U1", Channel: "C1"}))

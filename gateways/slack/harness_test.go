@@ -2,8 +2,6 @@ package slack
 
 import (
 	"context"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +9,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -25,14 +24,13 @@ const (
 
 // harness runs one gateway against one fake.
 type harness struct {
-	t       testing.TB
-	fake    *fakeslack.Server
-	gw      *Gateway
-	inbox   *testutil.Inbox
-	appr    *fakeApprovals
-	logs    *testutil.SyncBuffer
-	cancel  context.CancelFunc
-	runDone chan error
+	t     testing.TB
+	fake  *fakeslack.Server
+	gw    *Gateway
+	inbox *testutil.Inbox
+	appr  *gatewaytest.Approvals
+	logs  *testutil.SyncBuffer
+	run   *gatewaytest.Runner
 }
 
 func newFake(o fakeslack.Options) *fakeslack.Server {
@@ -45,7 +43,7 @@ func newFake(o fakeslack.Options) *fakeslack.Server {
 func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
 	t.Helper()
 	fake := newFake(o)
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "approved — running…"}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("approved — running…"), logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	cfg.SigningSecret = testSecret
 	for _, f := range tune {
@@ -84,19 +82,13 @@ func FastConfig(fake *fakeslack.Server) Config {
 // secret.
 func AssertNoSecrets(t testing.TB, logs string) {
 	t.Helper()
-	for _, s := range []string{testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret"} {
-		if strings.Contains(logs, s) {
-			t.Errorf("a secret (%s…) leaked into the logs", s[:8])
-		}
-	}
+	gatewaytest.NoSecrets(t, logs, testBotToken, testAppToken, testSecret, "TEST-bot-token", "TEST-app-token", "TEST-signing-secret")
 }
 
 // start runs the gateway until the test ends or stop is called.
 func (h *harness) start() *harness {
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 10*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	testutil.WaitFor(h.t, "Run started", func() bool { return h.gw.run.Load() != nil })
 	if h.gw.cfg.Mode == ModeSocket {
 		testutil.WaitFor(h.t, "a socket mode connection", func() bool { return h.fake.Live() > 0 })
@@ -105,21 +97,7 @@ func (h *harness) start() *harness {
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
 // act sends a as the engine would and fails the test on an error.
 func (h *harness) act(a core.Action) {
@@ -127,33 +105,6 @@ func (h *harness) act(a core.Action) {
 	if _, err := h.gw.Act(context.Background(), a); err != nil {
 		h.t.Fatalf("Act: %v", err)
 	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
 }
 
 func reply(conv core.Conversation, text string) core.Action {

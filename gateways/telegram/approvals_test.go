@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -83,15 +84,13 @@ func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 		{"A:K7Q2", core.DecisionApproveAlways},
 	} {
 		h.fake.InjectCallback(faketg.Callback{From: bob, ChatID: group.ID, MessageID: req.MessageID, Data: tc.data})
-		testutil.WaitFor(t, "the press", func() bool { return len(h.appr.calls()) > 0 })
-		got := h.appr.calls()[len(h.appr.calls())-1]
-		want := pressCall{from: "telegram:1002", conv: convOf(group.ID), token: "K7Q2", d: tc.d}
+		testutil.WaitFor(t, "the press", func() bool { return len(h.appr.Calls()) > 0 })
+		got := h.appr.Calls()[len(h.appr.Calls())-1]
+		want := gatewaytest.Press{From: "telegram:1002", Conv: convOf(group.ID), Token: "K7Q2", Decision: tc.d}
 		if got != want {
 			t.Fatalf("Press %+v, want %+v", got, want)
 		}
-		h.appr.mu.Lock()
-		h.appr.presses = nil
-		h.appr.mu.Unlock()
+		h.appr.Forget()
 	}
 	testutil.WaitFor(t, "three answers", func() bool { return len(h.fake.Answers()) == 3 })
 	for _, a := range h.fake.Answers() {
@@ -104,12 +103,12 @@ func TestButtonPressCallsPressAsThePresser(t *testing.T) {
 func TestUnknownButtonAnsweredWithoutPress(t *testing.T) {
 	h := newHarness(t).start()
 	long := strings.Repeat("é", 300)
-	h.appr.reply = long
+	h.appr.SetReply(long)
 	h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "zz"})
 	h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "d:T1"})
 	testutil.WaitFor(t, "two answers", func() bool { return len(h.fake.Answers()) == 2 })
-	calls := h.appr.calls()
-	if len(calls) != 1 || calls[0].token != "T1" || calls[0].from != "telegram:1001" {
+	calls := h.appr.Calls()
+	if len(calls) != 1 || calls[0].Token != "T1" || calls[0].From != "telegram:1001" {
 		t.Fatalf("presses %+v", calls)
 	}
 	texts := map[string]bool{}

@@ -5,7 +5,6 @@ package telegram_test
 // unmodified library, the fake Bot API and the fake OpenAI server.
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -61,18 +61,15 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 		ai:   fakeoai.Start(t),
 		logs: &testutil.SyncBuffer{},
 	}
-	dir := t.TempDir()
-	e.workspace = filepath.Join(dir, "workspace")
-	if err := os.Mkdir(e.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, workspace := gatewaytest.Workspace(t)
+	e.workspace = workspace
 	cfg := e.config(t, dir)
 	if tune != nil {
 		tune(cfg)
 	}
 	log := zerolog.New(e.logs)
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
+	run := gatewaytest.NewRunner(t, "app.Run", 10*time.Second)
+	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
 		Tune: func(settings any) {
 			c, ok := settings.(*telegram.Config)
 			if !ok {
@@ -85,23 +82,12 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 	if err != nil {
 		t.Fatalf("app.New: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	run.Go(a.Run)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("app.Run did not return")
-		}
+		run.Stop()
 		a.Close()
 		e.tg.Close()
-		if logs := e.logs.String(); strings.Contains(logs, e2eToken) || strings.Contains(logs, "E2E-telegram-token") {
-			t.Errorf("the bot token leaked into the logs")
-		}
+		gatewaytest.NoSecrets(t, e.logs.String(), e2eToken, "E2E-telegram-token")
 	})
 	return e
 }
@@ -135,33 +121,16 @@ http: {listen: ""}
 // waitSent waits for a message in chat whose visible text contains want.
 func (e *e2e) waitSent(t *testing.T, chat int64, want string) faketg.Sent {
 	t.Helper()
-	var found faketg.Sent
-	testutil.WaitFor(t, fmt.Sprintf("%q in chat %d", want, chat), func() bool {
-		for _, s := range e.tg.Sent() {
-			if s.ChatID == chat && strings.Contains(s.Plain, want) {
-				found = s
-				return true
-			}
-		}
-		return false
-	})
-	return found
+	return gatewaytest.WaitFirst(t, fmt.Sprintf("%q in chat %d", want, chat), e.tg.Sent,
+		func(s faketg.Sent) bool { return s.ChatID == chat && strings.Contains(s.Plain, want) })
 }
 
 // waitRequest waits for the approval request in chat and returns it with
 // its token (read from the Approve button).
 func (e *e2e) waitRequest(t *testing.T, chat int64) (faketg.Sent, string) {
 	t.Helper()
-	var req faketg.Sent
-	testutil.WaitFor(t, "an approval request", func() bool {
-		for _, s := range e.tg.Sent() {
-			if s.ChatID == chat && s.Markup != nil {
-				req = s
-				return true
-			}
-		}
-		return false
-	})
+	req := gatewaytest.WaitFirst(t, "an approval request", e.tg.Sent,
+		func(s faketg.Sent) bool { return s.ChatID == chat && s.Markup != nil })
 	token, ok := strings.CutPrefix(req.Markup.Buttons()[0].CallbackData, "a:")
 	if !ok {
 		t.Fatalf("first button %+v is not Approve", req.Markup.Buttons()[0])
@@ -177,47 +146,17 @@ func (e *e2e) waitAnswers(t *testing.T, n int) []faketg.Answer {
 }
 
 // runs counts the lines the approved shell command appended.
-func (e *e2e) runs(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.workspace, "ran.txt"))
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "\n")
-}
-
-// pushShellTurn scripts the model: ask for the shell command, then tell
-// the user it awaits approval, then (after the outcome) report it.
-func (e *e2e) pushShellTurn() {
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_sh", Name: "shell", Args: `{"command":"echo ran >> ran.txt"}`}),
-		fakeoai.Text("I asked an approver to allow it."),
-		fakeoai.Text("It ran: ran.txt has a new line."),
-	)
-}
+func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspace) }
 
 func TestE2EPrivateTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	e.ai.Push(
-		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}),
-		fakeoai.Text("It is **noon** in UTC."),
-	)
+	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "what time is it?"})
 	got := e.waitSent(t, guest.ID, "It is noon in UTC.")
 	if got.ParseMode != "HTML" || !strings.Contains(got.Text, "<b>noon</b>") {
 		t.Fatalf("reply %+v", got)
 	}
-	reqs := e.ai.Requests()
-	if len(reqs) != 2 || reqs[0].LastUser() != "what time is it?" {
-		t.Fatalf("model requests %+v", reqs)
-	}
-	last := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if last.Role != "tool" || last.ToolCallID != "call_t" {
-		t.Fatalf("tool result not fed back: %+v", last)
-	}
+	gatewaytest.CheckClockTurn(t, e.ai, "what time is it?")
 	if len(e.tg.Actions()) == 0 {
 		t.Fatal("no typing indicator during the turn")
 	}
@@ -237,7 +176,7 @@ func TestE2EGroupAnswersOnlyWhenMentioned(t *testing.T) {
 
 func TestE2EApprovalButtons(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
 	req, token := e.waitRequest(t, team.ID)
 	e.waitSent(t, team.ID, "I asked an approver to allow it.")
@@ -329,7 +268,7 @@ func TestE2ESlowApprovedToolStillGetsItsToast(t *testing.T) {
 
 func TestE2EApproveTypedInOwnerDM(t *testing.T) {
 	e := startE2E(t)
-	e.pushShellTurn()
+	gatewaytest.PushShellTurn(e.ai)
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot add a line to ran.txt"})
 	req, token := e.waitRequest(t, team.ID)
 	e.tg.InjectMessage(faketg.Message{From: &owner, Chat: faketg.Chat{ID: owner.ID, Type: "private"}, Text: "/approve " + token})

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 )
 
@@ -23,14 +23,13 @@ const testToken = "987654:TEST-bot-token-never-logged"
 
 // harness runs one gateway against one fake.
 type harness struct {
-	t       *testing.T
-	fake    *faketg.Server
-	gw      *Gateway
-	inbox   *testutil.Inbox
-	appr    *fakeApprovals
-	logs    *testutil.SyncBuffer
-	cancel  context.CancelFunc
-	runDone chan error
+	t     *testing.T
+	fake  *faketg.Server
+	gw    *Gateway
+	inbox *testutil.Inbox
+	appr  *gatewaytest.Approvals
+	logs  *testutil.SyncBuffer
+	run   *gatewaytest.Runner
 }
 
 type option func(*Config, *Deps)
@@ -53,7 +52,7 @@ func newFake() *faketg.Server {
 
 func newHarnessOn(t *testing.T, fake *faketg.Server, opts ...option) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: &fakeApprovals{reply: "Approved."}, logs: &testutil.SyncBuffer{}}
+	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("Approved."), logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	deps := Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr}
 	for _, o := range opts {
@@ -93,62 +92,18 @@ func FastConfig(fake *faketg.Server) Config {
 
 // start runs the gateway until the test ends or stop is called.
 func (h *harness) start() *harness {
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.runDone = make(chan error, 1)
-	go func() { h.runDone <- h.gw.Run(ctx, h.inbox) }()
+	h.run = gatewaytest.NewRunner(h.t, "Run", 5*time.Second)
+	h.run.Go(func(ctx context.Context) error { return h.gw.Run(ctx, h.inbox) })
 	return h
 }
 
 // stop cancels Run and waits for it to return.
-func (h *harness) stop() {
-	if h.cancel == nil {
-		return
-	}
-	h.cancel()
-	select {
-	case err := <-h.runDone:
-		if err != nil {
-			h.t.Errorf("Run returned %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		h.t.Error("Run did not return after cancellation")
-	}
-	h.cancel = nil
-}
+func (h *harness) stop() { h.run.Stop() }
 
-func assertNoToken(t *testing.T, logs string) {
+// assertNoToken fails t when text (logs, an error) holds the test token.
+func assertNoToken(t *testing.T, text string) {
 	t.Helper()
-	if strings.Contains(logs, testToken) || strings.Contains(logs, "TEST-bot-token") {
-		t.Errorf("the bot token leaked into the logs:\n%s", logs)
-	}
-}
-
-// fakeApprovals records presses.
-type fakeApprovals struct {
-	mu      sync.Mutex
-	presses []pressCall
-	reply   string
-}
-
-type pressCall struct {
-	from  core.Identity
-	conv  core.Conversation
-	token string
-	d     core.ApprovalDecision
-}
-
-func (f *fakeApprovals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.presses = append(f.presses, pressCall{from, conv, token, d})
-	return f.reply
-}
-
-func (f *fakeApprovals) calls() []pressCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pressCall(nil), f.presses...)
+	gatewaytest.NoSecrets(t, text, testToken, "TEST-bot-token")
 }
 
 // memStore is a Cursors shared across gateway restarts.

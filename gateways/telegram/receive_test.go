@@ -170,10 +170,8 @@ func TestStalledPollRecoveredByWatchdog(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "stalled") {
 		t.Fatalf("the stall was not logged:\n%s", h.logs.String())
 	}
-	select {
-	case err := <-h.runDone:
+	if returned, err := h.run.Returned(); returned {
 		t.Fatalf("Run returned (%v): recovery must not need a restart", err)
-	default:
 	}
 }
 
@@ -201,7 +199,7 @@ func TestRestartNeitherReplaysNorLoses(t *testing.T) {
 	// Crash right after handing "two" over, before any poll confirms it.
 	first.inbox.After = func(s core.Signal) {
 		if s.Text == "two" {
-			first.cancel()
+			first.run.Cancel()
 		}
 	}
 	first.start()

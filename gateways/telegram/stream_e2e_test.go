@@ -1,7 +1,6 @@
 package telegram_test
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,24 +8,12 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
-
-// longAnswer is a reply of more than 6,000 characters, in sentences and
-// paragraphs, with some Markdown: two Telegram messages.
-func longAnswer() string {
-	var b strings.Builder
-	for i := 1; b.Len() < 6200; i++ {
-		fmt.Fprintf(&b, "Sentence %d tells **part %d** of the plan, and `step-%d` follows it. ", i, i, i)
-		if i%7 == 0 {
-			b.WriteString("\n\n")
-		}
-	}
-	return b.String() + "That is the whole plan."
-}
 
 // streamed makes the configuration's provider stream its answers.
 func streamed(c *config.Config) { c.LLM.Providers[0].Stream = true }
@@ -68,7 +55,7 @@ func nonStreamed(t *testing.T, answer string) []shown {
 	var got []shown
 	testutil.WaitFor(t, "the non-streamed reply", func() bool {
 		got = replyMessages(e.tg, guest.ID)
-		return len(got) > 0 && strings.HasSuffix(got[len(got)-1].text, "That is the whole plan.")
+		return len(got) > 0 && strings.HasSuffix(got[len(got)-1].text, gatewaytest.LongAnswerEnd)
 	})
 	if len(got) < 2 {
 		t.Fatalf("the non-streamed reply took %d message(s); want the 6,000 characters split in 2", len(got))
@@ -97,7 +84,7 @@ func checkEditPace(t *testing.T, tg *faketg.Server, chat int64) int {
 // message edited at most once a second.
 func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
 	t.Parallel()
-	answer := longAnswer()
+	answer := gatewaytest.LongAnswer()
 	want := nonStreamed(t, answer)
 
 	e := startE2EWith(t, faketg.Options{}, streamed)
@@ -125,7 +112,7 @@ func TestE2EStreamedReplyEndsAsTheNonStreamedMessages(t *testing.T) {
 // pause is over — and the reply still ends as exactly the non-streamed messages.
 func TestE2EStreamedEditRateLimitedLosesNothing(t *testing.T) {
 	t.Parallel()
-	answer := longAnswer()
+	answer := gatewaytest.LongAnswer()
 	want := nonStreamed(t, answer)
 
 	// retry_after 20 units of the client's 10 ms (telegram.FastConfig).
