@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -25,6 +26,24 @@ type plan struct {
 	pending []int            // indexes into files without a Blob yet
 	need    int64            // bytes of the pending files
 	reused  map[string]int64 // blobs the plan names from the last checkpoint
+}
+
+// transient reports whether name is one of the temporary files a write
+// goes through: write_file's ".<name>.tmp-<12 hex>" (core/tools) and a
+// restore's ".gatehouse-undo-<12 hex>". A checkpoint leaves them out: one
+// seen while a call of another conversation writes is half a file, and
+// one left by a crash is no state to restore. A restore, which runs while
+// no call does, removes any it finds.
+func transient(name string) bool {
+	rest, ok := strings.CutPrefix(name, ".gatehouse-undo-")
+	if !ok {
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i < 2 {
+			return false
+		}
+		rest = name[i+len(".tmp-"):]
+	}
+	return textutil.Shape(rest, 12, 12, "0123456789abcdef")
 }
 
 // walk lists the workspace's entries (sorted, workspace-relative, slash
@@ -50,6 +69,9 @@ func (m *Manager) walk(ctx context.Context, specials bool) ([]record.CheckpointF
 		}
 		if path == m.o.Blobs {
 			return filepath.SkipDir
+		}
+		if !specials && !d.IsDir() && transient(d.Name()) {
+			return nil
 		}
 		info, err := d.Info()
 		if errors.Is(err, fs.ErrNotExist) {
