@@ -752,3 +752,36 @@ func TestSimultaneousUndoOnce(t *testing.T) {
 		t.Fatalf("a.txt = %q, want v2 (one call taken back)", got)
 	}
 }
+
+// A restore makes what it changed durable before /undo answers: the
+// directory of every path it changed, created or removed is synced.
+func TestRestoreSyncsWhatItChanged(t *testing.T) {
+	var synced []string
+	f := newFixture(t, func(o *Options) {
+		o.syncDir = func(dir string) error {
+			synced = append(synced, dir)
+			return syncDir(dir)
+		}
+	})
+	f.write("a/b.txt", "one")
+	f.write("gone.txt", "two")
+	f.write("same/kept.txt", "three")
+	f.call(convA, "shell", "")
+	f.write("a/b.txt", "changed")
+	f.write("c/new.txt", "created")
+	if err := os.Remove(filepath.Join(f.ws, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	synced = nil
+	if reply, _ := undo(f.m, convA, "console:local", true, 1); !strings.Contains(reply, "Restored") {
+		t.Fatal(reply)
+	}
+	for _, dir := range []string{filepath.Join(f.ws, "a"), f.ws} {
+		if !slices.Contains(synced, dir) {
+			t.Errorf("the restore synced %q; want %s among them", synced, dir)
+		}
+	}
+	if slices.Contains(synced, filepath.Join(f.ws, "same")) {
+		t.Errorf("the restore synced %q, the untouched directory same/ too", synced)
+	}
+}

@@ -115,7 +115,27 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 		}
 		return 0
 	})
-	return changes, nil
+	return changes, m.syncParents(changes)
+}
+
+// syncParents makes the entries the restore changed durable: each changed
+// path's directory is synced (file contents were synced before their
+// rename), so that a crash after /undo answered cannot leave the workspace
+// half restored while the index says the checkpoint was undone.
+func (m *Manager) syncParents(changes []change) error {
+	seen := map[string]bool{}
+	for _, c := range changes {
+		dir := path.Dir(c.path)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		// A directory removed with its tree is synced in its parent.
+		if err := m.o.syncDir(filepath.Join(m.o.Workspace, filepath.FromSlash(dir))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("checkpoint: restore: sync %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // put makes the file or symbolic link at w.Path what w records at taken;
