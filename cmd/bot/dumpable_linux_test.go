@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // nobody is the unprivileged user the test runs the bot as when it runs as
 // root itself: root may read any process's /proc files, so only a bot
 // running as another user shows what the hardening does.
-const nobody = 65534
+const nobody = testutil.Nobody
 
 // TestShellCannotReadTheBotsEnvironment: a shell command the model runs,
 // as the bot's own user, cannot read the bot's environment (and so its
@@ -35,7 +36,7 @@ func TestShellCannotReadTheBotsEnvironment(t *testing.T) {
 		}
 		return fakeopenai.Text("MODEL: ok.")
 	})
-	dir := sharedTempDir(t)
+	dir := testutil.SharedTempDir(t)
 	writeFile(t, dir, "config.yaml", fakeConfig(srv.URL(), "sk-test", `    - {tool: "*", decision: allow}`, "info"))
 	bin := filepath.Join(dir, "bot")
 	copyFile(t, botBin, bin, 0o755)
@@ -59,21 +60,6 @@ func TestShellCannotReadTheBotsEnvironment(t *testing.T) {
 	if got := readFile(t, filepath.Join(ws, "environ.err")); !strings.Contains(got, "Permission denied") {
 		t.Errorf("reading /proc/$PPID/environ failed with %q; want Permission denied", got)
 	}
-}
-
-// sharedTempDir returns a fresh directory that the unprivileged user can
-// use too (t.TempDir's are root's alone), removed when the test ends.
-func sharedTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "gatehouse-dumpable-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // copyFile copies src to dst with mode.

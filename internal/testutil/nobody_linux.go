@@ -21,14 +21,7 @@ const Nobody = 65534
 // Call it when os.Getuid() is 0, and return.
 func RerunAsNobody(t *testing.T, name string, env func(dir string) []string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "gatehouse-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	dir := SharedTempDir(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -53,4 +46,19 @@ func RerunAsNobody(t *testing.T, name string, env func(dir string) []string) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
 		t.Fatalf("as uid %d: %v\n%s", Nobody, err, out)
 	}
+}
+
+// SharedTempDir returns a fresh directory that Nobody may use too
+// (t.TempDir's are the test user's alone), removed when the test ends.
+func SharedTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "gatehouse-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
