@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func runShell(t *testing.T, ctx context.Context, sh Tool, command string) (string, error) {
@@ -90,21 +91,23 @@ func TestShellKillsProcessGroup(t *testing.T) {
 }
 
 // waitGone fails unless the process exits (or is a zombie awaiting its
-// reaper) within a generous bound; SIGKILL is immediate, so this only
-// guards against a hang.
+// reaper); SIGKILL is immediate, so the wait only guards against a hang.
+// A process still there when the wait fails is killed.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	t.Cleanup(func() {
+		if t.Failed() && syscall.Kill(pid, 0) == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	testutil.WaitFor(t, "process "+strconv.Itoa(pid)+" to end", func() bool {
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil || syscall.Kill(pid, 0) != nil {
-			return
+			return true
 		}
-		if fields := strings.Fields(string(stat)); len(fields) > 2 && fields[2] == "Z" {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d still running", pid)
+		fields := strings.Fields(string(stat))
+		return len(fields) > 2 && fields[2] == "Z"
+	})
 }
 
 func TestShellEnvironmentIsScrubbed(t *testing.T) {
