@@ -20,8 +20,9 @@ import (
 // for `bot audit` it means nothing has been recorded yet.
 var ErrNotCreated = errors.New("store: not created yet")
 
-// UsageStore records token usage per conversation, aggregated per UTC day,
-// and reads it back.
+// UsageStore records token usage and its cost (llm.Usage.CostUSD, priced
+// when recorded) per conversation, aggregated per UTC day, and reads it
+// back.
 type UsageStore interface {
 	core.UsageRecorder
 	// Usage returns the conversation's usage on the UTC calendar day that

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -34,7 +32,7 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := flags.String("status", "", "only this outcome: "+strings.Join(auditStatuses, ", "))
 	limit := flags.Int("limit", 100, "at most this many entries")
 	asJSON := flags.Bool("json", false, "print JSON")
-	usage := flags.Bool("usage", false, "print token usage per UTC day (all conversations; USD with llm.providers[0].price) instead of entries")
+	usage := flags.Bool("usage", false, "print token usage per UTC day (all conversations; USD as recorded at each provider's price) instead of entries")
 	if code, done := parseFlags(flags, args); done {
 		return code
 	}
@@ -84,19 +82,18 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// auditUsage prints the token usage of each UTC day since since, priced
-// at the first provider's price when it has one (as budget.daily_usd is).
+// auditUsage prints the token usage of each UTC day since since, with its
+// cost as recorded (each request at the price of the provider that
+// answered it) when a provider has a price or a listed day has a cost.
 func auditUsage(ctx context.Context, db store.UsageStore, cfg *config.Config, since time.Time, asJSON bool, stdout, stderr io.Writer) int {
 	days, err := db.UsageDays(ctx, since)
 	if err != nil {
 		fmt.Fprintln(stderr, "bot audit:", err)
 		return exitFail
 	}
-	var cost func(llm.Usage) float64
-	if ps := cfg.LLM.Providers; len(ps) > 0 && ps[0].Price != nil {
-		cost = budget.Price{InputPerMTok: ps[0].Price.InputPerMTok, OutputPerMTok: ps[0].Price.OutputPerMTok}.Cost
-	}
-	if err := auditfmt.WriteUsage(stdout, days, cost, asJSON); err != nil {
+	withUSD := slices.ContainsFunc(cfg.LLM.Providers, func(p config.Provider) bool { return p.Price != nil }) ||
+		slices.ContainsFunc(days, func(d store.DayUsage) bool { return d.Usage.CostUSD != 0 })
+	if err := auditfmt.WriteUsage(stdout, days, withUSD, asJSON); err != nil {
 		fmt.Fprintln(stderr, "bot audit:", err)
 		return exitFail
 	}

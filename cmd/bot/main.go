@@ -119,7 +119,8 @@ commands:
       -limit N        at most this many entries (default 100)
       -json           print JSON
       -usage          instead, token usage per UTC day (all conversations;
-                      USD at llm.providers[0].price); takes -since and -json
+                      USD as recorded at each answering provider's price);
+                      takes -since and -json
   healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
       -config FILE    configuration file (default config.yaml)
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)

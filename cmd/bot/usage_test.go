@@ -15,7 +15,8 @@ import (
 
 // TestAuditUsage: `bot audit -usage -since 7d` prints one line a UTC day
 // of the last week, all conversations added up, oldest first, with the
-// cost at the first provider's price; -json prints the same as an array;
+// cost recorded with the usage (each request at the price of the provider
+// that answered it); -json prints the same as an array;
 // -usage with -conv is a usage error.
 func TestAuditUsage(t *testing.T) {
 	t.Parallel()
@@ -37,10 +38,12 @@ http: {listen: ""}
 		conv    string
 		u       llm.Usage
 	}{
-		{10, "telegram:1", llm.Usage{PromptTokens: 999, CompletionTokens: 999}}, // before -since
-		{2, "telegram:1", llm.Usage{PromptTokens: 1000, CompletionTokens: 100}},
-		{2, "slack:C1", llm.Usage{PromptTokens: 500, CompletionTokens: 50}},
-		{0, "telegram:1", llm.Usage{PromptTokens: 2000000, CompletionTokens: 250000}},
+		{10, "telegram:1", llm.Usage{PromptTokens: 999, CompletionTokens: 999, CostUSD: 1}}, // before -since
+		{2, "telegram:1", llm.Usage{PromptTokens: 1000, CompletionTokens: 100, CostUSD: 0.0014}},
+		{2, "slack:C1", llm.Usage{PromptTokens: 500, CompletionTokens: 50, CostUSD: 0.0007}},
+		// Served by another provider, at three times p's price.
+		{0, "telegram:1", llm.Usage{PromptTokens: 1000000, CompletionTokens: 125000, CostUSD: 4.5}},
+		{0, "telegram:1", llm.Usage{PromptTokens: 1000000, CompletionTokens: 125000}}, // a free provider
 	} {
 		clock = today.AddDate(0, 0, -a.daysAgo)
 		if err := db.AddUsage(ctx, a.conv, a.u); err != nil {
@@ -63,7 +66,7 @@ http: {listen: ""}
 	want := [][]string{
 		{"DAY", "(UTC)", "PROMPT", "COMPLETION", "TOTAL", "USD"},
 		{day(2), "1500", "150", "1650", "0.0021"},
-		{day(0), "2000000", "250000", "2250000", "3.0000"},
+		{day(0), "2000000", "250000", "2250000", "4.5000"},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("bot audit -usage printed %d lines, want %d:\n%s", len(rows), len(want), r.stdout)
@@ -83,7 +86,7 @@ http: {listen: ""}
 	if err := json.Unmarshal([]byte(r.stdout), &days); err != nil || r.code != exitOK {
 		t.Fatalf("bot audit -usage -json: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
-	if len(days) != 2 || days[1].Day != day(0) || days[1].Total != 2250000 || days[1].USD == nil || *days[1].USD != 3 {
+	if len(days) != 2 || days[1].Day != day(0) || days[1].Total != 2250000 || days[1].USD == nil || *days[1].USD != 4.5 {
 		t.Errorf("json = %+v", days)
 	}
 

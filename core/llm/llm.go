@@ -66,10 +66,14 @@ type TextSink interface {
 	Discard()
 }
 
-// Usage counts tokens of one completion.
+// Usage counts tokens of one completion, and what they cost.
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// CostUSD is what the request cost at the configured price of the
+	// provider that answered it; 0 when that provider has no price. A
+	// provider leaves it 0: the budget's pricing wrapper sets it.
+	CostUSD float64
 }
 
 // Response is the model's answer: an assistant message with text, tool

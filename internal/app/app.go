@@ -124,7 +124,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
 		return err
 	}
-	provider, err := buildProvider(cfg, o.Log, a.metrics)
+	a.budget = buildBudget(cfg, a.store)
+	provider, err := buildProvider(cfg, o.Log, a.metrics, a.budget)
 	if err != nil {
 		return err
 	}
@@ -134,7 +135,6 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	}
 	a.policy = policy
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	a.budget = buildBudget(cfg, a.store)
 	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
 		return err
 	}

@@ -182,7 +182,7 @@ func TestConversationBudget(t *testing.T) {
 }
 
 // TestSharedBudgets: budget.daily_tokens counts all conversations together
-// and budget.daily_usd prices them at the first provider's price; /status
+// and budget.daily_usd counts their cost at the provider's price; /status
 // shows the cost.
 func TestSharedBudgets(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -37,7 +37,7 @@ llm:
 		t.Fatal(err)
 	}
 	reg := metrics.New()
-	p, err := buildProvider(cfg, zerolog.Nop(), reg)
+	p, err := buildProvider(cfg, zerolog.Nop(), reg, buildBudget(cfg, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +27,8 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 
 // Reload reads the configuration again (Options.Load) and applies, for the
 // next message, what can change while the bot runs: the gateways' allow
-// lists, hitl.approvers, policy.rules, budget (and the first provider's
-// price), schedules and log.level. Every other key that differs from the
+// lists, hitl.approvers, policy.rules, budget and every provider's price
+// (llm.providers[N].price, for the next request), schedules and log.level. Every other key that differs from the
 // running configuration is logged, by name and never with its value, as
 // changed and needing a restart; it is not applied. A configuration that
 // does not load or does not fit the running bot is rejected: nothing
@@ -45,7 +46,7 @@ func (a *App) Reload(ctx context.Context) error {
 	for _, key := range restart {
 		a.log.Warn().Str("key", key).Msgf("config reload: %s changed; needs a restart (the running value is kept)", key)
 	}
-	a.log.Info().Int("needs_restart", len(restart)).Msg("config reloaded: allow lists, approvers, policy, budgets, schedules and log level apply to the next message")
+	a.log.Info().Int("needs_restart", len(restart)).Msg("config reloaded: allow lists, approvers, policy, budgets, prices, schedules and log level apply to the next message")
 	return nil
 }
 
@@ -107,7 +108,7 @@ var reloadable = map[string]bool{
 func restartKeys(running, next *config.Config) []string {
 	var keys []string
 	add := func(key string) {
-		if !reloadable[key] && !strings.HasSuffix(key, ".allow") && !isPrice(key) {
+		if !reloadable[key] && !strings.HasSuffix(key, ".allow") && !isPrice.MatchString(key) {
 			keys = append(keys, key)
 		}
 	}
@@ -129,13 +130,9 @@ func restartKeys(running, next *config.Config) []string {
 	return keys
 }
 
-// isPrice reports whether key is the price Reload applies: the first
-// provider's, llm.providers[0].price, the one the budget prices all usage
-// at (budgetLimits). Another provider's price is not used, so a change to
-// it is no change Reload made: it is logged like the other keys.
-func isPrice(key string) bool {
-	return key == "llm.providers[0].price" || strings.HasPrefix(key, "llm.providers[0].price.")
-}
+// isPrice matches the key of a provider's price, which Reload applies
+// (budgetLimits): llm.providers[N].price and the keys below it.
+var isPrice = regexp.MustCompile(`^llm\.providers\[\d+\]\.price(\.|$)`)
 
 // diffKeys calls add with the key of every leaf that differs between a and
 // b: struct fields by their yaml names, lists element by element (a list

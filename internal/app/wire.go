@@ -128,9 +128,10 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, n
 }
 
 // buildProvider returns the cascade over llm.providers, or the offline demo
-// model when none is configured. Each provider's requests are recorded in
-// rec under its own name (llm.Observed), a failed-over one's too.
-func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder) (llm.Provider, error) {
+// model when none is configured. Each provider's requests are priced at
+// its own price (b.Priced) and recorded in rec under its own name
+// (llm.Observed), a failed-over one's too.
+func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) (llm.Provider, error) {
 	ps := make([]llm.Provider, 0, len(cfg.LLM.Providers))
 	for i, p := range cfg.LLM.Providers {
 		if why := ProviderSkipped(p); why != "" {
@@ -148,7 +149,7 @@ func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder) (ll
 		if err != nil {
 			return nil, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
-		ps = append(ps, llm.Observed(prov, rec))
+		ps = append(ps, llm.Observed(b.Priced(prov), rec))
 	}
 	switch len(ps) {
 	case 0:
@@ -226,26 +227,28 @@ func notifyConversations(cfg *config.Config) ([]core.Conversation, error) {
 	return notify, nil
 }
 
-// buildBudget builds the daily caps over the store's usage, priced at the
-// first provider's price when it has one.
+// buildBudget builds the daily caps over the store's usage, and the price
+// table its Priced wrapper prices each provider's requests at.
 func buildBudget(cfg *config.Config, usage budget.Usage) *budget.Budget {
-	caps, price := budgetLimits(cfg)
-	return budget.New(usage, caps, price)
+	caps, prices := budgetLimits(cfg)
+	return budget.New(usage, caps, prices)
 }
 
-// budgetLimits returns the budget's caps and price as cfg sets them.
-func budgetLimits(cfg *config.Config) (budget.Caps, *budget.Price) {
-	var price *budget.Price
-	if len(cfg.LLM.Providers) > 0 && cfg.LLM.Providers[0].Price != nil {
-		p := cfg.LLM.Providers[0].Price
-		price = &budget.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+// budgetLimits returns the budget's caps and the providers' prices, by
+// name, as cfg sets them.
+func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
+	prices := budget.Prices{}
+	for _, p := range cfg.LLM.Providers {
+		if p.Price != nil {
+			prices[p.Name] = budget.Price{InputPerMTok: p.Price.InputPerMTok, OutputPerMTok: p.Price.OutputPerMTok}
+		}
 	}
 	caps := budget.Caps{
 		ConversationDailyTokens: cfg.Budget.ConversationDailyTokens,
 		DailyTokens:             cfg.Budget.DailyTokens,
 		DailyUSD:                cfg.Budget.DailyUSD,
 	}
-	return caps, price
+	return caps, prices
 }
 
 // buildBroker builds the approval broker on the store.

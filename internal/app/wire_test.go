@@ -59,28 +59,34 @@ gateways:
 	}
 }
 
-// TestRestartKeysNameOnlyTheAppliedPrice: Reload applies the first
-// provider's price (the budget's) and no other, so a change to another
-// provider's price is logged as needing a restart, not passed over.
-func TestRestartKeysNameOnlyTheAppliedPrice(t *testing.T) {
-	parse := func(p0, p1 string) *config.Config {
+// TestRestartKeysPassOverEveryPrice: Reload applies every provider's
+// price (each prices its own requests), so a change to any of them needs
+// no restart; another key of a provider still does.
+func TestRestartKeysPassOverEveryPrice(t *testing.T) {
+	parse := func(p0, p1, model string) *config.Config {
 		t.Helper()
 		cfg, err := config.Parse([]byte(`
 llm:
   providers:
     - {name: a, base_url: "http://127.0.0.1:1/v1", model: m, price: {input_per_mtok: `+p0+`, output_per_mtok: 1}}
-    - {name: b, base_url: "http://127.0.0.1:2/v1", model: m, price: {input_per_mtok: `+p1+`, output_per_mtok: 1}}
+    - {name: b, base_url: "http://127.0.0.1:2/v1", model: `+model+`, `+p1+`}
 `), func(string) (string, bool) { return "", false }, gatewaytable.Specs())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return cfg
 	}
-	running := parse("1", "1")
-	if got := restartKeys(running, parse("2", "1")); len(got) != 0 {
-		t.Errorf("first provider's price changed: restart keys %q; want none (it is applied)", got)
+	running := parse("1", "price: {input_per_mtok: 1, output_per_mtok: 1}", "m")
+	for _, next := range []*config.Config{
+		parse("2", "price: {input_per_mtok: 1, output_per_mtok: 1}", "m"),
+		parse("1", "price: {input_per_mtok: 2, output_per_mtok: 1}", "m"),
+		parse("1", "stream: false", "m"), // the price removed
+	} {
+		if got := restartKeys(running, next); len(got) != 0 {
+			t.Errorf("a price changed: restart keys %q; want none (prices are applied)", got)
+		}
 	}
-	if got := restartKeys(running, parse("1", "2")); !reflect.DeepEqual(got, []string{"llm.providers[1].price.input_per_mtok"}) {
-		t.Errorf("second provider's price changed: restart keys %q; want it named", got)
+	if got := restartKeys(running, parse("1", "price: {input_per_mtok: 2, output_per_mtok: 1}", "other")); !reflect.DeepEqual(got, []string{"llm.providers[1].model"}) {
+		t.Errorf("second provider's model and price changed: restart keys %q; want only the model named", got)
 	}
 }

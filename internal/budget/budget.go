@@ -2,9 +2,10 @@
 // caps on one conversation's tokens, on all conversations' tokens and on
 // their cost in USD, per UTC day.
 //
-// The cost is priced at one price, the first provider's: the store counts
-// usage per conversation and day, not per provider, so tokens a fallback
-// provider served are priced as if the first had served them.
+// A request's cost is computed once, when it is answered, at the price of
+// the provider that answered it (Budget.Priced wraps each provider), and
+// recorded with its tokens; the USD cap and the status read that recorded
+// cost. A later change of price does not reprice what was recorded.
 package budget
 
 import (
@@ -39,37 +40,67 @@ type Price struct {
 	InputPerMTok, OutputPerMTok float64
 }
 
-// Cost is what u costs at p, in USD.
+// Prices are the providers' prices, by provider name (llm.providers[].name);
+// a provider not in it costs nothing.
+type Prices map[string]Price
+
+// Cost is what u's tokens cost at p, in USD.
 func (p Price) Cost(u llm.Usage) float64 {
 	return (float64(u.PromptTokens)*p.InputPerMTok + float64(u.CompletionTokens)*p.OutputPerMTok) / 1e6
 }
 
-// Budget checks Caps against the recorded usage.
+// Budget checks Caps against the recorded usage, and prices the requests
+// of the providers it wraps (Priced).
 type Budget struct {
 	usage  Usage
 	limits atomic.Pointer[limits] // replaced whole by Set
 }
 
-// limits are a Budget's caps and price.
+// limits are a Budget's caps and prices.
 type limits struct {
-	caps  Caps
-	price *Price
+	caps   Caps
+	prices Prices
 }
 
 var _ core.Budget = (*Budget)(nil)
 
-// New returns a Budget over usage. price may be nil (no cost shown); a
-// DailyUSD cap without a price is never reached (config refuses it).
-func New(usage Usage, caps Caps, price *Price) *Budget {
+// New returns a Budget over usage. prices may be empty (no cost shown); a
+// DailyUSD cap without any price is never reached (config refuses it).
+func New(usage Usage, caps Caps, prices Prices) *Budget {
 	b := &Budget{usage: usage}
-	b.Set(caps, price)
+	b.Set(caps, prices)
 	return b
 }
 
-// Set replaces the caps and the price for the turns checked from now on (a
-// configuration reload). Safe beside Exceeded and StatusLines.
-func (b *Budget) Set(caps Caps, price *Price) {
-	b.limits.Store(&limits{caps: caps, price: price})
+// Set replaces the caps and the prices: the caps for the turns checked
+// from now on, the prices for the requests answered from now on (a
+// configuration reload). Safe beside Exceeded, StatusLines and requests.
+func (b *Budget) Set(caps Caps, prices Prices) {
+	b.limits.Store(&limits{caps: caps, prices: prices})
+}
+
+// Priced returns p with the cost of each answered request set in its
+// Response.Usage.CostUSD, at the price p's name has when it answers (0
+// without one). Wrap each provider before building a Cascade over them,
+// so that a request is priced at the provider that answered it.
+func (b *Budget) Priced(p llm.Provider) llm.Provider { return priced{p: p, b: b} }
+
+type priced struct {
+	p llm.Provider
+	b *Budget
+}
+
+func (p priced) Name() string { return p.p.Name() }
+
+func (p priced) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := p.p.Complete(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if price, ok := p.b.limits.Load().prices[p.p.Name()]; ok {
+		resp.Usage.CostUSD = price.Cost(resp.Usage)
+	}
+	return resp, nil
 }
 
 func total(u llm.Usage) int { return u.PromptTokens + u.CompletionTokens }
@@ -99,7 +130,7 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 		}
 	}
 	limit, usdLimit := l.caps.DailyTokens, l.caps.DailyUSD
-	if limit <= 0 && (usdLimit <= 0 || l.price == nil) {
+	if limit <= 0 && (usdLimit <= 0 || len(l.prices) == 0) {
 		return core.BudgetCap{}, false, nil
 	}
 	u, err := b.usage.DayUsage(ctx, now)
@@ -110,8 +141,8 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 		return core.BudgetCap{Key: "budget.daily_tokens", What: "the daily token budget of all conversations",
 			Limit: tokens(limit), Used: tokens(used)}, true, nil
 	}
-	if usdLimit > 0 && l.price != nil {
-		if cost := l.price.Cost(u); cost >= usdLimit {
+	if usdLimit > 0 && len(l.prices) > 0 {
+		if cost := u.CostUSD; cost >= usdLimit {
 			return core.BudgetCap{Key: "budget.daily_usd", What: "the daily spending budget",
 				Limit: usd(usdLimit), Used: usd(cost)}, true, nil
 		}
@@ -120,7 +151,8 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 }
 
 // StatusLines says today's tokens, of conv and of all conversations, and
-// their cost where a price is set, each against its cap where one is set.
+// their recorded cost when any provider has a price, each against its cap
+// where one is set.
 func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([]string, error) {
 	l := b.limits.Load()
 	mine, err := b.usage.Usage(ctx, conv, now)
@@ -133,8 +165,8 @@ func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([
 	}
 	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), l.caps.ConversationDailyTokens > 0, tokens(l.caps.ConversationDailyTokens)) +
 		"; all conversations " + against(tokens(total(all)), l.caps.DailyTokens > 0, tokens(l.caps.DailyTokens))}
-	if l.price != nil {
-		lines = append(lines, "Cost today (UTC): "+against(usd(l.price.Cost(all)), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))
+	if len(l.prices) > 0 {
+		lines = append(lines, "Cost today (UTC): "+against(usd(all.CostUSD), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))
 	}
 	return lines, nil
 }

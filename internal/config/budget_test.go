@@ -7,8 +7,8 @@ import (
 )
 
 // TestBudget: the budget keys default to 0 (unlimited), can be set with a
-// provider price, and are refused when negative or when daily_usd has no
-// price to count with; the error names the key.
+// provider price, and are refused when negative or when daily_usd lacks a
+// price on any provider; the error names the key (and the missing price).
 func TestBudget(t *testing.T) {
 	const approvers = "hitl: {approvers: [console:local]}\n"
 	c := mustParse(t, approvers, noEnv)
@@ -31,6 +31,9 @@ budget: {conversation_daily_tokens: 1000, daily_tokens: 50000, daily_usd: 2.5}
 		{"budget: {daily_usd: 1}", "budget.daily_usd"},
 		{`llm: {providers: [{base_url: "http://x/v1"}]}` + "\nbudget: {daily_usd: 1}", "budget.daily_usd"},
 		{`llm: {providers: [{base_url: "http://x/v1", price: {input_per_mtok: -1}}]}`, "llm.providers[0].price.input_per_mtok"},
+		// Every provider's requests are priced: the second's too.
+		{`llm: {providers: [{name: a, base_url: "http://x/v1", price: {input_per_mtok: 1}}, {name: b, base_url: "http://y/v1"}]}` +
+			"\nbudget: {daily_usd: 1}", "budget.daily_usd"},
 		{"budget: {daily_token: 5}", "budget.daily_token"},
 	}
 	for _, tt := range bad {
@@ -42,4 +45,13 @@ budget: {conversation_daily_tokens: 1000, daily_tokens: 50000, daily_usd: 2.5}
 			t.Errorf("%s: error %q does not name %s", tt.src, err, tt.key)
 		}
 	}
+	_, err := Parse([]byte(approvers+`llm: {providers: [{name: a, base_url: "http://x/v1", price: {input_per_mtok: 1}}, {name: b, base_url: "http://y/v1"}]}
+budget: {daily_usd: 1}
+`), noEnv, specs())
+	if err == nil || !strings.Contains(err.Error(), "llm.providers[1].price") {
+		t.Errorf("daily_usd without the second provider's price: %v; want llm.providers[1].price named", err)
+	}
+	mustParse(t, approvers+`llm: {providers: [{name: a, base_url: "http://x/v1", price: {input_per_mtok: 1}}, {name: b, base_url: "http://y/v1", price: {}}]}
+budget: {daily_usd: 1}
+`, noEnv)
 }

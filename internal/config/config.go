@@ -58,8 +58,9 @@ type Provider struct {
 	Stream bool   `yaml:"stream"`
 	// Timeout bounds one request; defaults to llm.timeout.
 	Timeout Duration `yaml:"timeout"`
-	// Price is what the provider charges; optional. budget.daily_usd
-	// needs the first provider's price.
+	// Price is what the provider charges; optional. Each request it
+	// answers is recorded at this price (none: it costs 0).
+	// budget.daily_usd needs a price on every provider.
 	Price *Price `yaml:"price"`
 }
 
@@ -77,8 +78,9 @@ type Budget struct {
 	ConversationDailyTokens int `yaml:"conversation_daily_tokens"`
 	// DailyTokens caps all conversations' tokens together a day.
 	DailyTokens int `yaml:"daily_tokens"`
-	// DailyUSD caps all conversations' cost a day, in USD, priced at the
-	// first provider's price (llm.providers[0].price).
+	// DailyUSD caps all conversations' cost a day, in USD: each request
+	// at the price of the provider that answered it (every provider needs
+	// a price).
 	DailyUSD float64 `yaml:"daily_usd"`
 }
 

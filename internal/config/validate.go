@@ -80,10 +80,20 @@ func (b *Budget) check(ch *checker, providers []Provider) {
 	notNegative(ch, "budget.conversation_daily_tokens", float64(b.ConversationDailyTokens))
 	notNegative(ch, "budget.daily_tokens", float64(b.DailyTokens))
 	notNegative(ch, "budget.daily_usd", b.DailyUSD)
-	if b.DailyUSD > 0 && (len(providers) == 0 || providers[0].Price == nil) {
-		// The cost is priced at the first provider's price: without one
-		// the cap could never be reached.
-		ch.fail("budget.daily_usd", "needs a price on the first provider (llm.providers[0].price: {input_per_mtok, output_per_mtok})")
+	if b.DailyUSD <= 0 {
+		return
+	}
+	if len(providers) == 0 {
+		ch.fail("budget.daily_usd", "needs llm.providers with a price each (price: {input_per_mtok, output_per_mtok}); the offline demo model costs nothing")
+	}
+	// Each request costs its provider's price: a provider without one
+	// would spend unseen by the cap, so every provider needs a price (an
+	// explicit 0 for a free one).
+	for i, p := range providers {
+		if p.Price == nil {
+			ch.fail("budget.daily_usd", "needs a price on every provider: set llm.providers[%d].price: {input_per_mtok, output_per_mtok} (provider %s; 0 for a free one)", i, quote(p.Name))
+			return
+		}
 	}
 }
 

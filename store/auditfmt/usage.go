@@ -6,7 +6,6 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -17,20 +16,21 @@ type UsageDay struct {
 	PromptTokens     int      `json:"prompt_tokens"`
 	CompletionTokens int      `json:"completion_tokens"`
 	TotalTokens      int      `json:"total_tokens"`
-	USD              *float64 `json:"usd,omitempty"` // only with a price
+	USD              *float64 `json:"usd,omitempty"` // only when usage is priced
 }
 
 // WriteUsage writes each day's token usage, in the order given, as a table
-// (day, prompt, completion, total, and USD when cost is not nil) or, with
-// asJSON, as a JSON array of UsageDay ("[]" when empty).
-func WriteUsage(w io.Writer, days []store.DayUsage, cost func(llm.Usage) float64, asJSON bool) error {
+// (day, prompt, completion, total, and with withUSD the cost recorded with
+// the usage) or, with asJSON, as a JSON array of UsageDay ("[]" when
+// empty).
+func WriteUsage(w io.Writer, days []store.DayUsage, withUSD bool, asJSON bool) error {
 	out := make([]UsageDay, len(days))
 	for i, d := range days {
 		u := d.Usage
 		out[i] = UsageDay{Day: d.Day, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 			TotalTokens: u.PromptTokens + u.CompletionTokens}
-		if cost != nil {
-			c := cost(u)
+		if withUSD {
+			c := u.CostUSD
 			out[i].USD = &c
 		}
 	}
@@ -44,7 +44,7 @@ func WriteUsage(w io.Writer, days []store.DayUsage, cost func(llm.Usage) float64
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	head := "DAY (UTC)\tPROMPT\tCOMPLETION\tTOTAL\t"
-	if cost != nil {
+	if withUSD {
 		head += "USD\t"
 	}
 	fmt.Fprintln(tw, head)

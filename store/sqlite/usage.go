@@ -14,14 +14,16 @@ import (
 // dayKey is the UTC calendar day of t, the aggregation key of usage.
 func dayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// AddUsage adds u to the conversation's usage of the current UTC day.
+// AddUsage adds u, its tokens and its cost, to the conversation's usage of
+// the current UTC day.
 func (db *DB) AddUsage(ctx context.Context, conv string, u llm.Usage) error {
-	_, err := db.exec(ctx, `INSERT INTO usage (conv, day, prompt_tokens, completion_tokens)
-		VALUES (?, ?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO usage (conv, day, prompt_tokens, completion_tokens, cost_usd)
+		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (conv, day) DO UPDATE SET
 			prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-			completion_tokens = completion_tokens + excluded.completion_tokens`,
-		conv, dayKey(db.now()), u.PromptTokens, u.CompletionTokens)
+			completion_tokens = completion_tokens + excluded.completion_tokens,
+			cost_usd = cost_usd + excluded.cost_usd`,
+		conv, dayKey(db.now()), u.PromptTokens, u.CompletionTokens, u.CostUSD)
 	if err != nil {
 		return fmt.Errorf("sqlite: add usage: %w", err)
 	}
@@ -31,8 +33,8 @@ func (db *DB) AddUsage(ctx context.Context, conv string, u llm.Usage) error {
 // Usage returns the conversation's usage on the UTC day containing day.
 func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage, error) {
 	var u llm.Usage
-	err := db.queryRow(ctx, `SELECT prompt_tokens, completion_tokens
-		FROM usage WHERE conv = ? AND day = ?`, conv, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens)
+	err := db.queryRow(ctx, `SELECT prompt_tokens, completion_tokens, cost_usd
+		FROM usage WHERE conv = ? AND day = ?`, conv, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens, &u.CostUSD)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return llm.Usage{}, fmt.Errorf("sqlite: usage: %w", err)
 	}
@@ -42,8 +44,9 @@ func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage,
 // DayUsage returns the usage of all conversations on the UTC day containing day.
 func (db *DB) DayUsage(ctx context.Context, day time.Time) (llm.Usage, error) {
 	var u llm.Usage
-	err := db.queryRow(ctx, `SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0)
-		FROM usage WHERE day = ?`, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens)
+	err := db.queryRow(ctx, `SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
+		COALESCE(SUM(cost_usd), 0)
+		FROM usage WHERE day = ?`, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens, &u.CostUSD)
 	if err != nil {
 		return llm.Usage{}, fmt.Errorf("sqlite: day usage: %w", err)
 	}
@@ -53,7 +56,7 @@ func (db *DB) DayUsage(ctx context.Context, day time.Time) (llm.Usage, error) {
 // UsageDays returns each UTC day's total usage from the day containing
 // since onwards, oldest first.
 func (db *DB) UsageDays(ctx context.Context, since time.Time) ([]store.DayUsage, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT day, SUM(prompt_tokens), SUM(completion_tokens)
+	rows, err := db.r.QueryContext(ctx, `SELECT day, SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd)
 		FROM usage WHERE day >= ? GROUP BY day ORDER BY day`, dayKey(since))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: usage days: %w", err)
@@ -62,7 +65,7 @@ func (db *DB) UsageDays(ctx context.Context, since time.Time) ([]store.DayUsage,
 	var out []store.DayUsage
 	for rows.Next() {
 		var d store.DayUsage
-		if err := rows.Scan(&d.Day, &d.Usage.PromptTokens, &d.Usage.CompletionTokens); err != nil {
+		if err := rows.Scan(&d.Day, &d.Usage.PromptTokens, &d.Usage.CompletionTokens, &d.Usage.CostUSD); err != nil {
 			return nil, fmt.Errorf("sqlite: usage days: %w", err)
 		}
 		out = append(out, d)

@@ -34,8 +34,9 @@ func (c *Clock) Set(t time.Time) {
 	c.now = t
 }
 
-// UsageContract tests a store.UsageStore: usage adds up per conversation
-// and UTC calendar day. newUsage must make the store read its time from now.
+// UsageContract tests a store.UsageStore: usage, tokens and cost, adds up
+// per conversation and UTC calendar day. newUsage must make the store read
+// its time from now.
 func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Time) store.UsageStore) {
 	t.Helper()
 	ctx := context.Background()
@@ -49,12 +50,12 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		conv string
 		u    llm.Usage
 	}{
-		{day1.Add(time.Minute), "alpha:1", llm.Usage{PromptTokens: 100, CompletionTokens: 10}},
-		{day1.Add(23 * time.Hour), "alpha:1", llm.Usage{PromptTokens: 5, CompletionTokens: 1}},
+		{day1.Add(time.Minute), "alpha:1", llm.Usage{PromptTokens: 100, CompletionTokens: 10, CostUSD: 0.5}},
+		{day1.Add(23 * time.Hour), "alpha:1", llm.Usage{PromptTokens: 5, CompletionTokens: 1}}, // a provider without a price
 		// 01:30 in UTC+2 is 23:30 UTC of day 1.
-		{time.Date(2026, 3, 2, 1, 30, 0, 0, plus2), "alpha:1", llm.Usage{PromptTokens: 1000}},
-		{day2.Add(time.Second), "alpha:1", llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
-		{day1.Add(time.Hour), "slack:C1", llm.Usage{PromptTokens: 1, CompletionTokens: 2}},
+		{time.Date(2026, 3, 2, 1, 30, 0, 0, plus2), "alpha:1", llm.Usage{PromptTokens: 1000, CostUSD: 0.25}},
+		{day2.Add(time.Second), "alpha:1", llm.Usage{PromptTokens: 7, CompletionTokens: 3, CostUSD: 2}},
+		{day1.Add(time.Hour), "slack:C1", llm.Usage{PromptTokens: 1, CompletionTokens: 2, CostUSD: 0.125}},
 	}
 	for _, a := range adds {
 		clock.Set(a.at)
@@ -67,12 +68,12 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		day  time.Time
 		want llm.Usage
 	}{
-		{"alpha:1", day1, llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
-		{"alpha:1", day1.Add(17 * time.Hour), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
-		{"alpha:1", day2, llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{"alpha:1", day1, llm.Usage{PromptTokens: 1105, CompletionTokens: 11, CostUSD: 0.75}},
+		{"alpha:1", day1.Add(17 * time.Hour), llm.Usage{PromptTokens: 1105, CompletionTokens: 11, CostUSD: 0.75}},
+		{"alpha:1", day2, llm.Usage{PromptTokens: 7, CompletionTokens: 3, CostUSD: 2}},
 		// 00:30 on day 2 in UTC+2 is still day 1 in UTC.
-		{"alpha:1", time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1105, CompletionTokens: 11}},
-		{"slack:C1", day1, llm.Usage{PromptTokens: 1, CompletionTokens: 2}},
+		{"alpha:1", time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1105, CompletionTokens: 11, CostUSD: 0.75}},
+		{"slack:C1", day1, llm.Usage{PromptTokens: 1, CompletionTokens: 2, CostUSD: 0.125}},
 		{"slack:C1", day2, llm.Usage{}},
 		{"discord:9", day1, llm.Usage{}},
 	}
@@ -86,9 +87,9 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		day  time.Time
 		want llm.Usage
 	}{
-		{day1, llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
-		{time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
-		{day2.Add(20 * time.Hour), llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{day1, llm.Usage{PromptTokens: 1106, CompletionTokens: 13, CostUSD: 0.875}},
+		{time.Date(2026, 3, 2, 0, 30, 0, 0, plus2), llm.Usage{PromptTokens: 1106, CompletionTokens: 13, CostUSD: 0.875}},
+		{day2.Add(20 * time.Hour), llm.Usage{PromptTokens: 7, CompletionTokens: 3, CostUSD: 2}},
 		{day1.AddDate(0, 0, -1), llm.Usage{}},
 	}
 	for _, tt := range totals {
@@ -102,11 +103,11 @@ func UsageContract(t *testing.T, newUsage func(t *testing.T, now func() time.Tim
 		want  []store.DayUsage
 	}{
 		{day1.AddDate(0, 0, -7), []store.DayUsage{
-			{Day: "2026-03-01", Usage: llm.Usage{PromptTokens: 1106, CompletionTokens: 13}},
-			{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+			{Day: "2026-03-01", Usage: llm.Usage{PromptTokens: 1106, CompletionTokens: 13, CostUSD: 0.875}},
+			{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3, CostUSD: 2}},
 		}},
 		// Any time of day 2 starts at day 2.
-		{day2.Add(23 * time.Hour), []store.DayUsage{{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3}}}},
+		{day2.Add(23 * time.Hour), []store.DayUsage{{Day: "2026-03-02", Usage: llm.Usage{PromptTokens: 7, CompletionTokens: 3, CostUSD: 2}}}},
 		{day2.AddDate(0, 0, 1), nil},
 	}
 	for _, tt := range days {
