@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,4 +149,59 @@ func TestReloadPricesTheNextRequest(t *testing.T) {
 	}
 	wantContains(t, "the turn over the cap", b.say("1", "and more"), "budget.daily_usd")
 	b.wantRequests(2)
+}
+
+// TestReloadRenamedProviderKeepsItsPrice: a reload that renames a provider
+// (and prices the new name higher) leaves the running provider answering
+// under its old name until a restart: its requests still cost its running
+// price, never nothing and never the new name's.
+func TestReloadRenamedProviderKeepsItsPrice(t *testing.T) {
+	b := startFailoverBot(t, "0", "10000", "{daily_usd: 10}") // the second costs a cent a token
+	b.say("1", "hello")
+	tokens1, _ := b.status()
+	b.mu.Lock()
+	b.yaml = strings.Replace(b.failoverYAML("0", "1000000", "{daily_usd: 10}"), "name: second", "name: renamed", 1)
+	b.mu.Unlock()
+	if err := b.app.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.say("1", "after the rename"); got != "an answer" {
+		t.Fatalf("turn after the reload answered %q", got)
+	}
+	tokens2, cost2 := b.status()
+	if want := fmt.Sprintf("%.2f", float64(tokens2)/100); tokens2 <= tokens1 || cost2 != want {
+		t.Errorf("/status after the rename: %d tokens cost $%s; want $%s (a cent a token, the running price)", tokens2, cost2, want)
+	}
+}
+
+// TestReloadRefusesAnUnpricedRunningProviderUnderDailyUSD: with
+// budget.daily_usd in the new file, a running provider that has no price
+// and that the file no longer names (renamed) would spend unseen by the
+// cap: the reload is rejected, naming the key, and the running budget is
+// kept.
+func TestReloadRefusesAnUnpricedRunningProviderUnderDailyUSD(t *testing.T) {
+	b := startFailoverBot(t, "0", "10000", "{}")
+	unpriced := strings.Replace(b.failoverYAML("0", "0", "{}"),
+		", price: {input_per_mtok: 0, output_per_mtok: 0}}]}", "}]}", 1)
+	if !strings.Contains(unpriced, "stream: true}]}") {
+		t.Fatalf("the second provider's price was not removed:\n%s", unpriced)
+	}
+	b.mu.Lock()
+	b.yaml = unpriced
+	b.mu.Unlock()
+	if err := b.app.Reload(context.Background()); err != nil {
+		t.Fatal(err) // no daily_usd: a provider may go without a price
+	}
+	b.mu.Lock()
+	b.yaml = strings.Replace(b.failoverYAML("0", "1000000", "{daily_usd: 0.000001}"), "name: second", "name: renamed", 1)
+	b.mu.Unlock()
+	err := b.app.Reload(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "budget.daily_usd") || !strings.Contains(err.Error(), `"second"`) {
+		t.Fatalf("reload = %v; want it rejected naming budget.daily_usd and the running provider", err)
+	}
+	for _, text := range []string{"hello", "again"} {
+		if got := b.say("1", text); got != "an answer" {
+			t.Errorf("%q answered %q; the rejected reload's daily_usd applies", text, got)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 )
@@ -75,6 +76,10 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err := a.checkScheduleGateways(cfg); err != nil {
 		return nil, err
 	}
+	caps, prices := budgetLimits(cfg)
+	if err := a.keepRunningPrices(cfg, caps, prices); err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
 	if err := a.broker.SetApprovers(approvers); err != nil {
 		return nil, fmt.Errorf("hitl.approvers: %w", err)
@@ -82,7 +87,7 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
 	a.policy.SetRules(rules)
-	a.budget.Set(budgetLimits(cfg))
+	a.budget.Set(caps, prices)
 	if err := a.sched.SetEntries(entries); err != nil {
 		return nil, err // checked above; kept for safety
 	}
@@ -90,6 +95,33 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
 	return restartKeys(a.cfg, cfg), nil
+}
+
+// keepRunningPrices adds to prices, the next configuration's, the price
+// of each running provider that configuration no longer names. Providers
+// are built at start-up, so one the file renames or removes goes on
+// answering under its running name until a restart: it keeps its running
+// price, so that a rename cannot make its requests free. Should it have
+// none while next sets budget.daily_usd, it would spend unseen by that
+// cap: the reload is rejected.
+func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices budget.Prices) error {
+	named := make(map[string]bool, len(next.LLM.Providers))
+	for _, p := range next.LLM.Providers {
+		named[p.Name] = true
+	}
+	for i, p := range a.cfg.LLM.Providers {
+		if named[p.Name] {
+			continue
+		}
+		if price, ok := a.budget.Price(p.Name); ok {
+			prices[p.Name] = price
+			continue
+		}
+		if caps.DailyUSD > 0 {
+			return fmt.Errorf("budget.daily_usd: the running provider %q (llm.providers[%d]) has no price, and the new configuration no longer names it: it answers under that name until a restart", p.Name, i)
+		}
+	}
+	return nil
 }
 
 // reloadable are the keys Reload applies, as restartKeys names them; a

@@ -79,6 +79,13 @@ func (b *Budget) Set(caps Caps, prices Prices) {
 	b.limits.Store(&limits{caps: caps, prices: prices})
 }
 
+// Price returns the price the provider named name has now, and whether it
+// has one.
+func (b *Budget) Price(name string) (Price, bool) {
+	p, ok := b.limits.Load().prices[name]
+	return p, ok
+}
+
 // Priced returns p with the cost of each answered request set in its
 // Response.Usage.CostUSD, at the price p's name has when it answers (0
 // without one). Wrap each provider before building a Cascade over them,
