@@ -118,6 +118,7 @@ func textToMrkdwn(s string) string {
 		if !linkable(target) {
 			continue
 		}
+		target = lowerScheme(target)
 		b.WriteString(emphasis(s[last:m[0]]))
 		label := escapeMrkdwn(strings.ReplaceAll(text, "|", "¦"))
 		b.WriteString("<" + escapeMrkdwn(strings.ReplaceAll(target, "|", "%7C")) + "|" + label + ">")
@@ -132,6 +133,13 @@ func textToMrkdwn(s string) string {
 func linkable(target string) bool {
 	t := strings.ToLower(target)
 	return strings.HasPrefix(t, "https://") || strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "mailto:")
+}
+
+// lowerScheme writes a linkable target's scheme in lower case ("HTTPS:"
+// and "mAilto:" are the same schemes to a browser, not always to Slack).
+func lowerScheme(target string) string {
+	i := strings.IndexByte(target, ':')
+	return strings.ToLower(target[:i]) + target[i:]
 }
 
 // emphasis escapes s and converts its emphasis markers.

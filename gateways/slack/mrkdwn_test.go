@@ -23,6 +23,7 @@ func TestToMrkdwn(t *testing.T) {
 		{"```go\nif a < b && **x** {\n```", "```\nif a &lt; b &amp;&amp; **x** {\n```"},
 		{"2 * 3 * 4", "2 * 3 * 4"},
 		{"[a|b](https://x.y/p|q)", "<https://x.y/p%7Cq|a¦b>"},
+		{"[a](HTTPS://X.y/P) [m](mAilto:a@B)", "<https://X.y/P|a> <mailto:a@B|m>"},
 	}
 	for _, c := range cases {
 		if got := toMrkdwn(c.in); got != c.want {
