@@ -179,16 +179,17 @@ func (s *Scheduler) Run(ctx context.Context, inbox Inbox) error {
 		now := s.o.Now()
 		s.mu.Lock()
 		var due []*job
+		var entries []Entry // as they are now: SetEntries may change them
 		s.reschedule(now, func(j *job) bool {
 			if j.next.After(now) {
 				return false
 			}
-			due = append(due, j)
+			due, entries = append(due, j), append(entries, j.Entry)
 			return true
 		})
 		s.mu.Unlock()
-		for _, j := range due {
-			s.fire(ctx, &wg, inbox, j)
+		for i, j := range due {
+			s.fire(ctx, &wg, inbox, j, entries[i])
 		}
 	}
 }
@@ -220,11 +221,13 @@ func (s *Scheduler) earliest() (time.Time, bool) {
 	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next, true
 }
 
-// fire starts one run of j unless its previous run is still going.
-func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j *job) {
-	id := core.ScheduleIdentity(j.Name)
-	log := s.o.Log.With().Str("schedule", j.Name).Str("conv", j.Conv.Key()).Logger()
-	if busy, why := s.busy(ctx, j, id); busy {
+// fire starts one run of j, with e its entry as it was when the run was
+// due, unless its previous run is still going. j's fields other than
+// running are not read: they are SetEntries', under s.mu.
+func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j *job, e Entry) {
+	id := core.ScheduleIdentity(e.Name)
+	log := s.o.Log.With().Str("schedule", e.Name).Str("conv", e.Conv.Key()).Logger()
+	if busy, why := s.busy(ctx, log, j, id); busy {
 		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
 		return
 	}
@@ -237,8 +240,8 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j
 		s.mu.Unlock()
 	}
 	sig := core.Signal{
-		Kind: core.KindMessage, Conv: j.Conv, From: id, Schedule: j.Name,
-		Text: j.Prompt, At: s.o.Now(), Done: done,
+		Kind: core.KindMessage, Conv: e.Conv, From: id, Schedule: e.Name,
+		Text: e.Prompt, At: s.o.Now(), Done: done,
 	}
 	log.Info().Msg("schedule: run")
 	wg.Add(1)
@@ -253,8 +256,9 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j
 	}()
 }
 
-// busy reports whether j's previous run is still going, and why.
-func (s *Scheduler) busy(ctx context.Context, j *job, id core.Identity) (bool, string) {
+// busy reports whether j's previous run, from identity id, is still
+// going, and why; log names the schedule.
+func (s *Scheduler) busy(ctx context.Context, log zerolog.Logger, j *job, id core.Identity) (bool, string) {
 	s.mu.Lock()
 	running := j.running
 	s.mu.Unlock()
@@ -270,7 +274,7 @@ func (s *Scheduler) busy(ctx context.Context, j *job, id core.Identity) (bool, s
 	out, err := tracker.Outstanding(ctx, id)
 	if err != nil {
 		// Rather skip a run than start one beside a held one.
-		s.o.Log.Error().Err(err).Str("schedule", j.Name).Msg("schedule: could not check the previous run's approvals")
+		log.Error().Err(err).Msg("schedule: could not check the previous run's approvals")
 		return true, "its approvals could not be checked"
 	}
 	if out {
