@@ -136,3 +136,37 @@ func TestSetEntriesBesideRuns(t *testing.T) {
 		return in.n.Load() >= 200
 	})
 }
+
+// TestRemovedAndAddedAgainStillSkips: a schedule a reload removes while
+// its run goes on, and a later reload adds again under the same name, is
+// the same schedule: it still skips while that run goes on.
+func TestRemovedAndAddedAgainStillSkips(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		beat := []Entry{{Name: "beat", Cron: "@every 2s", Conv: conv, Prompt: "p"}}
+		s, in, cancel, done := start(t, beat, Options{Log: zerolog.Nop()})
+		defer func() { cancel(); <-done }()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		first, _ := in.signals()
+		if len(first) != 1 {
+			t.Fatalf("%d runs at 2s, want 1", len(first))
+		}
+		if err := s.SetEntries(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetEntries(beat); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // due again; the first run goes on
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 1 {
+			t.Fatalf("%d runs while the first still went on; want 1", len(got))
+		}
+		first[0].Done()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 2 {
+			t.Fatalf("%d runs once the first ended; want 2", len(got))
+		}
+	})
+}
