@@ -102,6 +102,10 @@ type Broker struct {
 	// followUps counts, by requester, outcome signals submitted to the
 	// engine whose turn has not finished; under mu.
 	followUps map[core.Identity]int
+	// deciding counts, by requester, approvals that have left (or are
+	// leaving) pending whose run has not started or whose outcome is not
+	// queued yet (see decide); under mu.
+	deciding map[core.Identity]int
 
 	ready     chan struct{} // closed when Run's start-up work is done
 	readyOnce sync.Once
@@ -140,6 +144,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		ready:     make(chan struct{}),
 		active:    make(map[int64]*run),
 		followUps: make(map[core.Identity]int),
+		deciding:  make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
 	}

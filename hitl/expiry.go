@@ -80,6 +80,7 @@ func (b *Broker) ExpireDue(ctx context.Context) (int, error) {
 // the next sweep tries again.
 func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 	note := "no decision in time"
+	defer b.decide(a.RequestedBy)()
 	if err := b.o.Store.FinishApproval(ctx, a.Token, record.StatusExpired, note, b.o.Now()); err != nil {
 		if !errors.Is(err, record.ErrNotPending) {
 			b.finishFailed(err, a, "expire")
@@ -138,6 +139,7 @@ func (b *Broker) RetryInterrupted(ctx context.Context) int {
 // leaves it in b.unrecovered for the next sweep.
 func (b *Broker) interrupt(ctx context.Context, a record.Approval) bool {
 	a.Status, a.Note = record.StatusInterrupted, "the bot stopped while this action was running; not run again"
+	defer b.decide(a.RequestedBy)()
 	err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
 	b.mu.Lock()
 	if err != nil && !errors.Is(err, record.ErrNotPending) {
@@ -255,25 +257,53 @@ func (b *Broker) followUpDone(requester core.Identity) func() {
 }
 
 // Outstanding reports whether anything requested by requester is still
-// going after its turn: an approval waiting for a decision, an approved
-// action running, or its outcome not yet submitted or its follow-up turn
-// not finished. The scheduler asks it before a schedule's next run.
+// going after its turn: an approval waiting for a decision (one past its
+// expiry too, until the sweep has expired it), a decision being announced,
+// an approved action running, or its outcome not yet submitted or its
+// follow-up turn not finished. The scheduler asks it before a schedule's
+// next run.
+//
+// The store is read first: an approval leaves pending only after decide
+// has counted it, and each state after that is in place before the one
+// before it ends, so an approval that is no longer pending in the store
+// is seen in memory.
 func (b *Broker) Outstanding(ctx context.Context, requester core.Identity) (bool, error) {
+	pending, err := b.o.Store.Approvals(ctx, record.StatusPending)
+	if err != nil {
+		return false, fmt.Errorf("hitl: outstanding: %w", err)
+	}
+	if slices.ContainsFunc(pending, func(a record.Approval) bool { return a.RequestedBy == requester }) {
+		return true, nil
+	}
 	b.mu.Lock()
-	busy := b.followUps[requester] > 0
+	defer b.mu.Unlock()
+	busy := b.followUps[requester] > 0 || b.deciding[requester] > 0
 	for _, s := range b.outbox {
 		busy = busy || s.From == requester
 	}
 	for _, r := range b.active {
 		busy = busy || r.requester == requester
 	}
+	return busy, nil
+}
+
+// decide counts an approval of requester as being decided, from before it
+// leaves pending (or executing, at a restart) in the store until the
+// returned func is called, once its run has started or its outcome is
+// queued: Outstanding sees it all along. The func may be called more than
+// once; it counts once.
+func (b *Broker) decide(requester core.Identity) func() {
+	b.mu.Lock()
+	b.deciding[requester]++
 	b.mu.Unlock()
-	if busy {
-		return true, nil
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.deciding[requester]--; b.deciding[requester] <= 0 {
+				delete(b.deciding, requester)
+			}
+		})
 	}
-	pending, err := b.Pending(ctx)
-	if err != nil {
-		return false, fmt.Errorf("hitl: outstanding: %w", err)
-	}
-	return slices.ContainsFunc(pending, func(a record.Approval) bool { return a.RequestedBy == requester }), nil
 }

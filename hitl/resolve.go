@@ -62,9 +62,11 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		return answer{toast: "not run — shutting down",
 			reply: fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
 	}
+	decided := b.decide(a.RequestedBy) // until the run has started
 	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, record.StatusExecuting, from, "", b.o.Now())
 	if err != nil {
 		b.release()
+		decided()
 		if errors.Is(err, record.ErrNotPending) {
 			return b.notPending(ctx, claimed)
 		}
@@ -74,6 +76,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 	b.o.Metrics.Approval("approved", b.o.Now().Sub(a.Created))
 	if a.Digest != Digest(a.Call) {
 		b.release()
+		defer decided()
 		return b.mismatch(ctx, a, conv)
 	}
 	extra := b.addStanding(ctx, a, always)
@@ -83,7 +86,10 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		reply: joinLines(fmt.Sprintf("Approved: running %s (request %s); the outcome follows.", callRef(a), a.Token), extra),
 		// No lock is held while it runs: the claim above makes the run
 		// unique. A typed command's reply said extra in conv already.
-		start: func(replied bool) { b.start(a, extra, conv, replied) },
+		start: func(replied bool) {
+			b.start(a, extra, conv, replied)
+			decided()
+		},
 	}
 }
 
@@ -135,6 +141,7 @@ func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conv
 
 // deny claims a as denied by from and reports it.
 func (b *Broker) deny(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, reason string) answer {
+	defer b.decide(a.RequestedBy)() // until the outcome is queued
 	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, record.StatusDenied, from, reason, b.o.Now())
 	if errors.Is(err, record.ErrNotPending) {
 		return b.notPending(ctx, claimed)

@@ -2,6 +2,9 @@ package hitl_test
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -77,4 +80,70 @@ func TestOutstandingFollowsTheRequestersApprovalToItsFollowUp(t *testing.T) {
 	if out(sched) {
 		t.Fatal("still outstanding after the follow-up turn")
 	}
+}
+
+// TestOutstandingWhileTheDecisionIsAnnounced: from the moment an approval
+// stops being pending until its outcome's follow-up turn is done, its
+// requester has something outstanding — also while the decision is being
+// announced (the acknowledgement of /approve before the run starts, the
+// notices of /deny and of expiry before the outcome is queued; a platform
+// may take its time), and while an approval past its expiry waits for the
+// sweep that will expire it. Otherwise a schedule's next run would start
+// beside the outcome turn of its previous one.
+func TestOutstandingWhileTheDecisionIsAnnounced(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		notice string // the text during whose delivery Outstanding is asked
+		decide func(t *testing.T, h *harness, tok string)
+	}{
+		{"approve", "Approved: running", func(_ *testing.T, h *harness, tok string) { h.say(boss, convB, "/approve "+tok) }},
+		{"deny", "Denied", func(_ *testing.T, h *harness, tok string) { h.say(boss, convB, "/deny "+tok) }},
+		{"expire", "Expired", func(t *testing.T, h *harness, _ string) {
+			h.clock.Advance(ttl)
+			if _, err := h.b.ExpireDue(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx := context.Background()
+			var mu sync.Mutex
+			var during []bool
+			hook := func(a core.Action) {
+				if !strings.Contains(a.Text, c.notice) {
+					return
+				}
+				out, err := h.b.Outstanding(ctx, sched)
+				mu.Lock()
+				defer mu.Unlock()
+				during = append(during, out && err == nil)
+			}
+			h.alpha.before, h.beta.before = hook, hook
+			if _, err := h.b.Hold(ctx, core.Held{Conv: convA, From: sched, Call: lsCall, Rule: "shell → approve"}); err != nil {
+				t.Fatal(err)
+			}
+			tok := h.lastReply(t, convA).Approval.Token
+			c.decide(t, h, tok)
+			s := h.signal(t) // the outcome
+			h.idle(t)
+			mu.Lock()
+			if len(during) == 0 || slices.Contains(during, false) {
+				t.Errorf("outstanding while %q was delivered: %v; want true each time", c.notice, during)
+			}
+			mu.Unlock()
+			s.Done()
+		})
+	}
+	t.Run("overdue", func(t *testing.T) {
+		h := newHarness(t, nil)
+		ctx := context.Background()
+		if _, err := h.b.Hold(ctx, core.Held{Conv: convA, From: sched, Call: lsCall, Rule: "shell → approve"}); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(ttl) // past its expiry; the sweep has not run yet
+		if out, err := h.b.Outstanding(ctx, sched); !out || err != nil {
+			t.Errorf("Outstanding of an overdue approval not yet expired = %v, %v; want true", out, err)
+		}
+	})
 }

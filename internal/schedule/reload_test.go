@@ -1,13 +1,17 @@
 package schedule
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -97,4 +101,72 @@ func scheduleNames(s *Scheduler) string {
 		names = append(names, i.Name)
 	}
 	return strings.Join(names, " ")
+}
+
+// doneInbox counts the signals submitted and ends each run at once.
+type doneInbox struct{ n atomic.Int64 }
+
+func (in *doneInbox) Submit(_ context.Context, s core.Signal) error {
+	in.n.Add(1)
+	s.Done()
+	return nil
+}
+
+// TestSetEntriesBesideRuns: a reload that keeps a schedule while its runs
+// fire changes what the next run sends without a data race (go test
+// -race): the run reads the entry it fires as it was when it was due.
+func TestSetEntriesBesideRuns(t *testing.T) {
+	var clock atomic.Int64 // each reading an hour later: every run is due at once
+	now := func() time.Time { return time.Unix(clock.Add(3600), 0) }
+	s, err := New([]Entry{{Name: "beat", Cron: "@every 1s", Conv: conv, Prompt: "p0"}}, Options{Log: zerolog.Nop(), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &doneInbox{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, in) }()
+	defer func() { cancel(); <-done }()
+	i := 0
+	testutil.WaitFor(t, "200 runs beside reloads", func() bool {
+		i++
+		if err := s.SetEntries([]Entry{{Name: "beat", Cron: "@every 1s", Conv: conv, Prompt: fmt.Sprintf("p%d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+		return in.n.Load() >= 200
+	})
+}
+
+// TestRemovedAndAddedAgainStillSkips: a schedule a reload removes while
+// its run goes on, and a later reload adds again under the same name, is
+// the same schedule: it still skips while that run goes on.
+func TestRemovedAndAddedAgainStillSkips(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		beat := []Entry{{Name: "beat", Cron: "@every 2s", Conv: conv, Prompt: "p"}}
+		s, in, cancel, done := start(t, beat, Options{Log: zerolog.Nop()})
+		defer func() { cancel(); <-done }()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		first, _ := in.signals()
+		if len(first) != 1 {
+			t.Fatalf("%d runs at 2s, want 1", len(first))
+		}
+		if err := s.SetEntries(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetEntries(beat); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // due again; the first run goes on
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 1 {
+			t.Fatalf("%d runs while the first still went on; want 1", len(got))
+		}
+		first[0].Done()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 2 {
+			t.Fatalf("%d runs once the first ended; want 2", len(got))
+		}
+	})
 }

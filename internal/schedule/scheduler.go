@@ -45,15 +45,18 @@ type Scheduler struct {
 	mu      sync.Mutex
 	jobs    []*job // under mu: SetEntries replaces it
 	started bool
+	// running names the schedules whose turn has been submitted and not
+	// finished, under mu. By name, not job: a run goes on across a reload
+	// that removes its schedule, and one that adds it again.
+	running map[string]bool
 }
 
 // job is one entry with its parsed schedule and state (under Scheduler.mu).
 type job struct {
 	Entry
-	sched   cron.Schedule
-	loc     *time.Location
-	next    time.Time
-	running bool // its turn has been submitted and not finished
+	sched cron.Schedule
+	loc   *time.Location
+	next  time.Time
 }
 
 var _ core.ScheduleLister = (*Scheduler)(nil)
@@ -64,7 +67,7 @@ func New(entries []Entry, o Options) (*Scheduler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Scheduler{o: o, changed: make(chan struct{}, 1)}
+	s := &Scheduler{o: o, changed: make(chan struct{}, 1), running: map[string]bool{}}
 	jobs, err := parseJobs(entries, o.Now())
 	if err != nil {
 		return nil, err
@@ -97,25 +100,15 @@ func parseJobs(entries []Entry, now time.Time) ([]*job, error) {
 
 // SetEntries replaces the schedules (a configuration reload): entries
 // gone stop, new ones start, each next run counted from now. A run in
-// progress is not cut, and an entry kept by name still skips a run while
-// its previous one is going. Errors are New's; on error nothing changes.
+// progress is not cut, and an entry kept by name (or removed and added
+// again) still skips a run while its previous one is going: s.running
+// is by name. Errors are New's; on error nothing changes.
 func (s *Scheduler) SetEntries(entries []Entry) error {
 	jobs, err := parseJobs(entries, s.o.Now())
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	old := make(map[string]*job, len(s.jobs))
-	for _, j := range s.jobs {
-		old[j.Name] = j
-	}
-	for i, j := range jobs {
-		if o, ok := old[j.Name]; ok {
-			// The same job, so that its running run's end is seen.
-			o.Entry, o.sched, o.loc, o.next = j.Entry, j.sched, j.loc, j.next
-			jobs[i] = o
-		}
-	}
 	s.jobs = jobs
 	s.mu.Unlock()
 	select {
@@ -178,17 +171,17 @@ func (s *Scheduler) Run(ctx context.Context, inbox Inbox) error {
 		}
 		now := s.o.Now()
 		s.mu.Lock()
-		var due []*job
+		var due []Entry // as they are now: SetEntries may change them
 		s.reschedule(now, func(j *job) bool {
 			if j.next.After(now) {
 				return false
 			}
-			due = append(due, j)
+			due = append(due, j.Entry)
 			return true
 		})
 		s.mu.Unlock()
-		for _, j := range due {
-			s.fire(ctx, &wg, inbox, j)
+		for _, e := range due {
+			s.fire(ctx, &wg, inbox, e)
 		}
 	}
 }
@@ -220,25 +213,26 @@ func (s *Scheduler) earliest() (time.Time, bool) {
 	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next, true
 }
 
-// fire starts one run of j unless its previous run is still going.
-func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j *job) {
-	id := core.ScheduleIdentity(j.Name)
-	log := s.o.Log.With().Str("schedule", j.Name).Str("conv", j.Conv.Key()).Logger()
-	if busy, why := s.busy(ctx, j, id); busy {
+// fire starts one run of e, its entry as it was when the run was due,
+// unless its previous run is still going.
+func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e Entry) {
+	id := core.ScheduleIdentity(e.Name)
+	log := s.o.Log.With().Str("schedule", e.Name).Str("conv", e.Conv.Key()).Logger()
+	if busy, why := s.busy(ctx, log, e.Name, id); busy {
 		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
 		return
 	}
 	s.mu.Lock()
-	j.running = true
+	s.running[e.Name] = true
 	s.mu.Unlock()
 	done := func() {
 		s.mu.Lock()
-		j.running = false
+		delete(s.running, e.Name)
 		s.mu.Unlock()
 	}
 	sig := core.Signal{
-		Kind: core.KindMessage, Conv: j.Conv, From: id, Schedule: j.Name,
-		Text: j.Prompt, At: s.o.Now(), Done: done,
+		Kind: core.KindMessage, Conv: e.Conv, From: id, Schedule: e.Name,
+		Text: e.Prompt, At: s.o.Now(), Done: done,
 	}
 	log.Info().Msg("schedule: run")
 	wg.Add(1)
@@ -253,10 +247,11 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, j
 	}()
 }
 
-// busy reports whether j's previous run is still going, and why.
-func (s *Scheduler) busy(ctx context.Context, j *job, id core.Identity) (bool, string) {
+// busy reports whether the previous run of the schedule name, from
+// identity id, is still going, and why; log names the schedule.
+func (s *Scheduler) busy(ctx context.Context, log zerolog.Logger, name string, id core.Identity) (bool, string) {
 	s.mu.Lock()
-	running := j.running
+	running := s.running[name]
 	s.mu.Unlock()
 	if running {
 		return true, "its turn is still running"
@@ -270,7 +265,7 @@ func (s *Scheduler) busy(ctx context.Context, j *job, id core.Identity) (bool, s
 	out, err := tracker.Outstanding(ctx, id)
 	if err != nil {
 		// Rather skip a run than start one beside a held one.
-		s.o.Log.Error().Err(err).Str("schedule", j.Name).Msg("schedule: could not check the previous run's approvals")
+		log.Error().Err(err).Msg("schedule: could not check the previous run's approvals")
 		return true, "its approvals could not be checked"
 	}
 	if out {

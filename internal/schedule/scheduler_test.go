@@ -206,6 +206,7 @@ func TestNewRefuses(t *testing.T) {
 		{"bad cron", []Entry{{Name: "a", Cron: "61 * * * *"}}, "schedules[0].cron"},
 		{"bad zone", []Entry{{Name: "a", Cron: "@daily", TimeZone: "Mars/Olympus"}}, "schedules[0].cron"},
 		{"tz prefix", []Entry{{Name: "a", Cron: "CRON_TZ=UTC 0 9 * * *"}}, "timezone key"},
+		{"never", []Entry{{Name: "a", Cron: "0 0 30 2 *"}}, "schedules[0].cron"},
 		{"duplicate", []Entry{{Name: "a", Cron: "@daily"}, {Name: "a", Cron: "@hourly"}}, "schedules[1].name"},
 		{"bad name", []Entry{{Name: "a b", Cron: "@daily"}}, "schedules[0].name"},
 	} {

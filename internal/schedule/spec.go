@@ -36,7 +36,8 @@ func CheckName(name string) error {
 // Parse reads a cron expression in the standard five-field syntax of
 // github.com/robfig/cron/v3, descriptors such as "@hourly" and "@every 30s"
 // included, evaluated in the IANA time zone tz ("" is UTC). The zone is set
-// by tz alone: a CRON_TZ= or TZ= prefix in spec is refused.
+// by tz alone: a CRON_TZ= or TZ= prefix in spec is refused, and so is an
+// expression that names no time in the next five years.
 func Parse(spec, tz string) (cron.Schedule, error) {
 	s := strings.TrimSpace(spec)
 	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
@@ -52,6 +53,11 @@ func Parse(spec, tz string) (cron.Schedule, error) {
 	}
 	if spec, ok := sched.(*cron.SpecSchedule); ok {
 		spec.Location = loc
+	}
+	// Next answers the zero time for a date that never comes (the 30th
+	// of February): the scheduler would take it as due at once, always.
+	if sched.Next(time.Now().In(loc)).IsZero() {
+		return nil, fmt.Errorf("%q: names no time in the next five years (a date that never comes, such as the 30th of February)", spec)
 	}
 	return sched, nil
 }
