@@ -228,8 +228,9 @@ func TestE2EStreamedPartialWithASecretIsNeverShown(t *testing.T) {
 
 // TestE2EStreamedReplyOpeningWithCodeLosesNothing: an answer that opens
 // with a code block has, as its first partial, only the fence line, which
-// Telegram refuses as an empty message. The refused send of that partial
-// must not end the reply: it still ends as the non-streamed message.
+// rendered as HTML is an empty code block, refused by Telegram as an empty
+// message. The reply is still shown live (that partial goes as plain
+// text) and ends as the non-streamed message.
 func TestE2EStreamedReplyOpeningWithCodeLosesNothing(t *testing.T) {
 	t.Parallel()
 	const answer = "```python\nprint('hello')\n```\nThat prints hello."
@@ -249,4 +250,7 @@ func TestE2EStreamedReplyOpeningWithCodeLosesNothing(t *testing.T) {
 	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
 		return sameTexts(replyMessages(e.tg, guest.ID), want)
 	})
+	if edits := checkEditPace(t, e.tg, guest.ID); edits == 0 {
+		t.Error("no edits: the reply was not shown while it was written")
+	}
 }
