@@ -210,3 +210,23 @@ func TestNonStreamingProviderRepliesByAct(t *testing.T) {
 		t.Errorf("%d live replies started without streaming", len(h.lives.lives))
 	}
 }
+
+func TestStreamedTextOfTheLastFailedProviderIsWithdrawn(t *testing.T) {
+	h := newHarness(t, harnessOpts{stream: true, live: true, fakes: 2})
+	h.fakes[0].Push(fakeoai.StreamCut())
+	h.fakes[1].Push(fakeoai.StreamCut())
+	h.say(t, "c1", "hi")
+	first := h.lives.next(t)
+	if _, _, note, finished, off := first.snapshot(); finished || !off || !strings.Contains(note, "asking again") {
+		t.Fatalf("the first provider's live reply: finished %v, abandoned %v (%q); want it cut off, asking again", finished, off, note)
+	}
+	// Nobody is asked after the last provider: its text is withdrawn, not
+	// said to be asked again.
+	last := h.lives.next(t)
+	if _, _, note, finished, off := last.snapshot(); finished || !off || note != "(reply withdrawn)" {
+		t.Fatalf("the last provider's live reply: finished %v, abandoned %v with %q; want it withdrawn", finished, off, note)
+	}
+	if a := h.gw.next(t); !strings.Contains(a.Text, "couldn't finish") {
+		t.Errorf("reply %q, want the turn's failure told", a.Text)
+	}
+}

@@ -45,7 +45,9 @@ type LiveFuncs struct {
 // the final text, what Reply would have sent. Edits that would not change
 // a message are skipped. A message whose edit finally fails is left as it
 // is, the reply is no longer updated, and its final text from that message
-// on is sent as new messages when it is finished: no text is lost.
+// on is sent as new messages when it is finished: no text is lost. So is a
+// partial text whose send finally fails (a lone code fence, which Telegram
+// refuses as empty): the final text is sent when it comes.
 // Live is safe for concurrent use.
 type Live struct {
 	out   *Outbox
@@ -63,7 +65,7 @@ type Live struct {
 
 	msgs   []liveMsg // the messages sent, in order (worker only)
 	stale  []liveMsg // those dropped from msgs when an edit failed: Abandon still withdraws them (worker only)
-	noEdit bool      // an edit finally failed: the rest waits for Finish (worker only)
+	noEdit bool      // an edit or a partial's send finally failed: the rest waits for Finish (worker only)
 }
 
 // liveMsg is a message of a live reply.
@@ -202,6 +204,14 @@ func (l *Live) step(ctx context.Context, text string, final bool) (wait time.Dur
 	for i, w := range want {
 		if i == len(l.msgs) {
 			id, err := l.out.sendOne(ctx, l.conv, func(ctx context.Context) (string, error) { return l.funcs.Send(ctx, w, i) })
+			if err != nil && !final && ctx.Err() == nil {
+				// A partial the platform refuses (Telegram's "message text
+				// is empty" for a lone code fence) is not the reply: stop
+				// updating, and send the final text when it comes.
+				l.out.log.Warn().Str("conv", l.conv.Key()).Int("message", i+1).Msg("live reply: send failed; its final text goes out when finished")
+				l.noEdit = true
+				return 0, false, nil
+			}
 			if err != nil {
 				return 0, false, fmt.Errorf("live reply, message %d: %w", i+1, err)
 			}

@@ -46,8 +46,9 @@ func (c *Cascade) Name() string { return "cascade" }
 // Response.Provider naming who answered. An ErrContextTooLong is returned at
 // once, without trying the next provider. When ctx ends it stops and returns
 // ctx's error; when all providers fail the error says so and wraps the last
-// provider's error. After each failed provider req.Sink (when set) is told
-// to Discard what that provider streamed.
+// provider's error. Before the next provider is asked, req.Sink (when set)
+// is told to Discard what the failed one streamed; when none is asked
+// (Complete returns an error) the caller withdraws what was streamed.
 func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 	if len(c.providers) == 0 {
 		return Response{}, errors.New("llm: cascade has no providers")
@@ -61,14 +62,14 @@ func (c *Cascade) Complete(ctx context.Context, req Request) (Response, error) {
 	tried := 0
 	for _, i := range append(ready, cooling...) {
 		p := c.providers[i]
+		if tried > 0 && req.Sink != nil {
+			// Whatever the last one streamed is not the answer: never show it.
+			req.Sink.Discard()
+		}
 		resp, err := p.Complete(ctx, req)
 		tried++
 		if err == nil {
 			return c.answered(p, resp, tried), nil
-		}
-		if req.Sink != nil {
-			// Whatever p streamed is not the answer: never show it.
-			req.Sink.Discard()
 		}
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm: %s: %w", p.Name(), ctx.Err())

@@ -62,7 +62,8 @@ type TextSink interface {
 	// previous one (until Discard).
 	Text(soFar string)
 	// Discard says the text given so far is void: the provider failed
-	// and another may be asked. Text starts again from nothing.
+	// and another is about to be asked. Text starts again from nothing.
+	// When no other is asked, Complete returns an error instead.
 	Discard()
 }
 

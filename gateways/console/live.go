@@ -31,11 +31,13 @@ type liveLine struct {
 	ended   bool
 }
 
-// Update implements core.LiveReply.
+// Update implements core.LiveReply. Trailing newlines wait for the text
+// after them: Act prints none at the end of a reply.
 func (l *liveLine) Update(text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ended || !strings.HasPrefix(text, l.printed) {
+	text = strings.TrimRight(text, "\n")
+	if l.ended || text == l.printed || !strings.HasPrefix(text, l.printed) {
 		return
 	}
 	l.print(text[len(l.printed):])

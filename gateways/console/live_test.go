@@ -66,3 +66,25 @@ func TestLiveReplyAbandoned(t *testing.T) {
 func replyAction(text string) core.Action {
 	return core.Action{Kind: core.ActionReply, Conv: console.Conversation(), Text: text}
 }
+
+// TestLiveReplyEndingWithANewline: a partial that ends with a newline (the
+// model's last line, written before its answer ends) prints no blank line
+// Act would not print.
+func TestLiveReplyEndingWithANewline(t *testing.T) {
+	out := &testutil.SyncBuffer{}
+	c := console.New(strings.NewReader(""), out, false)
+	live, _ := c.StartLive(context.Background(), console.Conversation(), "")
+	live.Update("First line.\n")
+	live.Update("First line.\nSecond line.\n\n")
+	if err := live.Finish(context.Background(), "First line.\nSecond line.\n\n"); err != nil {
+		t.Fatal(err)
+	}
+	want := &testutil.SyncBuffer{}
+	ref := console.New(strings.NewReader(""), want, false)
+	if _, err := ref.Act(context.Background(), replyAction("First line.\nSecond line.\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Fatalf("live output %q; Act prints %q", out.String(), want.String())
+	}
+}

@@ -17,7 +17,8 @@ var _ core.ReplyStreamer = (*Gateway)(nil)
 // in place with editMessageText as the model writes it, through the
 // delivery layer (gateways.Live). Each message is rendered as HTML like a
 // reply's chunk, falling back to plain text when Telegram refuses the
-// formatting of a half-written text.
+// formatting of a half-written text, or finds it empty (a code block
+// whose fence line came before its code).
 func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo string) (core.LiveReply, bool) {
 	chat, err := chatID(conv)
 	if err != nil {
@@ -33,9 +34,10 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 		}
 		return renderHTML(text), tgbotapi.ModeHTML
 	}
-	// settle turns a refused formatting into a retry in plain text.
+	// settle turns a refused formatting, or an HTML text Telegram finds
+	// empty, into a retry in plain text.
 	settle := func(err error) error {
-		if err != nil && !plain && isEntityError(err) {
+		if err != nil && !plain && (isEntityError(err) || isEmptyError(err)) {
 			plain = true
 			return fmt.Errorf("%w: %w", errFormatting, err)
 		}

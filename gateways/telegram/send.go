@@ -191,6 +191,14 @@ func isEntityError(err error) bool {
 		strings.Contains(strings.ToLower(apiErr.Message), "can't parse entities")
 }
 
+// isEmptyError reports Telegram's refusal of a text with nothing to show
+// once its formatting is parsed.
+func isEmptyError(err error) bool {
+	var apiErr *tgbotapi.Error
+	return errors.As(err, &apiErr) && apiErr.Code == 400 &&
+		strings.Contains(strings.ToLower(apiErr.Message), "message text is empty")
+}
+
 // isNotModified reports an edit that changed nothing.
 func isNotModified(err error) bool {
 	var apiErr *tgbotapi.Error

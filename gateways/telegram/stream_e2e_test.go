@@ -225,3 +225,32 @@ func TestE2EStreamedPartialWithASecretIsNeverShown(t *testing.T) {
 		t.Errorf("the model was not told its reply was not sent: %d requests", len(reqs))
 	}
 }
+
+// TestE2EStreamedReplyOpeningWithCodeLosesNothing: an answer that opens
+// with a code block has, as its first partial, only the fence line, which
+// rendered as HTML is an empty code block, refused by Telegram as an empty
+// message. The reply is still shown live (that partial goes as plain
+// text) and ends as the non-streamed message.
+func TestE2EStreamedReplyOpeningWithCodeLosesNothing(t *testing.T) {
+	t.Parallel()
+	const answer = "```python\nprint('hello')\n```\nThat prints hello."
+
+	plain := startE2E(t)
+	plain.ai.Push(fakeoai.Text(answer))
+	plain.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "some code, please"})
+	var want []shown
+	testutil.WaitFor(t, "the non-streamed reply", func() bool {
+		want = replyMessages(plain.tg, guest.ID)
+		return len(want) > 0
+	})
+
+	e := startE2EWith(t, faketg.Options{}, streamed)
+	e.ai.Push(fakeoai.Text(answer).Chunked(len("```python\n"), 300*time.Millisecond))
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "some code, please"})
+	testutil.WaitFor(t, "the streamed reply to end as the non-streamed one", func() bool {
+		return sameTexts(replyMessages(e.tg, guest.ID), want)
+	})
+	if edits := checkEditPace(t, e.tg, guest.ID); edits == 0 {
+		t.Error("no edits: the reply was not shown while it was written")
+	}
+}
