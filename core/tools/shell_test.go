@@ -67,25 +67,31 @@ func TestShellEmptyCommand(t *testing.T) {
 // command, both on timeout and after a normal exit.
 func TestShellKillsProcessGroup(t *testing.T) {
 	// The timeout only has to outlast the start of the supervisor and sh
-	// (slow under -race on a loaded machine); the normal exit has none.
+	// (slow under -race on a loaded machine): an attempt whose command had
+	// not printed its child's pid yet proves nothing, and the next waits
+	// longer. The normal exit has no timeout.
 	tests := []struct {
 		name, command string
-		timeout       time.Duration
+		timeouts      []time.Duration
 	}{
-		{"timeout", "sleep 1000 & echo $!; wait", 3 * time.Second},
-		{"normal exit", "sleep 1000 & echo $!", time.Hour},
+		{"timeout", "sleep 1000 & echo $!; wait", []time.Duration{3 * time.Second, 10 * time.Second, 30 * time.Second}},
+		{"normal exit", "sleep 1000 & echo $!", []time.Duration{time.Hour}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
-			defer cancel()
-			out, _ := runShell(t, ctx, NewShell(ShellOptions{Workspace: t.TempDir()}), tt.command)
-			_, pidText, ok := strings.Cut(out, "--- stdout\n")
-			pid, err := strconv.Atoi(strings.TrimSpace(pidText))
-			if !ok || err != nil {
-				t.Fatalf("no pid in %q", out)
+			for _, timeout := range tt.timeouts {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				out, _ := runShell(t, ctx, NewShell(ShellOptions{Workspace: t.TempDir()}), tt.command)
+				cancel()
+				_, pidText, ok := strings.Cut(out, "--- stdout\n")
+				pid, err := strconv.Atoi(strings.TrimSpace(pidText))
+				if ok && err == nil {
+					waitGone(t, pid)
+					return
+				}
+				t.Logf("no pid in %q after %v; trying a longer timeout", out, timeout)
 			}
-			waitGone(t, pid)
+			t.Fatal("the command never printed its child's pid before its timeout")
 		})
 	}
 }
