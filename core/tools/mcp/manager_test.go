@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -361,5 +363,41 @@ func TestProbe(t *testing.T) {
 	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "1"})
 	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "on purpose") {
 		t.Errorf("Probe of a failing server = %v", err)
+	}
+}
+
+// TestHeadersStayWithTheConfiguredServer: the configured headers were
+// added by the transport to every request, a redirect's too, so a server
+// (or anything on its path) answering 307 to another host received the
+// Authorization header — which net/http itself strips on such a redirect.
+// They go to the configured scheme and host only.
+func TestHeadersStayWithTheConfiguredServer(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string // Authorization headers the other host received
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(other.Close)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirect.Close)
+	cfg := mcp.ServerConfig{Name: "moved", URL: redirect.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer hdr-secret"}, StartTimeout: 5 * time.Second}
+	r := start(t, tools.Options{}, cfg)
+	testutil.WaitFor(t, "the redirected start failed", func() bool {
+		return strings.HasPrefix(r.mgr.Statuses()[0].State, "failed: ")
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the redirect was not followed")
+	}
+	for _, h := range seen {
+		if strings.Contains(h, "hdr-secret") {
+			t.Errorf("the other host received Authorization: %q", h)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -84,7 +85,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, endpoint: s.cfg.URL, base: http.DefaultTransport}},
 		}
 	} else {
 		stderr = &tailWriter{log: s.log}
@@ -287,18 +288,32 @@ func (s *server) serve(ctx context.Context, sess *session) {
 	}
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers to every request to the
+// endpoint's scheme and host, and to no other: a redirect elsewhere (which
+// the client follows) must not carry the server's credentials, as
+// net/http's own Authorization would not.
 type headerTransport struct {
-	headers map[string]string
-	base    http.RoundTripper
+	headers  map[string]string
+	endpoint string
+	base     http.RoundTripper
 }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !h.sameOrigin(r.URL) {
+		return h.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
 	return h.base.RoundTrip(r)
+}
+
+// sameOrigin reports whether u has the endpoint's scheme and host (port
+// included).
+func (h headerTransport) sameOrigin(u *url.URL) bool {
+	e, err := url.Parse(h.endpoint)
+	return err == nil && strings.EqualFold(u.Scheme, e.Scheme) && strings.EqualFold(u.Host, e.Host)
 }
 
 // tailWriter logs a child's stderr line by line at debug level and keeps
