@@ -57,7 +57,7 @@ func start(t *testing.T, opts tools.Options, servers ...mcp.ServerConfig) *rig {
 	logs := &testutil.SyncBuffer{}
 	opts.Log = zerolog.New(logs)
 	reg := tools.NewRegistry(opts)
-	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
+	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,5 +399,29 @@ func TestHeadersStayWithTheConfiguredServer(t *testing.T) {
 		if strings.Contains(h, "hdr-secret") {
 			t.Errorf("the other host received Authorization: %q", h)
 		}
+	}
+}
+
+// TestDescriptionsAndSchemasAreRedacted: what a server says of its tools
+// went to the LLM as it was, in every request, while its results were
+// redacted; a server that names its configuration there ("connected with
+// token …") handed the model its env's secrets.
+func TestDescriptionsAndSchemasAreRedacted(t *testing.T) {
+	cfg, _ := stdio(t, "fake", map[string]string{"API_TOKEN": "server-secret-value", "FAKE_MCP_NOTE": " Connected with server-secret-value."})
+	r := start(t, tools.Options{Secrets: secrets.New("server-secret-value")}, cfg)
+	r.waitTool(t, "mcp__fake__lookup")
+	for _, s := range r.reg.Specs() {
+		if s.Name != "mcp__fake__lookup" {
+			continue
+		}
+		if strings.Contains(s.Description, "server-secret-value") || !strings.Contains(s.Description, secrets.Mask) {
+			t.Errorf("description = %q", s.Description)
+		}
+		if strings.Contains(string(s.Parameters), "server-secret-value") || !strings.Contains(string(s.Parameters), secrets.Mask) {
+			t.Errorf("parameters = %s", s.Parameters)
+		}
+	}
+	if res := r.act(t, "mcp__fake__lookup", `{"key":"k"}`); res.Output != "value of k" {
+		t.Errorf("lookup = %+v", res)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // terminateGrace is how long a stdio server has, once its input is closed,
@@ -29,6 +30,7 @@ type server struct {
 	cfg     ServerConfig
 	reg     Registrar
 	log     zerolog.Logger
+	secrets *secrets.Set  // nil: none
 	refresh chan struct{} // a notifications/tools/list_changed arrived
 
 	mu    sync.Mutex
