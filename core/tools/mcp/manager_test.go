@@ -425,3 +425,29 @@ func TestDescriptionsAndSchemasAreRedacted(t *testing.T) {
 		t.Errorf("lookup = %+v", res)
 	}
 }
+
+// TestFailureStateIsRedactedBeforeItIsCut: /status cut a failed server's
+// state (its error, with the child's stderr) at 200 runes, and the reply
+// was redacted after: a secret the cut fell inside lost its tail, and its
+// head, no longer the whole secret, reached the chat. The state is
+// redacted first.
+func TestFailureStateIsRedactedBeforeItIsCut(t *testing.T) {
+	const secret = "tok-secret-1234567890abcdef"
+	probe, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "MARK"})
+	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop())
+	if err == nil || !strings.Contains(err.Error(), "MARK") {
+		t.Fatalf("Probe = %v", err)
+	}
+	// The secret starts 17 runes before the cut in "failed: " + the error.
+	at := len("failed: ") + strings.Index(err.Error(), "MARK")
+	pad := strings.Repeat("x", 183-at-1)
+	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": pad + " " + secret})
+	r := start(t, tools.Options{Secrets: secrets.New(secret)}, bad)
+	testutil.WaitFor(t, "the failure in the status", func() bool {
+		return strings.HasPrefix(r.mgr.Statuses()[0].State, "failed: ")
+	})
+	line := r.mgr.StatusLines(context.Background(), core.Conversation{})[0]
+	if strings.Contains(line, secret[:8]) {
+		t.Errorf("StatusLines = %q: the head of the secret", line)
+	}
+}

@@ -90,7 +90,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, endpoint: s.cfg.URL, base: http.DefaultTransport}},
 		}
 	} else {
-		stderr = &tailWriter{log: s.log}
+		stderr = &tailWriter{log: s.log, secrets: s.secrets}
 		sess.cmd = s.command(stderr)
 		transport = &sdk.CommandTransport{Command: sess.cmd, TerminateDuration: terminateGrace}
 	}
@@ -224,7 +224,9 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			return
 		}
 		if err != nil {
-			s.setState("failed: " + err.Error())
+			// Redacted before /status cuts it: a cut secret is no longer
+			// found whole by the reply's redaction.
+			s.setState("failed: " + s.secrets.Redact(err.Error()))
 			s.log.Warn().Err(err).Dur("retry_in", backoff).Msg("mcp server failed to start; its tools are not offered")
 		} else {
 			s.serve(ctx, sess)
@@ -319,18 +321,24 @@ func (h headerTransport) sameOrigin(u *url.URL) bool {
 }
 
 // tailWriter logs a child's stderr line by line at debug level and keeps
-// its last line for a start error. Secrets are scrubbed by the logger and
-// by whoever shows the error.
+// its last line for a start error. Each line is redacted before it is cut
+// to maxLine: the logger's scrubber would not know the head of a secret
+// the cut fell inside.
 type tailWriter struct {
-	log zerolog.Logger
+	log     zerolog.Logger
+	secrets *secrets.Set
 
 	mu      sync.Mutex
 	partial []byte
 	lastLn  string
 }
 
-// maxLine caps a stderr line kept or logged.
-const maxLine = 512
+// maxLine caps a stderr line kept or logged; maxPartial caps the raw
+// bytes of a line kept until its newline.
+const (
+	maxLine    = 512
+	maxPartial = 4 * maxLine
+)
 
 func (w *tailWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -346,12 +354,14 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 		if line == "" {
 			continue
 		}
-		line = tools.Truncate(line, maxLine)
+		line = tools.Truncate(w.secrets.Redact(line), maxLine)
 		w.lastLn = line
 		w.log.Debug().Str("stderr", line).Msg("mcp server stderr")
 	}
-	if len(w.partial) > maxLine {
-		w.partial = w.partial[:maxLine]
+	// Redacted whole, then cut to maxLine: a secret the raw cap falls
+	// inside is past the cut.
+	if len(w.partial) > maxPartial {
+		w.partial = w.partial[:maxPartial]
 	}
 	return len(p), nil
 }
@@ -363,7 +373,7 @@ func (w *tailWriter) last() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.lastLn == "" {
-		return strings.TrimSpace(string(w.partial))
+		return tools.Truncate(w.secrets.Redact(strings.TrimSpace(string(w.partial))), maxLine)
 	}
 	return w.lastLn
 }

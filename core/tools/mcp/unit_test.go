@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func TestCleanNameIsPerCharacter(t *testing.T) {
@@ -137,5 +141,36 @@ func TestConvertSchemaRefusesEndlessValidation(t *testing.T) {
 	}
 	if err := resolved.Validate(map[string]any{"root": map[string]any{"name": "a", "kids": []any{map[string]any{}}}}); err == nil {
 		t.Error("a nameless node accepted")
+	}
+}
+
+// TestStderrIsRedactedBeforeItIsCut: a child's stderr line was cut to
+// maxLine before the logger's scrubber saw it, so the head of a secret
+// the cut fell inside reached the log, and the last line without its
+// newline went into a start error (and /status) unredacted. Lines are
+// redacted whole, then cut.
+func TestStderrIsRedactedBeforeItIsCut(t *testing.T) {
+	const secret = "tok-secret-1234567890abcdef"
+	for name, writes := range map[string][]string{
+		"cut at maxLine": {strings.Repeat("x", maxLine-42) + secret + " and more words after it\n"},
+		"split write":    {strings.Repeat("x", maxLine-10) + secret[:13], secret[13:] + " and more\n"},
+		"long line":      {strings.Repeat("x", 4*maxLine-10) + secret[:13], secret[13:] + " and more\n"},
+		"no newline yet": {strings.Repeat("x", maxLine-30) + secret},
+	} {
+		var logs testutil.SyncBuffer
+		w := &tailWriter{log: zerolog.New(&logs).Level(zerolog.DebugLevel), secrets: secrets.New(secret)}
+		for _, s := range writes {
+			if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+				t.Fatalf("%s: Write = %d, %v", name, n, err)
+			}
+		}
+		for _, part := range []string{secret[:8], secret[len(secret)-8:]} {
+			if strings.Contains(logs.String(), part) || strings.Contains(w.last(), part) {
+				t.Errorf("%s: %q left in the log %q or the last line %q", name, part, logs.String(), w.last())
+			}
+		}
+		if !strings.HasPrefix(w.last(), "xxxx") {
+			t.Errorf("%s: last line %q", name, w.last())
+		}
 	}
 }
