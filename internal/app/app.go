@@ -121,7 +121,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.tools, err = buildTools(cfg, o.Secrets, hook, o.Log); err != nil {
 		return err
 	}
-	if a.mcp, err = buildMCP(cfg, a.tools, o.Log); err != nil {
+	if a.mcp, err = buildMCP(cfg, a.tools, o.Secrets, o.Log); err != nil {
 		return err
 	}
 	a.budget = buildBudget(cfg, a.store)

@@ -90,12 +90,12 @@ func MCPServers(cfg *config.Config) []mcp.ServerConfig {
 
 // buildMCP returns the manager of the enabled MCP servers, whose tools go
 // into reg, or nil when there is none.
-func buildMCP(cfg *config.Config, reg *tools.Registry, log zerolog.Logger) (*mcp.Manager, error) {
+func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zerolog.Logger) (*mcp.Manager, error) {
 	servers := MCPServers(cfg)
 	if len(servers) == 0 {
 		return nil, nil
 	}
-	m, err := mcp.New(servers, mcp.Options{Registry: reg, Log: log})
+	m, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: sec, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("mcp.servers: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	Registry Registrar
 	// Log receives the servers' starts, stops and stderr (debug).
 	Log zerolog.Logger
+	// Secrets are removed from what a server says of its tools (their
+	// descriptions and schemas) before the model sees it.
+	Secrets *secrets.Set
 	// MinBackoff and MaxBackoff bound the delay before a server that
 	// failed or stopped is started again (defaults 1s and 1min).
 	MinBackoff, MaxBackoff time.Duration
@@ -69,7 +73,9 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("mcp: server %q configured twice", c.Name)
 		}
 		seen[c.Name] = true
-		m.servers = append(m.servers, newServer(c, opts.Registry, opts.Log))
+		s := newServer(c, opts.Registry, opts.Log)
+		s.secrets = opts.Secrets
+		m.servers = append(m.servers, s)
 	}
 	return m, nil
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +57,7 @@ func start(t *testing.T, opts tools.Options, servers ...mcp.ServerConfig) *rig {
 	logs := &testutil.SyncBuffer{}
 	opts.Log = zerolog.New(logs)
 	reg := tools.NewRegistry(opts)
-	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
+	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,5 +363,91 @@ func TestProbe(t *testing.T) {
 	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "1"})
 	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "on purpose") {
 		t.Errorf("Probe of a failing server = %v", err)
+	}
+}
+
+// TestHeadersStayWithTheConfiguredServer: the configured headers were
+// added by the transport to every request, a redirect's too, so a server
+// (or anything on its path) answering 307 to another host received the
+// Authorization header — which net/http itself strips on such a redirect.
+// They go to the configured scheme and host only.
+func TestHeadersStayWithTheConfiguredServer(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string // Authorization headers the other host received
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(other.Close)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirect.Close)
+	cfg := mcp.ServerConfig{Name: "moved", URL: redirect.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer hdr-secret"}, StartTimeout: 5 * time.Second}
+	r := start(t, tools.Options{}, cfg)
+	testutil.WaitFor(t, "the redirected start failed", func() bool {
+		return strings.HasPrefix(r.mgr.Statuses()[0].State, "failed: ")
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the redirect was not followed")
+	}
+	for _, h := range seen {
+		if strings.Contains(h, "hdr-secret") {
+			t.Errorf("the other host received Authorization: %q", h)
+		}
+	}
+}
+
+// TestDescriptionsAndSchemasAreRedacted: what a server says of its tools
+// went to the LLM as it was, in every request, while its results were
+// redacted; a server that names its configuration there ("connected with
+// token …") handed the model its env's secrets.
+func TestDescriptionsAndSchemasAreRedacted(t *testing.T) {
+	cfg, _ := stdio(t, "fake", map[string]string{"API_TOKEN": "server-secret-value", "FAKE_MCP_NOTE": " Connected with server-secret-value."})
+	r := start(t, tools.Options{Secrets: secrets.New("server-secret-value")}, cfg)
+	r.waitTool(t, "mcp__fake__lookup")
+	for _, s := range r.reg.Specs() {
+		if s.Name != "mcp__fake__lookup" {
+			continue
+		}
+		if strings.Contains(s.Description, "server-secret-value") || !strings.Contains(s.Description, secrets.Mask) {
+			t.Errorf("description = %q", s.Description)
+		}
+		if strings.Contains(string(s.Parameters), "server-secret-value") || !strings.Contains(string(s.Parameters), secrets.Mask) {
+			t.Errorf("parameters = %s", s.Parameters)
+		}
+	}
+	if res := r.act(t, "mcp__fake__lookup", `{"key":"k"}`); res.Output != "value of k" {
+		t.Errorf("lookup = %+v", res)
+	}
+}
+
+// TestFailureStateIsRedactedBeforeItIsCut: /status cut a failed server's
+// state (its error, with the child's stderr) at 200 runes, and the reply
+// was redacted after: a secret the cut fell inside lost its tail, and its
+// head, no longer the whole secret, reached the chat. The state is
+// redacted first.
+func TestFailureStateIsRedactedBeforeItIsCut(t *testing.T) {
+	const secret = "tok-secret-1234567890abcdef"
+	probe, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "MARK"})
+	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop())
+	if err == nil || !strings.Contains(err.Error(), "MARK") {
+		t.Fatalf("Probe = %v", err)
+	}
+	// The secret starts 17 runes before the cut in "failed: " + the error.
+	at := len("failed: ") + strings.Index(err.Error(), "MARK")
+	pad := strings.Repeat("x", 183-at-1)
+	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": pad + " " + secret})
+	r := start(t, tools.Options{Secrets: secrets.New(secret)}, bad)
+	testutil.WaitFor(t, "the failure in the status", func() bool {
+		return strings.HasPrefix(r.mgr.Statuses()[0].State, "failed: ")
+	})
+	line := r.mgr.StatusLines(context.Background(), core.Conversation{})[0]
+	if strings.Contains(line, secret[:8]) {
+		t.Errorf("StatusLines = %q: the head of the secret", line)
 	}
 }

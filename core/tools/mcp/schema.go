@@ -15,7 +15,8 @@ var topLevelRefused = []string{"$schema", "$id", "oneOf", "anyOf", "allOf", "not
 
 // convertSchema returns the schema of a tool's arguments as offered to the
 // model (an object schema the OpenAI API and the Registry accept) and the
-// server's full schema resolved for validation.
+// server's full schema resolved for validation. A schema whose validation
+// would not end, or would take too long, is refused (see checkInPlace).
 func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 	raw, err := json.Marshal(input)
 	if err != nil {
@@ -35,6 +36,10 @@ func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, nil, fmt.Errorf("input schema: not a JSON object")
+	}
+	// Before m is changed: the validator follows the server's whole schema.
+	if err := checkInPlace(m); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
 	if t, ok := m["type"]; ok && t != "object" {
 		return nil, nil, fmt.Errorf("input schema: type must be \"object\", not %v", t)

@@ -26,6 +26,7 @@ func FuzzConvertSchema(f *testing.F) {
 		{`{"type":"object","properties":{"a":true,"b":false}}`, "bools", `{"a":1}`},
 		{`{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"array","items":{"$ref":"#/$defs/x"}}}}`, "rec", `{"x":[[[]]]}`},
 		{`{"type":"array"}`, "arr", `[]`},
+		{`{"type":"object","allOf":[{"$ref":"#"}]}`, "loop", `{}`},
 		{`{"properties":{"e":{"enum":["a","b"]}},"required":"e"}`, "😀", `{"e":"c"}`},
 	} {
 		f.Add(c[0], c[1], c[2])

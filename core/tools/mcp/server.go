@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // terminateGrace is how long a stdio server has, once its input is closed,
@@ -28,6 +30,7 @@ type server struct {
 	cfg     ServerConfig
 	reg     Registrar
 	log     zerolog.Logger
+	secrets *secrets.Set  // nil: none
 	refresh chan struct{} // a notifications/tools/list_changed arrived
 
 	mu    sync.Mutex
@@ -84,10 +87,10 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, endpoint: s.cfg.URL, base: http.DefaultTransport}},
 		}
 	} else {
-		stderr = &tailWriter{log: s.log}
+		stderr = &tailWriter{log: s.log, secrets: s.secrets}
 		sess.cmd = s.command(stderr)
 		transport = &sdk.CommandTransport{Command: sess.cmd, TerminateDuration: terminateGrace}
 	}
@@ -221,7 +224,9 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			return
 		}
 		if err != nil {
-			s.setState("failed: " + err.Error())
+			// Redacted before /status cuts it: a cut secret is no longer
+			// found whole by the reply's redaction.
+			s.setState("failed: " + s.secrets.Redact(err.Error()))
 			s.log.Warn().Err(err).Dur("retry_in", backoff).Msg("mcp server failed to start; its tools are not offered")
 		} else {
 			s.serve(ctx, sess)
@@ -287,13 +292,20 @@ func (s *server) serve(ctx context.Context, sess *session) {
 	}
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers to every request to the
+// endpoint's scheme and host, and to no other: a redirect elsewhere (which
+// the client follows) must not carry the server's credentials, as
+// net/http's own Authorization would not.
 type headerTransport struct {
-	headers map[string]string
-	base    http.RoundTripper
+	headers  map[string]string
+	endpoint string
+	base     http.RoundTripper
 }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !h.sameOrigin(r.URL) {
+		return h.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
@@ -301,19 +313,32 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
+// sameOrigin reports whether u has the endpoint's scheme and host (port
+// included).
+func (h headerTransport) sameOrigin(u *url.URL) bool {
+	e, err := url.Parse(h.endpoint)
+	return err == nil && strings.EqualFold(u.Scheme, e.Scheme) && strings.EqualFold(u.Host, e.Host)
+}
+
 // tailWriter logs a child's stderr line by line at debug level and keeps
-// its last line for a start error. Secrets are scrubbed by the logger and
-// by whoever shows the error.
+// its last line for a start error. Each line is redacted before it is cut
+// to maxLine: the logger's scrubber would not know the head of a secret
+// the cut fell inside.
 type tailWriter struct {
-	log zerolog.Logger
+	log     zerolog.Logger
+	secrets *secrets.Set
 
 	mu      sync.Mutex
 	partial []byte
 	lastLn  string
 }
 
-// maxLine caps a stderr line kept or logged.
-const maxLine = 512
+// maxLine caps a stderr line kept or logged; maxPartial caps the raw
+// bytes of a line kept until its newline.
+const (
+	maxLine    = 512
+	maxPartial = 4 * maxLine
+)
 
 func (w *tailWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -329,12 +354,14 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 		if line == "" {
 			continue
 		}
-		line = tools.Truncate(line, maxLine)
+		line = tools.Truncate(w.secrets.Redact(line), maxLine)
 		w.lastLn = line
 		w.log.Debug().Str("stderr", line).Msg("mcp server stderr")
 	}
-	if len(w.partial) > maxLine {
-		w.partial = w.partial[:maxLine]
+	// Redacted whole, then cut to maxLine: a secret the raw cap falls
+	// inside is past the cut.
+	if len(w.partial) > maxPartial {
+		w.partial = w.partial[:maxPartial]
 	}
 	return len(p), nil
 }
@@ -346,7 +373,7 @@ func (w *tailWriter) last() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.lastLn == "" {
-		return strings.TrimSpace(string(w.partial))
+		return tools.Truncate(w.secrets.Redact(strings.TrimSpace(string(w.partial))), maxLine)
 	}
 	return w.lastLn
 }

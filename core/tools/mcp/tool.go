@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // maxDescription caps a tool's description as offered to the model.
@@ -38,7 +39,12 @@ func newTool(srv *server, t *sdk.Tool) (*tool, error) {
 	if desc == "" {
 		desc = t.Title
 	}
-	desc = tools.Truncate(fmt.Sprintf("[MCP server %s, tool %s] %s", srv.cfg.Name, t.Name, desc), maxDescription)
+	// What a server says of its tools goes to the model in every request:
+	// redacted like its results, before it is cut.
+	desc = tools.Truncate(srv.secrets.Redact(fmt.Sprintf("[MCP server %s, tool %s] %s", srv.cfg.Name, t.Name, desc)), maxDescription)
+	if params, err = redactSchema(params, srv.secrets); err != nil {
+		return nil, err
+	}
 	return &tool{
 		srv:    srv,
 		remote: t.Name,
@@ -95,6 +101,40 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	out := renderResult(res)
 	if res.IsError {
 		return out, fmt.Errorf("mcp %s: %s: %w", t.srv.cfg.Name, t.remote, errToolError)
+	}
+	return out, nil
+}
+
+// redactSchema removes secrets from every string of an offered schema,
+// names of properties included (and so the required list's), so that
+// the schema stays consistent. It works on the decoded strings: in the
+// JSON text a secret holding '"', '&' or '<' is escaped, not itself.
+func redactSchema(params json.RawMessage, sec *secrets.Set) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(params, &v); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			return sec.Redact(v)
+		case []any:
+			for i, x := range v {
+				v[i] = walk(x)
+			}
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, x := range v {
+				out[sec.Redact(k)] = walk(x)
+			}
+			return out
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return out, nil
 }

@@ -1,11 +1,17 @@
 package mcp
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 func TestCleanNameIsPerCharacter(t *testing.T) {
@@ -84,5 +90,87 @@ func TestRenderResult(t *testing.T) {
 	}
 	if got := renderResult(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"ok": true}`}}, StructuredContent: map[string]any{"ok": true}}); got != `{"ok": true}` {
 		t.Errorf("structured content said twice: %q", got)
+	}
+}
+
+// TestConvertSchemaRefusesEndlessValidation: a server's schema whose
+// validation of one value meets itself again ($ref "#", a loop of $defs,
+// an allOf back to the top) overflowed the stack of jsonschema's Validate
+// on the first call, a fatal error no recover catches: the whole bot died.
+// A chain of $defs each naming the next twice made one call evaluate 2^40
+// schemas. Both are refused at conversion, the tool left out; a schema
+// that recurses only into the value's parts still converts and validates.
+func TestConvertSchemaRefusesEndlessValidation(t *testing.T) {
+	bomb := map[string]any{}
+	for i := range 40 {
+		next := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i+1)}
+		bomb[fmt.Sprintf("d%d", i)] = map[string]any{"allOf": []any{next, next}}
+	}
+	bomb["d40"] = map[string]any{"type": "string"}
+	for name, schema := range map[string]string{
+		"ref to the root":       `{"$ref":"#"}`,
+		"allOf to the root":     `{"type":"object","allOf":[{"$ref":"#"}]}`,
+		"property to itself":    `{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`,
+		"two $defs":             `{"type":"object","$defs":{"x":{"$ref":"#/$defs/y"},"y":{"anyOf":[{"$ref":"#/$defs/x"}]}},"properties":{"a":{"$ref":"#/$defs/x"}}}`,
+		"escaped pointer":       `{"type":"object","$defs":{"a/b":{"not":{"$ref":"#/$defs/a~1b"}}},"properties":{"a":{"$ref":"#/$defs/a~1b"}}}`,
+		"percent-encoded":       `{"type":"object","$defs":{"a b":{"if":{"$ref":"#/$defs/a%20b"}}},"properties":{"a":{"$ref":"#/$defs/a%20b"}}}`,
+		"dependentSchemas loop": `{"type":"object","dependentSchemas":{"a":{"$ref":"#"}}}`,
+	} {
+		var input any
+		if err := json.Unmarshal([]byte(schema), &input); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := convertSchema(input); err == nil {
+			t.Errorf("%s: %s accepted", name, schema)
+		}
+	}
+	if _, _, err := convertSchema(map[string]any{"type": "object", "$defs": bomb,
+		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/d0"}}}); err == nil {
+		t.Error("a schema evaluated 2^40 times per value accepted")
+	}
+	var tree any
+	if err := json.Unmarshal([]byte(`{"type":"object","$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},"allOf":[{"$ref":"#/$defs/named"}]},"named":{"required":["name"]}},"properties":{"root":{"$ref":"#/$defs/node"}}}`), &tree); err != nil {
+		t.Fatal(err)
+	}
+	_, resolved, err := convertSchema(tree)
+	if err != nil {
+		t.Fatalf("a tree schema refused: %v", err)
+	}
+	if err := resolved.Validate(map[string]any{"root": map[string]any{"name": "a", "kids": []any{map[string]any{"name": "b"}}}}); err != nil {
+		t.Errorf("a tree refused: %v", err)
+	}
+	if err := resolved.Validate(map[string]any{"root": map[string]any{"name": "a", "kids": []any{map[string]any{}}}}); err == nil {
+		t.Error("a nameless node accepted")
+	}
+}
+
+// TestStderrIsRedactedBeforeItIsCut: a child's stderr line was cut to
+// maxLine before the logger's scrubber saw it, so the head of a secret
+// the cut fell inside reached the log, and the last line without its
+// newline went into a start error (and /status) unredacted. Lines are
+// redacted whole, then cut.
+func TestStderrIsRedactedBeforeItIsCut(t *testing.T) {
+	const secret = "tok-secret-1234567890abcdef"
+	for name, writes := range map[string][]string{
+		"cut at maxLine": {strings.Repeat("x", maxLine-42) + secret + " and more words after it\n"},
+		"split write":    {strings.Repeat("x", maxLine-10) + secret[:13], secret[13:] + " and more\n"},
+		"long line":      {strings.Repeat("x", 4*maxLine-10) + secret[:13], secret[13:] + " and more\n"},
+		"no newline yet": {strings.Repeat("x", maxLine-30) + secret},
+	} {
+		var logs testutil.SyncBuffer
+		w := &tailWriter{log: zerolog.New(&logs).Level(zerolog.DebugLevel), secrets: secrets.New(secret)}
+		for _, s := range writes {
+			if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+				t.Fatalf("%s: Write = %d, %v", name, n, err)
+			}
+		}
+		for _, part := range []string{secret[:8], secret[len(secret)-8:]} {
+			if strings.Contains(logs.String(), part) || strings.Contains(w.last(), part) {
+				t.Errorf("%s: %q left in the log %q or the last line %q", name, part, logs.String(), w.last())
+			}
+		}
+		if !strings.HasPrefix(w.last(), "xxxx") {
+			t.Errorf("%s: last line %q", name, w.last())
+		}
 	}
 }

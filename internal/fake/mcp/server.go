@@ -39,6 +39,9 @@ type Options struct {
 	Workspace string
 	// CallLog, when set, is a file each call is appended to.
 	CallLog string
+	// Note, when set, ends lookup's description and describes its key,
+	// as a server that tells the model its configuration would.
+	Note string
 }
 
 // logMu serialises appends to a call log within this process.
@@ -76,9 +79,10 @@ func (o Options) args(name string, req *sdk.CallToolRequest) map[string]any {
 // NewServer returns the fake server with its tools.
 func NewServer(o Options) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "fakemcp", Version: "1"}, nil)
+	note, _ := json.Marshal(o.Note)
 	s.AddTool(&sdk.Tool{
-		Name: "lookup", Description: "Looks a key up.",
-		InputSchema: schema(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`),
+		Name: "lookup", Description: "Looks a key up." + o.Note,
+		InputSchema: schema(`{"type":"object","properties":{"key":{"type":"string","description":` + string(note) + `}},"required":["key"],"additionalProperties":false}`),
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		m := o.args("lookup", req)
@@ -161,7 +165,8 @@ func Handler(o Options, header, value string) http.Handler {
 }
 
 // Build compiles the stdio fake (cmd/fakemcp) into dir and returns its
-// path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS (Options), and
+// path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS, FAKE_MCP_NOTE
+// (Options), and
 // FAKE_MCP_FAIL_START, which makes it exit 1 at once, saying its value on
 // stderr.
 func Build(dir string) (string, error) {

@@ -25,6 +25,7 @@ func main() {
 	s := fakemcp.NewServer(fakemcp.Options{
 		Workspace: os.Getenv("FAKE_MCP_WORKSPACE"),
 		CallLog:   os.Getenv("FAKE_MCP_CALLS"),
+		Note:      os.Getenv("FAKE_MCP_NOTE"),
 	})
 	if err := s.Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
