@@ -147,6 +147,9 @@ func objectFields(args json.RawMessage) (map[string]json.RawMessage, error) {
 		if _, dup := fields[key]; dup {
 			return nil, fmt.Errorf("argument %s given twice", key)
 		}
+		if err := nestedKeysOnce(key, v); err != nil {
+			return nil, err
+		}
 		fields[key] = v
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -156,6 +159,68 @@ func objectFields(args json.RawMessage) (map[string]json.RawMessage, error) {
 		return nil, errNotObject
 	}
 	return fields, nil
+}
+
+// nestedKeysOnce reports a key given twice in any object inside the
+// argument name's value v. A schema validator sees the last of two keys;
+// a server (an MCP tool) may act on the first, which nothing checked.
+func nestedKeysOnce(name string, v json.RawMessage) error {
+	if len(v) == 0 || (v[0] != '{' && v[0] != '[') {
+		return nil
+	}
+	// One entry per open object or array: an object's keys seen so far
+	// (nil for an array), and whether its next token is a key.
+	type level struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var open []level
+	dec := json.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return errNotObject
+		}
+		var top *level
+		if len(open) > 0 {
+			top = &open[len(open)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.keys != nil {
+					top.wantKey = true // after this value, its object's next key
+				}
+				l := level{}
+				if t == '{' {
+					l = level{keys: map[string]bool{}, wantKey: true}
+				}
+				open = append(open, l)
+			default:
+				open = open[:len(open)-1]
+			}
+		case string:
+			if top != nil && top.keys != nil && top.wantKey {
+				if top.keys[t] {
+					return fmt.Errorf("argument %s holds the key %q twice in one object", name, t)
+				}
+				top.keys[t] = true
+				top.wantKey = false
+				continue
+			}
+			if top != nil && top.keys != nil {
+				top.wantKey = true
+			}
+		default:
+			if top != nil && top.keys != nil {
+				top.wantKey = true
+			}
+		}
+	}
 }
 
 // hasType reports whether the JSON value v is of the JSON Schema type t.

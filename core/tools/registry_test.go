@@ -76,6 +76,7 @@ func TestActRejectsBadCalls(t *testing.T) {
 		{"cased beside exact", "echo", `{"text":"a","Text":"rm -rf /"}`, "error: invalid arguments for echo: unknown argument Text; expected text"},
 		{"unknown key", "echo", `{"text":"a","x":1}`, "error: invalid arguments for echo: unknown argument x; expected one of n, text"},
 		{"key twice", "echo", `{"text":"a","text":"b"}`, "error: invalid arguments for echo: argument text given twice"},
+		{"nested key twice", "echo", `{"text":{"o":[{"x":1,"x":2}]}}`, `error: invalid arguments for echo: argument text holds the key "x" twice in one object`},
 		{"trailing data", "echo", `{"text":"a"}{}`, "error: invalid arguments for echo: arguments must be a JSON object"},
 	}
 	for _, tt := range tests {
