@@ -13,6 +13,12 @@ import (
 // offered to the model; arguments are still validated against all of them.
 var topLevelRefused = []string{"$schema", "$id", "oneOf", "anyOf", "allOf", "not", "enum"}
 
+// maxSchema caps the size of a tool's input schema as the server sends it:
+// the schema goes to the model in every request, so one server could
+// otherwise make each request as large as it likes. A larger one keeps
+// the tool out.
+const maxSchema = 32 << 10
+
 // convertSchema returns the schema of a tool's arguments as offered to the
 // model (an object schema the OpenAI API and the Registry accept) and the
 // server's full schema resolved for validation. A schema whose validation
@@ -24,6 +30,9 @@ func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 	}
 	if string(raw) == "null" {
 		raw = []byte(`{"type":"object"}`)
+	}
+	if len(raw) > maxSchema {
+		return nil, nil, fmt.Errorf("input schema: %d bytes, over the %d KiB a tool may add to every request to the model", len(raw), maxSchema>>10)
 	}
 	var full jsonschema.Schema
 	if err := json.Unmarshal(raw, &full); err != nil {

@@ -69,6 +69,11 @@ func TestConvertSchema(t *testing.T) {
 	if offered, _, err := convertSchema(nil); err != nil || string(offered) != `{"properties":{},"type":"object"}` {
 		t.Errorf("no schema = %s, %v", offered, err)
 	}
+	huge := map[string]any{"type": "object", "properties": map[string]any{
+		"x": map[string]any{"type": "string", "description": strings.Repeat("d", maxSchema)}}}
+	if _, _, err := convertSchema(huge); err == nil || !strings.Contains(err.Error(), "32 KiB") {
+		t.Errorf("a schema over %d bytes: %v; want it refused", maxSchema, err)
+	}
 }
 
 func TestRenderResult(t *testing.T) {
