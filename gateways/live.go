@@ -46,8 +46,9 @@ type LiveFuncs struct {
 // a message are skipped. A message whose edit finally fails is left as it
 // is, the reply is no longer updated, and its final text from that message
 // on is sent as new messages when it is finished: no text is lost. So is a
-// partial text whose send finally fails (a lone code fence, which Telegram
-// refuses as empty): the final text is sent when it comes.
+// partial text whose send finally fails (a lone code fence, which a
+// platform may render as empty and refuse): the final text is sent when it
+// comes.
 // Live is safe for concurrent use.
 type Live struct {
 	out   *Outbox
@@ -205,8 +206,8 @@ func (l *Live) step(ctx context.Context, text string, final bool) (wait time.Dur
 		if i == len(l.msgs) {
 			id, err := l.out.sendOne(ctx, l.conv, func(ctx context.Context) (string, error) { return l.funcs.Send(ctx, w, i) })
 			if err != nil && !final && ctx.Err() == nil {
-				// A partial the platform refuses (Telegram's "message text
-				// is empty" for a lone code fence) is not the reply: stop
+				// A partial the platform refuses (a lone code fence that
+				// renders as an empty message) is not the reply: stop
 				// updating, and send the final text when it comes.
 				l.out.log.Warn().Str("conv", l.conv.Key()).Int("message", i+1).Msg("live reply: send failed; its final text goes out when finished")
 				l.noEdit = true
