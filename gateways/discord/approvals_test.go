@@ -179,6 +179,15 @@ func TestSlashCommands(t *testing.T) {
 	h.inbox.Empty(t)
 }
 
+// A failed registration (Discord answered 5xx) is tried again: otherwise
+// /approve never appears in the picker until the bot restarts.
+func TestSlashCommandsRegisteredAfterAServerError(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	fake.FailNext(fakediscord.RoutePutCommands, 2, fakediscord.FaultServer)
+	newHarness(t, fake).start()
+	testutil.WaitFor(t, "the global commands", func() bool { return len(fake.Commands("")) == 3 })
+}
+
 func TestSlashCommandsRegisteredGlobally(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
 	newHarness(t, fake).start()
