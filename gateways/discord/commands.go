@@ -68,13 +68,16 @@ func (g *Gateway) registerCommands(ctx context.Context, app string) {
 }
 
 // onSlash handles a slash command: it acknowledges it first (a deferred,
-// ephemeral answer: "thinking…"), then submits the same text a typed
+// ephemeral answer: "thinking…"; one that cannot be acknowledged is
+// dropped, as for a press), then submits the same text a typed
 // command would be ("/approve TOKEN always") as a message from the
 // invoking user. The engine's reply to it answers the interaction (see
 // Act), so only the invoker sees it.
 func (g *Gateway) onSlash(ctx context.Context, inbox gateways.Inbox, in *discordgo.Interaction) {
-	g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}})
+	if !g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}}) {
+		return // Discord shows its invoker that it failed: it does nothing
+	}
 	u := invoker(in)
 	data, ok := in.Data.(discordgo.ApplicationCommandInteractionData)
 	if u == nil || u.Bot || !ok || in.ChannelID == "" {
