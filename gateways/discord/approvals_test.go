@@ -112,6 +112,22 @@ func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 	}
 }
 
+// An interaction Discord does not know (forged, or replayed after its
+// answer) cannot be acknowledged: nothing is resolved, since Discord shows
+// its presser that it failed.
+func TestUnacknowledgedInteractionResolvesNothing(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake).start()
+	forged := `{"id":"990001","token":"forged-token","type":3,"application_id":"1","channel_id":"` + chanID +
+		`","user":{"id":"3001","username":"ann"},"data":{"custom_id":"gh:a:K7Q2MX9P","component_type":2}}`
+	fake.InjectDispatch("INTERACTION_CREATE", []byte(forged))
+	testutil.WaitFor(t, "the refused acknowledgement", func() bool { return strings.Contains(h.logs.String(), "cannot acknowledge") })
+	h.stop() // waits for the press's goroutine
+	if calls := h.appr.Calls(); len(calls) != 0 {
+		t.Fatalf("an interaction that could not be acknowledged was resolved: %+v", calls)
+	}
+}
+
 // followups returns the follow-ups of an interaction.
 func followups(fake *fakediscord.Server, interaction string) []fakediscord.Sent {
 	var out []fakediscord.Sent
@@ -177,6 +193,15 @@ func TestSlashCommands(t *testing.T) {
 		return false
 	})
 	h.inbox.Empty(t)
+}
+
+// A failed registration (Discord answered 5xx) is tried again: otherwise
+// /approve never appears in the picker until the bot restarts.
+func TestSlashCommandsRegisteredAfterAServerError(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	fake.FailNext(fakediscord.RoutePutCommands, 2, fakediscord.FaultServer)
+	newHarness(t, fake).start()
+	testutil.WaitFor(t, "the global commands", func() bool { return len(fake.Commands("")) == 3 })
 }
 
 func TestSlashCommandsRegisteredGlobally(t *testing.T) {

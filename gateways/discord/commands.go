@@ -36,33 +36,48 @@ func commands() []*discordgo.ApplicationCommand {
 }
 
 // registerCommands registers the commands for app, in cfg.GuildID or
-// globally. A failure is logged: typed commands keep working.
+// globally. A transient failure (5xx, network, timeout) is tried again
+// with backoff until ctx ends; a refusal (another 4xx) is logged and not
+// retried. Typed commands keep working meanwhile.
 func (g *Gateway) registerCommands(ctx context.Context, app string) {
-	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
-	defer cancel()
 	scope := "global"
 	if g.cfg.GuildID != "" {
 		scope = "guild " + g.cfg.GuildID
 	}
-	_, err := g.s.ApplicationCommandBulkOverwrite(app, g.cfg.GuildID, commands(),
-		discordgo.WithContext(rctx), discordgo.WithRetryOnRatelimit(true))
-	if err != nil {
-		if ctx.Err() == nil {
-			g.log.Warn().Str("scope", scope).Err(g.scrub(err)).Msg("cannot register the slash commands; typed commands still work")
+	for attempt := 0; ; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+		_, err := g.s.ApplicationCommandBulkOverwrite(app, g.cfg.GuildID, commands(),
+			discordgo.WithContext(rctx), discordgo.WithRetryOnRatelimit(true))
+		cancel()
+		if err == nil {
+			g.log.Info().Str("scope", scope).Msg("slash commands registered: /approve /deny /pending")
+			return
 		}
-		return
+		if ctx.Err() != nil {
+			return
+		}
+		if classify(err).Verdict == gateways.Permanent {
+			g.log.Warn().Str("scope", scope).Err(g.scrub(err)).Msg("cannot register the slash commands; typed commands still work")
+			return
+		}
+		g.log.Warn().Str("scope", scope).Int("attempt", attempt+1).Err(g.scrub(err)).Msg("cannot register the slash commands yet; trying again (typed commands work meanwhile)")
+		if gateways.Sleep(ctx, g.cfg.Backoff.Next(attempt)) != nil {
+			return
+		}
 	}
-	g.log.Info().Str("scope", scope).Msg("slash commands registered: /approve /deny /pending")
 }
 
 // onSlash handles a slash command: it acknowledges it first (a deferred,
-// ephemeral answer: "thinking…"), then submits the same text a typed
+// ephemeral answer: "thinking…"; one that cannot be acknowledged is
+// dropped, as for a press), then submits the same text a typed
 // command would be ("/approve TOKEN always") as a message from the
 // invoking user. The engine's reply to it answers the interaction (see
 // Act), so only the invoker sees it.
 func (g *Gateway) onSlash(ctx context.Context, inbox gateways.Inbox, in *discordgo.Interaction) {
-	g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}})
+	if !g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}}) {
+		return // Discord shows its invoker that it failed: it does nothing
+	}
 	u := invoker(in)
 	data, ok := in.Data.(discordgo.ApplicationCommandInteractionData)
 	if u == nil || u.Bot || !ok || in.ChannelID == "" {

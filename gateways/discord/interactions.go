@@ -7,6 +7,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // onInteraction starts handling an interaction in the background: the
@@ -30,9 +31,13 @@ func (g *Gateway) onInteraction(in *discordgo.Interaction) {
 // update, well within Discord's 3 seconds), then resolves it through the
 // broker as the pressing user, and tells that user the outcome in an
 // ephemeral follow-up ("not authorised", "already resolved by …"). The
-// request message itself is edited by UpdateApproval once resolved.
+// request message itself is edited by UpdateApproval once resolved. A
+// press that cannot be acknowledged (Discord does not know it, or it was
+// answered already) resolves nothing: Discord shows its presser it failed.
 func (g *Gateway) onPress(ctx context.Context, in *discordgo.Interaction) {
-	g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
+	if !g.ack(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}) {
+		return
+	}
 	g.followup(ctx, in, g.press(ctx, in))
 }
 
@@ -70,14 +75,17 @@ func invoker(in *discordgo.Interaction) *discordgo.User {
 	return in.User
 }
 
-// ack answers an interaction's callback once. It is one attempt: an
-// interaction cannot wait for retries past its 3 seconds.
-func (g *Gateway) ack(ctx context.Context, in *discordgo.Interaction, r *discordgo.InteractionResponse) {
+// ack answers an interaction's callback once and reports whether Discord
+// took it. It is one attempt: an interaction cannot wait for retries past
+// its 3 seconds.
+func (g *Gateway) ack(ctx context.Context, in *discordgo.Interaction, r *discordgo.InteractionResponse) bool {
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if err := g.s.InteractionRespond(in, r, discordgo.WithContext(rctx)); err != nil && ctx.Err() == nil {
-		g.log.Warn().Str("interaction", in.ID).Err(g.scrub(err)).Msg("cannot acknowledge an interaction")
+	err := g.s.InteractionRespond(in, r, discordgo.WithContext(rctx))
+	if err != nil && ctx.Err() == nil {
+		g.log.Warn().Str("interaction", textutil.Visible(in.ID)).Err(g.scrub(err)).Msg("cannot acknowledge an interaction; not handling it")
 	}
+	return err == nil
 }
 
 // followup sends text to the interaction's user only (ephemeral), best
