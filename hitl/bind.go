@@ -188,8 +188,9 @@ func isSeparator(r rune) bool {
 }
 
 // shellWords splits s roughly as a POSIX shell would: quotes group and are
-// removed, a backslash escapes the next character, blanks and the
-// operators ;&|<>() end a word.
+// removed, a backslash escapes the next character (inside double quotes
+// only $ ` " \ and the newline, as in sh), a backslash-newline is a line
+// continuation and vanishes, blanks and the operators ;&|<>() end a word.
 func shellWords(s string) []string {
 	var (
 		out   []string
@@ -206,8 +207,15 @@ func shellWords(s string) []string {
 	for _, r := range s {
 		switch {
 		case esc:
-			cur.WriteRune(r)
 			esc = false
+			switch {
+			case r == '\n': // a line continuation: "ru\<newline>n.sh" is run.sh
+			case quote == '"' && !strings.ContainsRune("$`\"\\", r):
+				cur.WriteRune('\\') // "a\b" in double quotes is a\b
+				cur.WriteRune(r)
+			default:
+				cur.WriteRune(r)
+			}
 		case r == '\\' && quote != '\'':
 			esc = true
 		case quote != 0 && r == quote:
