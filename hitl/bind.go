@@ -139,7 +139,7 @@ func workspacePath(ws, word string) (string, bool) {
 }
 
 // argWords returns the candidate words of every string in the arguments
-// JSON: shell-style words (quotes removed, backslash escapes applied, split
+// JSON, keys included: shell-style words (quotes removed, backslash escapes applied, split
 // at blanks and operators), and those words split further at punctuation.
 // Taking too many words only binds more paths, which at worst holds a call
 // again; taking too few could let a changed file run unapproved.
@@ -160,7 +160,8 @@ func argWords(args string) []string {
 	return out
 }
 
-// jsonStrings appends every string value in v (not object keys).
+// jsonStrings appends every string in v: values and object keys (a tool,
+// an MCP server's especially, may take a file by a key).
 func jsonStrings(v any, out []string) []string {
 	switch x := v.(type) {
 	case string:
@@ -176,7 +177,7 @@ func jsonStrings(v any, out []string) []string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			out = jsonStrings(x[k], out)
+			out = jsonStrings(x[k], append(out, k))
 		}
 	}
 	return out

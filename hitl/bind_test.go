@@ -158,6 +158,20 @@ func TestStandingAllowBackslashInDoubleQuotes(t *testing.T) {
 	}
 }
 
+// TestStandingAllowBindsPathsInKeys: an MCP server may take a file by an
+// object key ({"scripts": {"run.sh": {}}}); the allow binds it like a value.
+func TestStandingAllowBindsPathsInKeys(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, "run.sh", "echo 1\n")
+	h := newHarness(t, func(o *hitl.Options) { o.Workspace = ws })
+	call := llm.ToolCall{ID: "m", Name: "mcp__jobs__run", Args: `{"scripts":{"run.sh":{}}}`}
+	h.allowAlways(t, call)
+	writeWS(t, ws, "run.sh", "echo 2\n")
+	if h.b.StandingAllowed(context.Background(), call.Name, call.Args) {
+		t.Error("a call naming run.sh by a key runs with a changed run.sh")
+	}
+}
+
 // TestStandingAllowDoesNotFollowOutOfTheWorkspace: a path that leaves the
 // workspace through ".." or a symlink is neither bound nor read (a FIFO
 // behind one would block for ever), and a FIFO inside is never opened.
