@@ -139,7 +139,7 @@ func workspacePath(ws, word string) (string, bool) {
 }
 
 // argWords returns the candidate words of every string in the arguments
-// JSON: shell-style words (quotes removed, backslash escapes applied, split
+// JSON, keys included: shell-style words (quotes removed, backslash escapes applied, split
 // at blanks and operators), and those words split further at punctuation.
 // Taking too many words only binds more paths, which at worst holds a call
 // again; taking too few could let a changed file run unapproved.
@@ -160,7 +160,8 @@ func argWords(args string) []string {
 	return out
 }
 
-// jsonStrings appends every string value in v (not object keys).
+// jsonStrings appends every string in v: values and object keys (a tool,
+// an MCP server's especially, may take a file by a key).
 func jsonStrings(v any, out []string) []string {
 	switch x := v.(type) {
 	case string:
@@ -176,7 +177,7 @@ func jsonStrings(v any, out []string) []string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			out = jsonStrings(x[k], out)
+			out = jsonStrings(x[k], append(out, k))
 		}
 	}
 	return out
@@ -188,8 +189,9 @@ func isSeparator(r rune) bool {
 }
 
 // shellWords splits s roughly as a POSIX shell would: quotes group and are
-// removed, a backslash escapes the next character, blanks and the
-// operators ;&|<>() end a word.
+// removed, a backslash escapes the next character (inside double quotes
+// only $ ` " \ and the newline, as in sh), a backslash-newline is a line
+// continuation and vanishes, blanks and the operators ;&|<>() end a word.
 func shellWords(s string) []string {
 	var (
 		out   []string
@@ -206,8 +208,15 @@ func shellWords(s string) []string {
 	for _, r := range s {
 		switch {
 		case esc:
-			cur.WriteRune(r)
 			esc = false
+			switch {
+			case r == '\n': // a line continuation: "ru\<newline>n.sh" is run.sh
+			case quote == '"' && !strings.ContainsRune("$`\"\\", r):
+				cur.WriteRune('\\') // "a\b" in double quotes is a\b
+				cur.WriteRune(r)
+			default:
+				cur.WriteRune(r)
+			}
 		case r == '\\' && quote != '\'':
 			esc = true
 		case quote != 0 && r == quote:

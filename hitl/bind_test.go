@@ -18,9 +18,10 @@ func shellCall(command string) llm.ToolCall {
 	return llm.ToolCall{ID: "call_sh", Name: "shell", Args: `{"command":` + jsonString(command) + `}`}
 }
 
-// jsonString quotes s as JSON (the commands here need only " and \ escaped).
+// jsonString quotes s as JSON (the commands here need only ", \ and the
+// newline escaped).
 func jsonString(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
 }
 
 // writeWS writes a file under dir, creating its directory.
@@ -120,6 +121,9 @@ func TestStandingAllowWordForms(t *testing.T) {
 		"sh " + filepath.Join(ws, "run.sh"),
 		"sh dir/../run.sh",
 		"python3 dir/x.py && sh run.sh",
+		// A backslash-newline is a line continuation: sh runs run.sh.
+		"sh ru\\\nn.sh",
+		"sh \"ru\\\nn.sh\"",
 	}
 	for _, f := range forms {
 		h.allowAlways(t, shellCall(f))
@@ -136,6 +140,35 @@ func TestStandingAllowWordForms(t *testing.T) {
 	writeWS(t, ws, "dir/x.py", "print(2)\n")
 	if h.b.StandingAllowed(context.Background(), wf.Name, wf.Args) {
 		t.Error("write_file runs with a changed dir/x.py")
+	}
+}
+
+// TestStandingAllowBackslashInDoubleQuotes: inside double quotes sh keeps
+// a backslash before an ordinary character, so `sh "r\un.sh"` runs the
+// file named r\un.sh, and that is the file the allow must bind.
+func TestStandingAllowBackslashInDoubleQuotes(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, `r\un.sh`, "echo 1\n")
+	h := newHarness(t, func(o *hitl.Options) { o.Workspace = ws })
+	call := shellCall(`sh "r\un.sh"`)
+	h.allowAlways(t, call)
+	writeWS(t, ws, `r\un.sh`, "echo 2\n")
+	if h.b.StandingAllowed(context.Background(), call.Name, call.Args) {
+		t.Error(`sh "r\un.sh" runs with a changed r\un.sh`)
+	}
+}
+
+// TestStandingAllowBindsPathsInKeys: an MCP server may take a file by an
+// object key ({"scripts": {"run.sh": {}}}); the allow binds it like a value.
+func TestStandingAllowBindsPathsInKeys(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, "run.sh", "echo 1\n")
+	h := newHarness(t, func(o *hitl.Options) { o.Workspace = ws })
+	call := llm.ToolCall{ID: "m", Name: "mcp__jobs__run", Args: `{"scripts":{"run.sh":{}}}`}
+	h.allowAlways(t, call)
+	writeWS(t, ws, "run.sh", "echo 2\n")
+	if h.b.StandingAllowed(context.Background(), call.Name, call.Args) {
+		t.Error("a call naming run.sh by a key runs with a changed run.sh")
 	}
 }
 

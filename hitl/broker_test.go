@@ -76,7 +76,7 @@ func TestRequestMessageShortensLongCommands(t *testing.T) {
 	call := llm.ToolCall{Name: "shell", Args: `{"command":"` + long + `","workdir":"/srv"}`}
 	tok := h.hold(t, call)
 	req := h.lastReply(t, convA).Text
-	mustContain(t, "request", req, "/show "+tok, "workdir: /srv", "…")
+	mustContain(t, "request", req, "/show "+tok, "workdir: `/srv`", "…")
 	if strings.Contains(req, "END") || len(req) > 1200 {
 		t.Errorf("request not shortened (%d bytes)", len(req))
 	}
@@ -663,7 +663,7 @@ func TestRequestMessageRendersArguments(t *testing.T) {
 		{"multi-line command", llm.ToolCall{Name: "shell", Args: `{"command":"cd /srv\nmake"}`}, []string{"```\ncd /srv\nmake\n```"}},
 		{"backticks", llm.ToolCall{Name: "shell", Args: "{\"command\":\"echo `date`\"}"}, []string{"`` echo `date` ``"}},
 		{"fields", llm.ToolCall{Name: "write_file", Args: `{"path":"a.txt","content":"one\ntwo","mode":420}`},
-			[]string{"content:\n```\none\ntwo\n```", "mode: 420", "path: a.txt"}},
+			[]string{"content:\n```\none\ntwo\n```", "mode: `420`", "path: `a.txt`"}},
 		{"not json", llm.ToolCall{Name: "odd", Args: `not json`}, []string{"`not json`"}},
 	} {
 		h := newHarness(t, nil)

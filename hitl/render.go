@@ -67,7 +67,7 @@ func splitCommand(fields []argField) (command string, rest []argField, ok bool) 
 }
 
 // renderCall renders a call's arguments for people: the command of a
-// shell-like call as code, other arguments as "key: value" lines, with
+// shell-like call as code, other arguments as "key: `value`" lines, with
 // invisible and bidi characters escaped. shortened reports that something
 // was cut (the request then points to /show); hidden, that something was
 // escaped.
@@ -102,10 +102,12 @@ func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
+		// Every value as code: gateways render the request's Markdown,
+		// and "__x__" or "[a](b)" outside code would not read as it runs.
 		if strings.Contains(v, "\n") {
 			fmt.Fprintf(&b, "%s:\n%s", k, codeBlock(v))
 		} else {
-			fmt.Fprintf(&b, "%s: %s", k, v)
+			fmt.Fprintf(&b, "%s: %s", k, codeSpan(v))
 		}
 	}
 	return b.String(), shortened, hidden
