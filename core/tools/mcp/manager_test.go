@@ -265,8 +265,17 @@ func TestFailingServerLeavesTheOthersRunning(t *testing.T) {
 		l := r.log.String()
 		return strings.Contains(l, "failing to start on purpose") && strings.Contains(l, "no-such-server")
 	})
-	st := r.mgr.Statuses()
-	if !strings.HasPrefix(st[0].State, "failed: ") || !strings.HasPrefix(st[1].State, "failed: ") || st[2].Tools != 6 {
+	// The child's stderr is logged as it comes, before its start is
+	// given up: the failed states follow (each between its retries).
+	var failed [2]bool
+	testutil.WaitFor(t, "both servers shown as failed", func() bool {
+		st := r.mgr.Statuses()
+		for i := range failed {
+			failed[i] = failed[i] || strings.HasPrefix(st[i].State, "failed: ")
+		}
+		return failed[0] && failed[1]
+	})
+	if st := r.mgr.Statuses(); st[2].Tools != 6 {
 		t.Errorf("statuses = %+v", st)
 	}
 	for _, s := range r.reg.Specs() {
