@@ -35,9 +35,14 @@ type Gateway interface {
 // interface stays here with the adapters that call it). from is the identity that pressed, as the
 // platform reports it; authorisation is checked against it, never the token.
 // The returned text is a short outcome for a toast ("approved", "not
-// authorised", "already resolved by …").
+// authorised", "already resolved by …"). A gateway whose acknowledgement
+// of the press is that toast (Telegram's answerCallbackQuery) passes ack:
+// Press calls it with the toast, once, before an approved action starts,
+// so the presser is answered before the work begins. A gateway that
+// acknowledged the press already (a deferred interaction response) passes
+// nil.
 type Approvals interface {
-	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string
+	Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision, ack func(toast string)) string
 }
 
 // Cursors persists small per-gateway positions (e.g. a long-poll update

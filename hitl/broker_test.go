@@ -155,7 +155,7 @@ func TestFailedRun(t *testing.T) {
 	h := newHarness(t, nil)
 	h.d.result = core.Result{Output: "exit status 2", Failed: true}
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "approved — running…" {
+	if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove, nil); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
 	h.idle(t)
@@ -177,7 +177,7 @@ func TestNonApproverIsRefused(t *testing.T) {
 		}
 		mustContain(t, "reply to "+text, h.lastReply(t, convB).Text, "Not authorised (your identity is beta:eve)")
 	}
-	if got := h.b.Press(context.Background(), eve, convB, tok, core.DecisionApprove); got != "not authorised" {
+	if got := h.b.Press(context.Background(), eve, convB, tok, core.DecisionApprove, nil); got != "not authorised" {
 		t.Errorf("press toast = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
@@ -203,7 +203,7 @@ func TestSelfApproval(t *testing.T) {
 		tok := h.hold(t, lsCall)
 		h.say(asker, convA, "/approve "+tok)
 		mustContain(t, "self approve", h.lastReply(t, convA).Text, "another approver must approve it")
-		if got := h.b.Press(context.Background(), asker, convA, tok, core.DecisionApproveAlways); !strings.Contains(got, "cannot approve your own") {
+		if got := h.b.Press(context.Background(), asker, convA, tok, core.DecisionApproveAlways, nil); !strings.Contains(got, "cannot approve your own") {
 			t.Errorf("press toast = %q", got)
 		}
 		if n := h.d.runs.Load(); n != 0 || h.status(t, tok) != record.StatusPending {
@@ -271,7 +271,7 @@ func TestExpiry(t *testing.T) {
 			t.Errorf("status %s, want expired", st)
 		}
 		checkExpiredAnnounced(t, h, tok)
-		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "expired" {
+		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove, nil); got != "expired" {
 			t.Errorf("press after expiry = %q", got)
 		}
 		if n, _ := h.b.ExpireDue(context.Background()); n != 0 {
@@ -344,11 +344,11 @@ func TestUnknownAndMalformedTokens(t *testing.T) {
 		}
 	}
 	for _, tok := range []string{"ZZZZZZZZ", "nonsense"} {
-		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove); got != "unknown request" {
+		if got := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove, nil); got != "unknown request" {
 			t.Errorf("press %q = %q", tok, got)
 		}
 	}
-	if got := h.b.Press(context.Background(), boss, convB, "ZZZZZZZZ", core.ApprovalDecision(99)); got != "unknown button" {
+	if got := h.b.Press(context.Background(), boss, convB, "ZZZZZZZZ", core.ApprovalDecision(99), nil); got != "unknown button" {
 		t.Errorf("press with a bad decision = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
@@ -380,7 +380,7 @@ func TestDeny(t *testing.T) {
 	}
 	h.say(admin, convA, "/approve "+tok)
 	mustContain(t, "approve after deny", h.lastReply(t, convA).Text, "already denied by beta:boss")
-	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionDeny); got != "already denied by beta:boss" {
+	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionDeny, nil); got != "already denied by beta:boss" {
 		t.Errorf("press toast = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 0 {
@@ -476,7 +476,7 @@ func TestApproveAlwaysAddsExactStandingAllow(t *testing.T) {
 func TestPressApproveAlways(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.hold(t, lsCall)
-	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), core.DecisionApproveAlways); got != "approved — running…" {
+	if got := h.b.Press(context.Background(), boss, convDM, strings.ToLower(tok), core.DecisionApproveAlways, nil); got != "approved — running…" {
 		t.Errorf("toast = %q", got)
 	}
 	h.idle(t)
@@ -497,7 +497,7 @@ func TestPressApproveAlways(t *testing.T) {
 			t.Errorf("%s heard \"Standing allow #1 added\" %d times, want once", c, n)
 		}
 	}
-	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionApprove); got != "already approved (it ran) by beta:boss" {
+	if got := h.b.Press(context.Background(), admin, convA, tok, core.DecisionApprove, nil); got != "already approved (it ran) by beta:boss" {
 		t.Errorf("second press = %q", got)
 	}
 	if n := h.d.runs.Load(); n != 1 {
@@ -520,7 +520,7 @@ func TestConcurrentApprovesRunOnce(t *testing.T) {
 				who, conv = admin, convA
 			}
 			if i%3 == 0 {
-				toasts[i] = h.b.Press(context.Background(), who, conv, tok, core.DecisionApprove)
+				toasts[i] = h.b.Press(context.Background(), who, conv, tok, core.DecisionApprove, nil)
 				return
 			}
 			h.say(who, conv, "/approve "+tok)

@@ -40,30 +40,41 @@ func (b *Broker) HandleCommand(ctx context.Context, s core.Signal) bool {
 }
 
 // Press resolves a button press exactly like the typed command, with the
-// same authorisation, and returns a short outcome for a toast.
-func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+// same authorisation, and returns a short outcome for a toast. ack, when
+// not nil, is called with that outcome before an approved action starts
+// (gateways.Approvals).
+func (b *Broker) Press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision, ack func(toast string)) string {
+	ans := b.press(ctx, from, conv, token, d)
+	if ack != nil {
+		ack(ans.toast)
+	}
+	// A press is acknowledged by its toast, delivered above or by the
+	// gateway once Press returns; no chat message acknowledges it, so the
+	// outcome notice is the first word in every chat and carries the
+	// standing allow line.
+	ans.begin(false)
+	return ans.toast
+}
+
+// press resolves a button press and returns the answer, its run not begun.
+func (b *Broker) press(ctx context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) answer {
 	cmd := Command{Verb: VerbApprove, Always: d == core.DecisionApproveAlways}
 	switch d {
 	case core.DecisionApprove, core.DecisionApproveAlways:
 	case core.DecisionDeny:
 		cmd.Verb = VerbDeny
 	default:
-		return "unknown button"
+		return answer{toast: "unknown button"}
 	}
 	tok, ok := NormalizeToken(token)
 	if !ok {
-		return "unknown request"
+		return answer{toast: "unknown request"}
 	}
 	cmd.Token = tok
 	if !b.authorised(ctx, from, conv, cmd) {
-		return "not authorised"
+		return answer{toast: "not authorised"}
 	}
-	ans := b.resolve(ctx, from, conv, cmd)
-	// A press is acknowledged by its toast, which the gateway shows once
-	// Press returns; no chat message acknowledges it, so the outcome notice
-	// is the first word in every chat and carries the standing allow line.
-	ans.begin(false)
-	return ans.toast
+	return b.resolve(ctx, from, conv, cmd)
 }
 
 // command runs cmd for from and returns the answer; its reply is "" when

@@ -1,6 +1,7 @@
 package hitl_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -36,6 +37,40 @@ func TestAcknowledgementComesBeforeTheOutcome(t *testing.T) {
 		}
 		if s := h.signal(t); !strings.Contains(s.Text, "approved by beta:boss and ran") {
 			t.Errorf("outcome signal %q", s.Text)
+		}
+	})
+}
+
+// TestPressAcknowledgedBeforeTheRun: a button press's toast is handed to
+// the gateway's ack before the approved action starts. While ack runs it
+// lets every other goroutine run until all are blocked (synctest.Wait): a
+// run already started by then would have reached the tool.
+func TestPressAcknowledgedBeforeTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		tok := h.hold(t, lsCall)
+		var acks []string
+		ranAtAck := int32(-1)
+		toast := h.b.Press(context.Background(), boss, convB, tok, core.DecisionApprove, func(toast string) {
+			synctest.Wait()
+			ranAtAck = h.d.runs.Load()
+			acks = append(acks, toast)
+		})
+		h.idle(t)
+		if len(acks) != 1 || acks[0] != toast || toast != "approved — running…" {
+			t.Fatalf("acks %q, toast %q; want the toast acknowledged once", acks, toast)
+		}
+		if ranAtAck != 0 {
+			t.Errorf("the tool had run %d times when the press was acknowledged", ranAtAck)
+		}
+		if n := h.d.runs.Load(); n != 1 {
+			t.Errorf("the tool ran %d times", n)
+		}
+		// A press that approves nothing is acknowledged too.
+		acks = nil
+		h.b.Press(context.Background(), eve, convB, tok, core.DecisionApprove, func(toast string) { acks = append(acks, toast) })
+		if len(acks) != 1 || acks[0] != "not authorised" {
+			t.Errorf("a stranger's press acknowledged with %q", acks)
 		}
 	})
 }

@@ -36,7 +36,7 @@ func TestApproveAnswersBeforeTheRunEnds(t *testing.T) {
 	// The approver's context ends as soon as the press is answered (a
 	// webhook request, a worker's turn): the run must not depend on it.
 	ctx, cancel := context.WithCancel(context.Background())
-	toast := h.b.Press(ctx, boss, convB, tok, core.DecisionApprove)
+	toast := h.b.Press(ctx, boss, convB, tok, core.DecisionApprove, nil)
 	cancel()
 	if toast != "approved — running…" {
 		t.Fatalf("toast = %q", toast)
@@ -77,7 +77,7 @@ func TestShutdownLetsRunsFinishWithinGrace(t *testing.T) {
 	// pending (they survive the restart).
 	tok2 := h.hold(t, lsCall)
 	testutil.WaitFor(t, "the waiting notice", func() bool { return strings.Contains(h.logs.String(), "waiting for approved actions") })
-	if got := h.b.Press(context.Background(), admin, convA, tok2, core.DecisionApprove); got != "not run — shutting down" {
+	if got := h.b.Press(context.Background(), admin, convA, tok2, core.DecisionApprove, nil); got != "not run — shutting down" {
 		t.Errorf("press while stopping = %q", got)
 	}
 	h.say(admin, convA, "/approve "+tok2)

@@ -31,7 +31,7 @@ func TestScheduleIsNeverAnApprover(t *testing.T) {
 	tok := h.lastReply(t, convA).Approval.Token
 	h.say(sched, convA, "/approve "+tok)
 	mustContain(t, "reply", h.lastReply(t, convA).Text, "Not authorised")
-	if got := h.b.Press(context.Background(), sched, convA, tok, core.DecisionApprove); got != "not authorised" {
+	if got := h.b.Press(context.Background(), sched, convA, tok, core.DecisionApprove, nil); got != "not authorised" {
 		t.Errorf("press toast = %q", got)
 	}
 	if st := h.status(t, tok); st != record.StatusPending {

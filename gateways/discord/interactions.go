@@ -61,7 +61,7 @@ func (g *Gateway) press(ctx context.Context, in *discordgo.Interaction) string {
 	}
 	conv := core.Conversation{Gateway: Name, Chat: in.ChannelID}
 	from := identity(u.ID)
-	out := g.approvals.Press(ctx, from, conv, token, d)
+	out := g.approvals.Press(ctx, from, conv, token, d, nil)
 	g.log.Info().Str("from", string(from)).Str("conv", conv.Key()).Str("outcome", out).Msg("approval button pressed")
 	return out
 }

@@ -30,9 +30,10 @@ var _ gateways.Approvals = (*Approvals)(nil)
 // NewApprovals returns an Approvals that answers every press with reply.
 func NewApprovals(reply string) *Approvals { return &Approvals{reply: reply} }
 
-// Press records the press, then returns the reply. A hook set with
-// OnPress runs first, before the press is recorded.
-func (a *Approvals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision) string {
+// Press records the press, then returns the reply, as the broker does
+// also handing it to ack when ack is not nil. A hook set with OnPress runs
+// first, before the press is recorded.
+func (a *Approvals) Press(_ context.Context, from core.Identity, conv core.Conversation, token string, d core.ApprovalDecision, ack func(toast string)) string {
 	a.mu.Lock()
 	hook := a.onPress
 	a.mu.Unlock()
@@ -40,9 +41,13 @@ func (a *Approvals) Press(_ context.Context, from core.Identity, conv core.Conve
 		hook()
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.presses = append(a.presses, Press{From: from, Conv: conv, Token: token, Decision: d})
-	return a.reply
+	reply := a.reply
+	a.mu.Unlock()
+	if ack != nil {
+		ack(reply)
+	}
+	return reply
 }
 
 // Calls returns a copy of the presses recorded so far, oldest first.

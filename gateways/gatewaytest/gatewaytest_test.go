@@ -88,11 +88,11 @@ func TestApprovalsRecordsPressesAndAnswers(t *testing.T) {
 	a := NewApprovals("yes")
 	hooked := 0
 	a.OnPress(func() { hooked = len(a.Calls()) + 1 })
-	if got := a.Press(context.Background(), "x:1", conv, "T1", 0); got != "yes" {
+	if got := a.Press(context.Background(), "x:1", conv, "T1", 0, nil); got != "yes" {
 		t.Fatalf("reply %q", got)
 	}
 	a.SetReply("no")
-	if got := a.Press(context.Background(), "x:2", conv, "T2", 1); got != "no" {
+	if got := a.Press(context.Background(), "x:2", conv, "T2", 1, nil); got != "no" {
 		t.Fatalf("reply %q after SetReply", got)
 	}
 	want := []Press{{From: "x:1", Conv: conv, Token: "T1", Decision: 0}, {From: "x:2", Conv: conv, Token: "T2", Decision: 1}}

@@ -65,7 +65,7 @@ func (g *Gateway) press(ctx context.Context, call slashCall, token string, d cor
 	if g.approvals == nil {
 		out = "approvals are not available"
 	} else {
-		out = g.approvals.Press(ctx, from, conv, token, d)
+		out = g.approvals.Press(ctx, from, conv, token, d, nil)
 	}
 	g.log.Info().Str("from", string(from)).Str("conv", conv.Key()).Str("outcome", out).Msg("approval button pressed")
 	text := upperFirst(out) + "."

@@ -28,23 +28,32 @@ const (
 // onCallback resolves a button press in the background and answers it.
 // The presser's identity comes from the callback's sender, never from its
 // data: data only names the approval, the broker decides who may resolve it.
+// The answer (its toast) is the press's acknowledgement: the broker hands
+// it over before an approved action starts, and it is sent then.
 func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
 	rs := g.run.Load()
 	if rs == nil {
 		return
 	}
 	g.goBackground(func() {
-		text := g.press(rs.ctx, cq)
-		rctx, cancel := context.WithTimeout(rs.ctx, g.cfg.SendTimeout)
-		defer cancel()
-		if _, err := g.api(rctx).Request(tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
-			g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("answerCallbackQuery failed")
+		answered := false
+		answer := func(text string) {
+			answered = true
+			rctx, cancel := context.WithTimeout(rs.ctx, g.cfg.SendTimeout)
+			defer cancel()
+			if _, err := g.api(rctx).Request(tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
+				g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("answerCallbackQuery failed")
+			}
+		}
+		if text := g.press(rs.ctx, cq, answer); !answered {
+			answer(text)
 		}
 	})
 }
 
-// press turns a callback into an Approvals.Press and returns the toast.
-func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery) string {
+// press turns a callback into an Approvals.Press, which hands the toast to
+// answer before an approved action starts, and returns the toast.
+func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, answer func(toast string)) string {
 	d, token, ok := parseCallbackData(cq.Data)
 	switch {
 	case cq.From == nil || cq.From.IsBot:
@@ -59,7 +68,7 @@ func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery) string 
 		conv.Chat = strconv.FormatInt(cq.Message.Chat.ID, 10)
 	}
 	from := identity(cq.From.ID)
-	out := g.approvals.Press(ctx, from, conv, token, d)
+	out := g.approvals.Press(ctx, from, conv, token, d, answer)
 	g.log.Info().Str("from", string(from)).Str("conv", conv.Key()).Str("toast", out).Msg("approval button pressed")
 	return out
 }
