@@ -51,10 +51,20 @@ func bindFiles(workspace string, call llm.ToolCall) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hitl: bind files: %w", err)
 	}
+	// An absolute path may name the workspace by the path it is
+	// configured as or, when that goes through a symlink, by where it
+	// leads: both are the workspace.
+	roots := []string{ws}
+	if real, err := filepath.EvalSymlinks(ws); err == nil && real != ws {
+		roots = append(roots, real)
+	}
 	var paths []string
 	for _, w := range argWords(call.Args) {
-		if p, ok := workspacePath(ws, w); ok {
-			paths = append(paths, p)
+		for _, root := range roots {
+			if p, ok := workspacePath(root, w); ok {
+				paths = append(paths, p)
+				break
+			}
 		}
 	}
 	slices.Sort(paths)

@@ -266,3 +266,25 @@ func TestStandingAllowFromBeforeFileBinding(t *testing.T) {
 	mustContain(t, "request", h.lastReply(t, convA).Text, "Standing allow #1 was added before gatehouse bound the files")
 	h.allowAlways(t, call)
 }
+
+// TestStandingAllowBindsThroughTheWorkspaceLink: with the workspace
+// configured as a symlink, an absolute path through the directory it
+// leads to names the same file, and is bound like one through the link.
+func TestStandingAllowBindsThroughTheWorkspaceLink(t *testing.T) {
+	top := t.TempDir()
+	real := filepath.Join(top, "real")
+	writeWS(t, real, "run.sh", "echo 1\n")
+	link := filepath.Join(top, "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *hitl.Options) { o.Workspace = link })
+	for _, command := range []string{"sh " + filepath.Join(real, "run.sh"), "sh " + filepath.Join(link, "run.sh")} {
+		call := shellCall(command)
+		h.allowAlways(t, call)
+		writeWS(t, real, "run.sh", "echo changed for "+command+"\n")
+		if h.b.StandingAllowed(context.Background(), call.Name, call.Args) {
+			t.Errorf("%q runs with a changed run.sh", command)
+		}
+	}
+}
