@@ -26,18 +26,21 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 	if base == "" {
 		base = DefaultAPIURL
 	}
+	sec := secrets.New(tok)
 	return gateways.Probe{
 		Gateway: Name,
 		Call:    "users/@me",
-		Secrets: secrets.New(tok),
+		Secrets: sec,
 		Do: func(ctx context.Context, client *http.Client) (string, error) {
-			return usersMe(ctx, client, strings.TrimRight(base, "/")+"/api/v9/users/@me", tok)
+			return usersMe(ctx, client, strings.TrimRight(base, "/")+"/api/v9/users/@me", tok, sec)
 		},
 	}.Run(ctx, d.HTTPClient)
 }
 
-// usersMe makes the request and returns the bot's username.
-func usersMe(ctx context.Context, client *http.Client, u, tok string) (string, error) {
+// usersMe makes the request and returns the bot's username. An error
+// body is shown cut short, with sec's secrets removed before the cut: a
+// token the cut splits would no longer be recognised.
+func usersMe(ctx context.Context, client *http.Client, u, tok string, sec *secrets.Set) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", fmt.Errorf("request: %w", err)
@@ -53,7 +56,7 @@ func usersMe(ctx context.Context, client *http.Client, u, tok string) (string, e
 		return "", fmt.Errorf("read: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(string(body), 200)))
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(sec.Redact(string(body)), 200)))
 	}
 	var r struct {
 		Username string `json:"username"`

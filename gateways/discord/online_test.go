@@ -2,6 +2,9 @@ package discord
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -29,5 +32,27 @@ func TestDoctorOnline(t *testing.T) {
 		if strings.Contains(l, fake.Token()) {
 			t.Errorf("token in %q", l)
 		}
+	}
+}
+
+// TestDoctorOnlineErrorBodyRedactedBeforeCut: an error body that repeats
+// the token (a proxy echoing the request) is shown cut to 200 bytes; the
+// token is removed before the cut, so no prefix of it is left where the
+// cut falls inside it.
+func TestDoctorOnlineErrorBodyRedactedBeforeCut(t *testing.T) {
+	const tok = "MTEwMDAwMDAwMDAwMDAwMDAx.GhTkQz.echoed-by-a-proxy-0123456789abcdef"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"message":"%s","you_sent":%q}`, strings.Repeat("x", 150), r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	on := true
+	s := &Section{Enable: &on, Token: confkit.Secret(tok), APIURL: srv.URL}
+	st := s.DoctorOnline(context.Background(), gateways.Deps{})
+	if st.Runs || len(st.Lines) != 1 || !strings.Contains(st.Lines[0], "HTTP 401") {
+		t.Fatalf("echoing server: %+v", st)
+	}
+	if prefix := tok[:20]; strings.Contains(st.Lines[0], prefix) {
+		t.Errorf("line %q holds the token's first bytes %q", st.Lines[0], prefix)
 	}
 }

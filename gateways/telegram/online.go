@@ -24,19 +24,22 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 		return gateways.Status{Runs: true}
 	}
 	tok := s.Token.Value()
+	sec := secrets.New(tok, url.PathEscape(tok), url.QueryEscape(tok))
 	return gateways.Probe{
 		Gateway: Name,
 		Call:    "getMe",
-		Secrets: secrets.New(tok, url.PathEscape(tok), url.QueryEscape(tok)),
+		Secrets: sec,
 		Do: func(ctx context.Context, client *http.Client) (string, error) {
-			name, err := getMe(ctx, client, strings.TrimRight(s.APIURL, "/")+"/bot"+tok+"/getMe")
+			name, err := getMe(ctx, client, strings.TrimRight(s.APIURL, "/")+"/bot"+tok+"/getMe", sec)
 			return "@" + name, err
 		},
 	}.Run(ctx, d.HTTPClient)
 }
 
-// getMe makes the request and returns the bot's username.
-func getMe(ctx context.Context, client *http.Client, u string) (string, error) {
+// getMe makes the request and returns the bot's username. An error's
+// description is shown cut short, with sec's secrets removed before the
+// cut: a token the cut splits would no longer be recognised.
+func getMe(ctx context.Context, client *http.Client, u string, sec *secrets.Set) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
 	if err != nil {
 		return "", fmt.Errorf("request: %w", err)
@@ -61,7 +64,7 @@ func getMe(ctx context.Context, client *http.Client, u string) (string, error) {
 		return "", fmt.Errorf("HTTP %d, not a Bot API answer", resp.StatusCode)
 	}
 	if !r.OK {
-		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(r.Description, 200)))
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(sec.Redact(r.Description), 200)))
 	}
 	return textutil.Graphic(textutil.Shorten(r.Result.Username, 64)), nil
 }

@@ -1,10 +1,15 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // minInnerSecret is the shortest secret, in bytes, whose base64 inner
@@ -22,6 +27,10 @@ var base64Alphabets = []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEnc
 //   - hex, lower and upper case;
 //   - URL encoding as a query (space as +) and as a path segment (space as
 //     %20), each with upper- and lower-case percent escapes;
+//   - the contents of a JSON string: as encoding/json writes it (<, > and
+//     & as \u003c, \u003e, \u0026), without those HTML escapes, and with
+//     every non-ASCII character as \uXXXX too (Python's default), for a
+//     secret that is valid UTF-8;
 //   - base64, standard and URL alphabets, padded or not: v encoded on its
 //     own, and, for secrets of at least 12 bytes, the inner part of each of
 //     the three byte alignments at which v can sit inside a longer encoded
@@ -49,6 +58,12 @@ func Forms(v string) []string {
 		add(u)
 		add(lowerPercent(u))
 	}
+	if utf8.ValidString(v) { // JSON carries no invalid byte
+		plain := jsonContents(v, false)
+		add(jsonContents(v, true))
+		add(plain)
+		add(asciiEscapes(plain))
+	}
 	for _, enc := range base64Alphabets {
 		add(enc.EncodeToString([]byte(v)))
 		if len(v) >= minInnerSecret {
@@ -71,6 +86,33 @@ func innerBase64(enc *base64.Encoding, v string, align int) string {
 	first := (8*align + 5) / 6      // first j with 6j ≥ 8·align
 	end := 8 * (align + len(v)) / 6 // one past the last j with 6j+6 ≤ 8·(align+len(v))
 	return s[first:end]
+}
+
+// jsonContents returns s as the contents of a JSON string (without the
+// quotes), as encoding/json writes it; html escapes <, > and & too.
+func jsonContents(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	_ = enc.Encode(s) // a string always encodes
+	q := strings.TrimSuffix(b.String(), "\n")
+	return q[1 : len(q)-1]
+}
+
+// asciiEscapes returns JSON string contents with every non-ASCII rune
+// written as \uXXXX (a surrogate pair above U+FFFF), lower-case hex.
+func asciiEscapes(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
 }
 
 // lowerPercent returns a URL-encoded string with its percent escapes in

@@ -1,11 +1,16 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // encodings are every way Forms promises to catch a secret inside a blob.
@@ -20,6 +25,36 @@ var encodings = map[string]func([]byte) string{
 	"path escape":       func(b []byte) string { return url.PathEscape(string(b)) },
 	"query escape %2f":  func(b []byte) string { return lowerPercent(url.QueryEscape(string(b))) },
 	"path escape lower": func(b []byte) string { return lowerPercent(url.PathEscape(string(b))) },
+	"json":              func(b []byte) string { return jsonText(string(b), true) },
+	"json no html":      func(b []byte) string { return jsonText(string(b), false) },
+	"json ascii":        func(b []byte) string { return asciiJSON(jsonText(string(b), false)) },
+}
+
+// jsonText is s as the contents of a JSON string, as encoding/json
+// writes it: with <, > and & as \u003c… when html is set.
+func jsonText(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	_ = enc.Encode(s)
+	q := strings.TrimSuffix(b.String(), "\n")
+	return q[1 : len(q)-1]
+}
+
+// asciiJSON writes every non-ASCII rune of s as \uXXXX (surrogate pairs
+// above U+FFFF), as Python's json.dumps does by default.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
 }
 
 func TestRedactEncodedForms(t *testing.T) {
@@ -42,6 +77,23 @@ func TestRedactEncodedForms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRedactJSONEscapedSecret: a password with characters JSON escapes,
+// echoed in a JSON body (tool output, an MCP result), is masked as it is
+// written there.
+func TestRedactJSONEscapedSecret(t *testing.T) {
+	const secret = `pa&ss"<wörd>\1`
+	set := New(secret)
+	for _, name := range []string{"json", "json no html", "json ascii"} {
+		in := `{"password":"` + encodings[name]([]byte(secret)) + `"}`
+		if out := set.Redact(in); out != `{"password":"`+Mask+`"}` {
+			t.Errorf("%s: Redact(%s) = %s; want the escaped password masked", name, in, out)
+		}
+		if !set.Contains(in) {
+			t.Errorf("%s: Contains(%s) = false", name, in)
+		}
 	}
 }
 
@@ -102,6 +154,11 @@ func FuzzRedact(f *testing.F) {
 		in := text + blob + text
 		// base64 of a short secret inside a longer blob is not promised.
 		promised := !strings.HasPrefix(name, "base64") || len(v) >= minInnerSecret || prefix == "" && suffix == ""
+		// JSON carries no invalid UTF-8 byte: an invalid one is replaced,
+		// or joins its neighbour into a rune.
+		if strings.HasPrefix(name, "json") && !utf8.ValidString(prefix+v+suffix) {
+			promised = false
+		}
 		if promised && !set.Contains(in) {
 			t.Fatalf("Contains(%q) = false: secret %q (%s) not recognised", in, v, name)
 		}

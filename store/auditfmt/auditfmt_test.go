@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -45,6 +46,22 @@ func TestWriteAuditTable(t *testing.T) {
 	}
 	if strings.ContainsRune(b.String(), '\x1b') {
 		t.Error("table carries an escape character from the arguments")
+	}
+}
+
+// TestWriteAuditTableBidi: a bidi control in a model's arguments (U+202E
+// reverses what follows on a terminal that applies it) does not reach the
+// table, where it would make a command read as another.
+func TestWriteAuditTableBidi(t *testing.T) {
+	e := sample()[0]
+	e.Args = "{\"command\":\"rm -rf ./build \u202e\u2066#) tsil\"}"
+	e.Conv = "slack:C1:\u2067T1"
+	var b bytes.Buffer
+	if err := auditfmt.WriteAudit(&b, []record.AuditEntry{e}, false); err != nil {
+		t.Fatalf("WriteAudit: %v", err)
+	}
+	if strings.ContainsFunc(b.String(), func(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }) {
+		t.Errorf("table carries a bidi control from the entry:\n%q", b.String())
 	}
 }
 

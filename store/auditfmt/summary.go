@@ -12,8 +12,8 @@ import (
 // Summary renders a tool call's arguments JSON readably on one line of at
 // most max characters: an object as `key=value` pairs in key order (string
 // values unquoted), anything else as its text with whitespace collapsed.
-// Control characters never pass through, so the table cannot carry terminal
-// escapes from model output.
+// Control and bidi characters never pass through, so the table cannot
+// carry terminal escapes from model output.
 func Summary(args string, max int) string {
 	s := oneLine(objectPairs(args))
 	if utf8.RuneCountInString(s) <= max {
@@ -55,11 +55,12 @@ func value(raw json.RawMessage) string {
 	return b.String()
 }
 
-// oneLine replaces control characters (newlines, tabs, escapes) with spaces
+// oneLine replaces control characters (newlines, tabs, escapes) and bidi
+// controls (U+202E and friends, which some terminals apply) with spaces
 // and collapses runs of white space.
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError {
 			return ' '
 		}
 		return r
