@@ -36,7 +36,7 @@ type Gateway interface {
 // platform reports it; authorisation is checked against it, never the token.
 // The returned text is a short outcome for a toast ("approved", "not
 // authorised", "already resolved by …"). A gateway whose acknowledgement
-// of the press is that toast (Telegram's answerCallbackQuery) passes ack:
+// of the press is that toast (a callback query's answer) passes ack:
 // Press calls it with the toast, once, before an approved action starts,
 // so the presser is answered before the work begins. A gateway that
 // acknowledged the press already (a deferred interaction response) passes
