@@ -197,6 +197,11 @@ func TestReconnectOp7Resumes(t *testing.T) {
 	s.InjectMessage(Message{ChannelID: dmCh, Author: ann, Content: "one"})
 	testutil.WaitFor(t, "the first message", func() bool { return got.len() == 1 })
 	s.SendReconnect()
+	t.Cleanup(func() {
+		if t.Failed() { // what discordgo did instead, for the next reader
+			t.Logf("connections %d, connected %d, resumes %+v, identifies %d", s.Connections(), s.Connected(), s.Resumes(), len(s.Identifies()))
+		}
+	})
 	testutil.WaitFor(t, "a resumed second connection", func() bool {
 		r := s.Resumes()
 		return s.Connections() == 2 && len(r) == 1 && r[0].OK && s.Connected() == 1
