@@ -20,6 +20,10 @@ type decoder struct {
 	// unset maps a key path whose value expanded to "" to the variables
 	// (unset or empty, without a default) it referenced.
 	unset map[string][]string
+	// expanded maps a value that ${VAR} expansion produced to the text
+	// as written: an error quotes the written form, never what came from
+	// the environment (a secret put in the wrong key).
+	expanded map[string]string
 }
 
 var (
@@ -167,6 +171,12 @@ func (d *decoder) text(n *yaml.Node, path, want string) (string, error) {
 	s, empty, err := expandVars(n.Value, d.lookup)
 	if err != nil {
 		return "", d.fail(n, path, "%v", err)
+	}
+	if s != n.Value && len(s) >= minHidden {
+		if d.expanded == nil {
+			d.expanded = map[string]string{}
+		}
+		d.expanded[s] = n.Value
 	}
 	if s == "" && len(empty) > 0 {
 		if d.unset == nil {

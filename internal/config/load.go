@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,7 +102,7 @@ func Parse(data []byte, lookupEnv func(string) (string, bool), table []GatewaySp
 	d := &decoder{lookup: lookupEnv, lines: map[string]int{}}
 	if len(doc.Content) > 0 {
 		if err := d.decode(doc.Content[0], reflect.ValueOf(c).Elem(), ""); err != nil {
-			return nil, err
+			return nil, d.hideExpanded(err)
 		}
 	}
 	c.fillDerived()
@@ -111,9 +112,37 @@ func Parse(data []byte, lookupEnv func(string) (string, bool), table []GatewaySp
 		if vars := d.unset[e.Key]; len(vars) > 0 {
 			e.Msg += " (" + unsetVars(vars) + ")"
 		}
-		return nil, e
+		return nil, d.hideExpanded(e)
 	}
 	return c, nil
+}
+
+// minHidden is the shortest expanded value an error hides: a shorter one
+// ("80", "true") is no secret, and replacing it could garble the message.
+const minHidden = 6
+
+// hideExpanded rewrites err's message so that every value ${VAR}
+// expansion produced shows as it is written in the file ("${TOKEN}"),
+// whole or as an error quoted it, cut.
+func (d *decoder) hideExpanded(err error) error {
+	e, ok := errors.AsType[*Error](err)
+	if !ok || len(d.expanded) == 0 {
+		return err
+	}
+	values := make([]string, 0, len(d.expanded))
+	for v := range d.expanded {
+		values = append(values, v)
+	}
+	// Longest first: a value that holds another is replaced whole.
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range values {
+		written := d.expanded[v]
+		if r := []rune(v); len(r) > maxQuoted {
+			e.Msg = strings.ReplaceAll(e.Msg, string(r[:maxQuoted])+"…", written)
+		}
+		e.Msg = strings.ReplaceAll(e.Msg, v, written)
+	}
+	return e
 }
 
 // unsetVars says which ${VAR}s left a value empty.
