@@ -221,6 +221,11 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		r.line("store", "%s %s (will be created, schema version %d)", d.Name, where, d.SchemaVersion)
 		return
 	}
+	if errors.Is(err, store.ErrSchemaOld) {
+		// Not a problem: the bot migrates it before anything else.
+		r.line("store", "%s %s (an older schema: the bot upgrades it to version %d when it starts)", d.Name, where, d.SchemaVersion)
+		return
+	}
 	if err != nil {
 		r.problem("store", "%v", err)
 		return

@@ -12,6 +12,8 @@ import (
 
 	sqlitedriver "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
 // openReadOnly opens an existing database through query-only connections
@@ -82,7 +84,20 @@ func checkSchema(ctx context.Context, r *sql.DB) error {
 	case v > known:
 		return fmt.Errorf("sqlite: %w", &SchemaTooNewError{Database: v, Known: known})
 	case v < known:
-		return fmt.Errorf("sqlite: database schema version %d is older than this gatehouse (%d); run the bot once to upgrade it", v, known)
+		return fmt.Errorf("sqlite: %w", &schemaOldError{database: v, known: known})
 	}
 	return nil
 }
+
+// schemaOldError is the error of a read-only open of a database whose
+// schema version is older than this build's; it matches
+// store.ErrSchemaOld.
+type schemaOldError struct{ database, known int }
+
+func (e *schemaOldError) Error() string {
+	return fmt.Sprintf("database schema version %d is older than this gatehouse (%d); run the bot once to upgrade it",
+		e.database, e.known)
+}
+
+// Is makes errors.Is(err, store.ErrSchemaOld) true.
+func (e *schemaOldError) Is(target error) bool { return target == store.ErrSchemaOld }
