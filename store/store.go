@@ -20,6 +20,11 @@ import (
 // for `bot audit` it means nothing has been recorded yet.
 var ErrNotCreated = errors.New("store: not created yet")
 
+// ErrSchemaOld is matched (errors.Is) by the error of a read-only open of
+// a store written by an older gatehouse: the bot upgrades it when it
+// starts, and until then this build cannot read it.
+var ErrSchemaOld = errors.New("store: schema older than this gatehouse")
+
 // UsageStore records token usage and its cost (llm.Usage.CostUSD, priced
 // when recorded) per conversation, aggregated per UTC day, and reads it
 // back.

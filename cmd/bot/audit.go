@@ -57,7 +57,21 @@ func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, store.ErrNotCreated) {
 		// A bot that never ran has audited nothing: that is an answer.
 		d, _ := storetable.Lookup(cfg.Store.Driver) // loadConfig checked it
-		fmt.Fprintf(stdout, "no database at %s yet: nothing has been audited (the bot creates it on its first run)\n", d.Where(cfg))
+		note := fmt.Sprintf("no database at %s yet: nothing has been audited (the bot creates it on its first run)", d.Where(cfg))
+		if !*asJSON {
+			fmt.Fprintln(stdout, note)
+			return exitOK
+		}
+		// A script reads stdout: it gets the empty list, people the note.
+		fmt.Fprintln(stderr, "bot audit:", note)
+		write := func() error { return auditfmt.WriteAudit(stdout, nil, true) }
+		if *usage {
+			write = func() error { return auditfmt.WriteUsage(stdout, nil, false, true) }
+		}
+		if err := write(); err != nil {
+			fmt.Fprintln(stderr, "bot audit:", err)
+			return exitFail
+		}
 		return exitOK
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -208,6 +209,29 @@ func TestAuditWithoutDatabase(t *testing.T) {
 	r := runOnce(t, dir, baseEnv(dir), "", "audit")
 	if r.code != exitOK || !strings.Contains(r.stdout, "no database at "+filepath.Join(dir, "gatehouse.db")+" yet") {
 		t.Fatalf("bot audit: exit %d; want 0 saying there is no database yet\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("bot audit created files: %v", left)
+	}
+}
+
+// TestAuditJSONWithoutDatabase: `bot audit -json` (and -usage -json)
+// before the first run prints an empty JSON array a script can parse, and
+// says why on stderr; it printed the sentence on stdout, which no JSON
+// parser takes.
+func TestAuditJSONWithoutDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	for _, args := range [][]string{{"audit", "-json"}, {"audit", "-usage", "-json"}} {
+		r := runOnce(t, dir, baseEnv(dir), "", args...)
+		var got []any
+		if err := json.Unmarshal([]byte(r.stdout), &got); r.code != exitOK || err != nil || len(got) != 0 {
+			t.Errorf("bot %v: exit %d, stdout %q (%v); want 0 and an empty JSON array\nstderr:\n%s", args, r.code, r.stdout, err, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "no database at "+filepath.Join(dir, "gatehouse.db")+" yet") {
+			t.Errorf("bot %v: stderr %q does not say there is no database yet", args, r.stderr)
+		}
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 1 {
 		t.Errorf("bot audit created files: %v", left)

@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -220,6 +221,11 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		r.line("store", "%s %s (will be created, schema version %d)", d.Name, where, d.SchemaVersion)
 		return
 	}
+	if errors.Is(err, store.ErrSchemaOld) {
+		// Not a problem: the bot migrates it before anything else.
+		r.line("store", "%s %s (an older schema: the bot upgrades it to version %d when it starts)", d.Name, where, d.SchemaVersion)
+		return
+	}
 	if err != nil {
 		r.problem("store", "%v", err)
 		return
@@ -235,6 +241,10 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		r.line("hitl", "standing allows: none")
 	}
 	for _, s := range allows {
-		r.line("hitl", "standing allow #%d: %s %s (by %s, %s)", s.ID, s.Tool, s.Args, s.AddedBy, s.Added.Format("2006-01-02"))
+		// A model wrote the arguments: no control or bidi character of
+		// theirs reaches the terminal raw (they are JSON, already escaped
+		// once).
+		r.line("hitl", "standing allow #%d: %s %s (by %s, %s)", s.ID, textutil.Visible(s.Tool),
+			textutil.VisibleEscaped(s.Args), textutil.Visible(string(s.AddedBy)), s.Added.Format("2006-01-02"))
 	}
 }

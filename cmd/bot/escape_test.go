@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
 // TestConsoleShowsTerminalEscapesEscaped: a model reply that would clear
@@ -77,6 +83,36 @@ func TestConsoleApprovalPreviewShowsCarriageReturn(t *testing.T) {
 	for i, r := range out {
 		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f {
 			t.Errorf("stdout holds control %U at byte %d", r, i)
+		}
+	}
+}
+
+// TestDoctorShowsStandingAllowEscaped: `bot doctor` lists the standing
+// allows, whose arguments a model wrote; a bidi override or a C1 control
+// in them reaches the terminal escaped, not raw (canonical JSON leaves
+// both unescaped).
+func TestDoctorShowsStandingAllowEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "gatehouse.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.AddStandingAllow(ctx, record.StandingAllow{
+		Tool: "shell", Args: "{\"command\":\"ls \u202ehs.txt\u009b2J\"}", AddedBy: "console:local", Conv: "console:local",
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if r.code != exitOK || !strings.Contains(r.stdout, `standing allow #1: shell {"command":"ls \u202ehs.txt\u009b2J"}`) {
+		t.Fatalf("bot doctor: exit %d; want 0 listing the standing allow, escaped\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for i, c := range r.stdout {
+		if c < 0x20 && c != '\n' || c >= 0x7f && c <= 0x9f || unicode.Is(unicode.Bidi_Control, c) {
+			t.Errorf("stdout holds %U at byte %d: %q", c, i, r.stdout)
 		}
 	}
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,4 +88,61 @@ func TestSecondInstanceRefused(t *testing.T) {
 		t.Fatalf("the first bot stopped: %v", p.state)
 	default:
 	}
+}
+
+// TestDoctorOlderSchema: a database from an older gatehouse is one the
+// bot upgrades when it starts, so `bot doctor` says so and exits 0 (it
+// reported "PROBLEM: … older than this gatehouse" and "the bot cannot run
+// as configured"); it leaves the database at its old version.
+func TestDoctorOlderSchema(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	dbPath := filepath.Join(dir, "gatehouse.db")
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old := sqlite.SchemaVersion() - 1
+	setSchemaVersion(t, dbPath, old)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	want := fmt.Sprintf("sqlite %s (an older schema: the bot upgrades it to version %d when it starts)", dbPath, sqlite.SchemaVersion())
+	if r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Fatalf("bot doctor: exit %d; want 0 and %q\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	if v := schemaVersion(t, dbPath); v != old {
+		t.Errorf("after doctor the schema version is %d; want %d", v, old)
+	}
+}
+
+// setSchemaVersion sets the schema version a database claims.
+func setSchemaVersion(t *testing.T, dbPath string, v int) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`UPDATE schema_version SET version = ?`, v)
+	if err := errors.Join(err, raw.Close()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// schemaVersion reads the schema version a database claims.
+func schemaVersion(t *testing.T, dbPath string) int {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	err = raw.QueryRow(`SELECT version FROM schema_version`).Scan(&v)
+	if err := errors.Join(err, raw.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -31,7 +31,9 @@ type Driver struct {
 	// OpenReadOnly opens an existing store for reading only: nothing is
 	// created, upgraded or written, and a running bot is not disturbed. A
 	// store that does not exist yet gives an error matching
-	// store.ErrNotCreated.
+	// store.ErrNotCreated; one whose schema is older than this build's
+	// (the bot upgrades it when it starts), one matching
+	// store.ErrSchemaOld.
 	OpenReadOnly func(ctx context.Context, cfg *config.Config) (store.Store, error)
 	// Where names the configured store for people (a file path, a host and
 	// database), never with a password.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 	"github.com/gatehouse-bot/gatehouse/store/storetest"
@@ -70,6 +71,9 @@ func TestReadOnlySchemaMismatch(t *testing.T) {
 		_, err = sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("read-only Open of version %d: error = %v; want %q", tt.version, err, tt.want)
+		}
+		if old := tt.version < sqlite.SchemaVersion(); errors.Is(err, store.ErrSchemaOld) != old {
+			t.Errorf("read-only Open of version %d: errors.Is(%v, store.ErrSchemaOld) = %v; want %v", tt.version, err, !old, old)
 		}
 	}
 }
