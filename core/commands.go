@@ -49,8 +49,8 @@ func (e *Engine) fastPath(s Signal) (handled bool, err error) {
 			e.tell(ctx, log, s, "Sorry, something went wrong on my side (internal error). Please try again.")
 			handled = true
 		}
-		if handled && s.Done != nil {
-			s.Done()
+		if handled {
+			e.done(s)
 		}
 	}()
 	if len(s.Text) > e.cfg.MaxMessage {
