@@ -118,3 +118,28 @@ func TestHeldCallCarriesPreflightNote(t *testing.T) {
 		t.Fatalf("held %+v", b.held)
 	}
 }
+
+// TestCommandWordEndsAtAnySpace: a command's first word ends at a tab or a
+// line break as at a space (as the approval commands' does): "/status⇥now"
+// is answered, not sent to the model, and "/undo⇥2" or "/undo⏎2" takes back
+// two calls, not one.
+func TestCommandWordEndsAtAnySpace(t *testing.T) {
+	u := &fakeUndoer{}
+	h := newHarness(t, harnessOpts{undo: u})
+	h.say(t, "c", "/status\tnow")
+	if a := h.gw.next(t); !strings.HasPrefix(a.Text, "Model: ") {
+		t.Fatalf("/status⇥now answered %q", a.Text)
+	}
+	for _, text := range []string{"/undo\t2", "/undo\n2", "/undo\u00a02"} {
+		h.say(t, "c", text)
+		h.gw.next(t)
+	}
+	for i, r := range u.requests() {
+		if r.Steps != 2 {
+			t.Errorf("request %d: /undo with N=2 asked for %d step(s)", i, r.Steps)
+		}
+	}
+	if n := len(h.fake().Requests()); n != 0 {
+		t.Errorf("the model saw %d request(s) for commands", n)
+	}
+}
