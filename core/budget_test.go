@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -67,4 +68,55 @@ func TestBudgetApprovalOutcome(t *testing.T) {
 		t.Errorf("with an unreadable budget answered %q, want the turn to run", got)
 	}
 	testutil.WaitFor(t, "the budget error logged", func() bool { return strings.Contains(h.log.String(), "disk on fire") })
+}
+
+// cancelDuringUsage is a UsageRecorder that, like a database driver,
+// fails a write whose context has ended, and lets the user's /cancel
+// arrive while the first write is under way.
+type cancelDuringUsage struct {
+	eng *core.Engine
+
+	mu       sync.Mutex
+	writes   int
+	recorded int
+}
+
+func (u *cancelDuringUsage) AddUsage(ctx context.Context, conv string, _ llm.Usage) error {
+	u.mu.Lock()
+	u.writes++
+	first := u.writes == 1
+	u.mu.Unlock()
+	if first {
+		c, _ := core.ParseConversation(conv)
+		s := core.Signal{Kind: core.KindMessage, Conv: c, From: "test:alice", Text: "/cancel"}
+		if err := u.eng.Submit(context.Background(), s); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.recorded++
+	return nil
+}
+
+// TestUsageOfAnAnswerIsRecordedDespiteCancel: the tokens of an answer the
+// provider gave are spent; a /cancel arriving while they are written must
+// not lose them from the budget.
+func TestUsageOfAnAnswerIsRecordedDespiteCancel(t *testing.T) {
+	u := &cancelDuringUsage{}
+	h := newHarness(t, harnessOpts{usage: u})
+	u.eng = h.eng
+	h.fake().Push(fakeoai.Text("answer"))
+	h.say(t, "c", "hello")
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.writes != 1 || u.recorded != 1 {
+		t.Fatalf("usage writes %d, recorded %d; want the answered request's usage recorded once", u.writes, u.recorded)
+	}
 }

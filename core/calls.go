@@ -16,7 +16,8 @@ type ToolAudit interface {
 
 // runCalls gates and runs each proposed call in order and returns one tool
 // message per call, so the history stays a valid sequence. allFailed is true
-// when no call succeeded.
+// when no call succeeded. Once ctx ends (/cancel, shutdown), the calls left
+// are neither run nor held, only answered.
 func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []llm.Message, allFailed bool) {
 	msgs = make([]llm.Message, 0, len(calls))
 	allFailed = true
@@ -28,6 +29,13 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: fmt.Sprintf(
 				"not run: your response proposed %d tool calls and at most %d are run from one response (llm.max_tool_calls); "+
 					"propose the rest again, fewer at a time, if they are still needed", len(calls), t.cfg.MaxToolCalls)})
+			continue
+		}
+		if ctx.Err() != nil {
+			// A tool need not look at its context: a call after the one
+			// /cancel stopped would otherwise still run, or be held.
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID,
+				Content: fmt.Sprintf("not run: the turn was stopped before this call (%v)", context.Cause(ctx))})
 			continue
 		}
 		out, failed, denied := t.runCall(ctx, call)

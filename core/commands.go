@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rs/zerolog"
 )
@@ -49,8 +50,8 @@ func (e *Engine) fastPath(s Signal) (handled bool, err error) {
 			e.tell(ctx, log, s, "Sorry, something went wrong on my side (internal error). Please try again.")
 			handled = true
 		}
-		if handled && s.Done != nil {
-			s.Done()
+		if handled {
+			e.done(s)
 		}
 	}()
 	if len(s.Text) > e.cfg.MaxMessage {
@@ -81,12 +82,23 @@ func (e *Engine) fastPath(s Signal) (handled bool, err error) {
 // commandName returns the command a message's first word names, in lower
 // case, or "" when the first word is not a slash and letters.
 func commandName(text string) string {
-	word, _, _ := strings.Cut(strings.TrimSpace(text), " ")
-	word, _, _ = strings.Cut(word, "\n")
-	if m := commandWord.FindStringSubmatch(strings.TrimSpace(word)); m != nil {
+	word, _ := firstWord(text)
+	if m := commandWord.FindStringSubmatch(word); m != nil {
 		return strings.ToLower(m[1])
 	}
 	return ""
+}
+
+// firstWord splits text into its first word and the rest, both trimmed. A
+// word ends at any space — a tab, a line break, a no-break space — as the
+// approval commands' words do.
+func firstWord(text string) (word, rest string) {
+	text = strings.TrimSpace(text)
+	i := strings.IndexFunc(text, unicode.IsSpace)
+	if i < 0 {
+		return text, ""
+	}
+	return text[:i], strings.TrimSpace(text[i:])
 }
 
 // coreCommand answers one of the core's own commands.

@@ -8,6 +8,8 @@ func TestCommandName(t *testing.T) {
 		"  /Status please":      "status",
 		"/approve@my_bot K7Q2":  "approve",
 		"/cancel\nnow":          "cancel",
+		"/cancel\tnow":          "cancel",
+		"/status\u00a0please":   "status",
 		"/tmp/x is full":        "",
 		"/x2 go":                "",
 		"hello /help":           "",

@@ -436,3 +436,61 @@ func TestToolsCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelStopsTheRestOfAResponsesCalls: /cancel during the first call
+// of a response stops the turn's other calls too: the ones after it are
+// neither run nor held, and each still gets a result in the history, so
+// the next request stays a valid sequence.
+func TestCancelStopsTheRestOfAResponsesCalls(t *testing.T) {
+	started := make(chan struct{})
+	block := testTool{name: "block", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}}
+	var mu sync.Mutex
+	ran := 0
+	mark := testTool{name: "mark", readOnly: true, run: func(context.Context, json.RawMessage) (string, error) {
+		mu.Lock() // a tool that never looks at its context
+		defer mu.Unlock()
+		ran++
+		return "marked", nil
+	}}
+	hist := core.NewMemoryHistory(40)
+	h, b := brokerHarness(t, harnessOpts{extraTools: toolList(block, mark), history: hist,
+		rules: []core.Rule{{Tool: "echo", Decision: core.NeedsApproval}, {Tool: "*", Decision: core.Allow}}})
+	h.fake().Push(fakeoai.ToolCalls(fakeoai.Call{ID: "b", Name: "block", Args: `{}`},
+		fakeoai.Call{ID: "m", Name: "mark", Args: `{}`}, fakeoai.Call{ID: "e", Name: "echo", Args: `{"text":"x"}`}))
+	h.say(t, "c1", "block, then mark and echo")
+	<-started
+	h.say(t, "c1", "/cancel")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "Cancelled the turn in progress") {
+		t.Fatalf("/cancel answer = %q", got)
+	}
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ran != 0 {
+		t.Errorf("a call after the cancelled one ran %d time(s) after /cancel", ran)
+	}
+	if n := b.holds(); n != 0 {
+		t.Errorf("%d call(s) held for approval after /cancel", n)
+	}
+	msgs, err := hist.Load(context.Background(), "test:c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = true
+		}
+	}
+	for _, id := range []string{"b", "m", "e"} {
+		if !results[id] {
+			t.Errorf("call %s has no result in the history after /cancel: %+v", id, msgs)
+		}
+	}
+}

@@ -231,9 +231,7 @@ func (e *Engine) drain(key string) {
 			break
 		}
 		if e.process(s) {
-			if s.Done != nil {
-				s.Done()
-			}
+			e.done(s)
 		} else {
 			dropped++
 		}
@@ -242,6 +240,22 @@ func (e *Engine) drain(key string) {
 	if dropped > 0 {
 		e.log.Warn().Str("conv", key).Int("signals", dropped).Msg("shutdown: queued signals dropped unprocessed")
 	}
+}
+
+// done calls s.Done, if set. Done is the gateway's code (it acknowledges
+// the message on the platform): a panic in it is logged, like one in Act,
+// and never takes the process down.
+func (e *Engine) done(s Signal) {
+	if s.Done == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Str("actuator", s.Conv.Gateway).
+				Str("conv", s.Conv.Key()).Msg("signal's Done panicked")
+		}
+	}()
+	s.Done()
 }
 
 // process runs one signal in a concurrency slot. It reports false, without

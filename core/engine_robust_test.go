@@ -348,3 +348,32 @@ func TestTurnCutByShutdownIsNoError(t *testing.T) {
 		t.Fatalf("the user was sent %d replies about a turn cut by shutdown", n)
 	}
 }
+
+// TestPanickingDoneDoesNotKillTheProcess: Done is the gateway's code (it
+// acknowledges the message on the platform); a panic in it, after a turn
+// or a command, is logged like a panicking Act, and the engine goes on
+// and still becomes idle.
+func TestPanickingDoneDoesNotKillTheProcess(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.fake().Push(fakeoai.Text("first"), fakeoai.Text("second"))
+	for _, text := range []string{"hi", "/help"} {
+		s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "test", Chat: "d"}, From: "test:alice",
+			Text: text, Done: func() { panic("ack boom") }}
+		if err := h.eng.Submit(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		h.gw.next(t)
+	}
+	h.say(t, "d", "still there?")
+	if got := h.gw.next(t).Text; got != "second" {
+		t.Fatalf("reply after the panicking Done = %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if err := h.eng.WaitIdle(ctx); err != nil {
+		t.Fatalf("engine not idle after a panicking Done: %v", err)
+	}
+	if !strings.Contains(h.log.String(), "ack boom") {
+		t.Error("the panic in Done was not logged")
+	}
+}

@@ -10,14 +10,17 @@ import (
 var errUserCancelled = errors.New("cancelled by /cancel")
 
 // runningTurns holds the cancel func of each conversation's turn in
-// progress, so /cancel can stop it from outside the queue.
+// progress, so /cancel can stop it from outside the queue. A cancelled turn
+// stays listed until it has ended: it may still be stopping its tools and
+// recording what they did.
 type runningTurns struct {
 	mu sync.Mutex
 	m  map[string]*runningTurn
 }
 
 type runningTurn struct {
-	cancel context.CancelCauseFunc
+	cancel    context.CancelCauseFunc
+	cancelled bool // by /cancel; under runningTurns.mu
 }
 
 // start derives the context of a turn of conv from parent and records it;
@@ -41,20 +44,23 @@ func (r *runningTurns) start(parent context.Context, conv string) (context.Conte
 	}
 }
 
-// cancel stops conv's turn in progress and reports whether there was one.
+// cancel stops conv's turn in progress and reports whether there was one
+// not cancelled yet.
 func (r *runningTurns) cancel(conv string) bool {
 	r.mu.Lock()
 	rt := r.m[conv]
-	delete(r.m, conv)
-	r.mu.Unlock()
-	if rt == nil {
+	if rt == nil || rt.cancelled {
+		r.mu.Unlock()
 		return false
 	}
+	rt.cancelled = true
+	r.mu.Unlock()
 	rt.cancel(errUserCancelled)
 	return true
 }
 
-// busy reports whether conv has a turn in progress.
+// busy reports whether conv has a turn in progress, a cancelled one that
+// has not ended yet included.
 func (r *runningTurns) busy(conv string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -227,7 +227,9 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	t.log.Debug().Str("provider", resp.Provider).Int("prompt_tokens", resp.Usage.PromptTokens).
 		Int("tool_calls", len(resp.Message.ToolCalls)).Msg("reasoned")
 	if t.cfg.Usage != nil {
-		if err := t.cfg.Usage.AddUsage(ctx, t.key, resp.Usage); err != nil {
+		// The tokens are spent: record them even when the turn is being
+		// cancelled, or the budget would not count them.
+		if err := t.cfg.Usage.AddUsage(context.WithoutCancel(ctx), t.key, resp.Usage); err != nil {
 			t.log.Warn().Err(err).Msg("usage not recorded")
 		}
 	}

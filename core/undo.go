@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/rs/zerolog"
@@ -50,8 +49,8 @@ var undoCommands = []CommandHelp{
 // undo answers /undo [N] in s's conversation.
 func (e *Engine) undo(ctx context.Context, log zerolog.Logger, s Signal) (reply string, escaped bool) {
 	steps := 1
-	if _, arg, _ := strings.Cut(strings.TrimSpace(s.Text), " "); strings.TrimSpace(arg) != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(arg))
+	if _, arg := firstWord(s.Text); arg != "" {
+		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 || n > MaxUndoSteps {
 			return fmt.Sprintf("Usage: /undo [N] — N from 1 to %d changing tool calls to take back (default 1).", MaxUndoSteps), false
 		}

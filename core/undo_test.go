@@ -2,11 +2,13 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -116,5 +118,85 @@ func TestHeldCallCarriesPreflightNote(t *testing.T) {
 	defer b.mu.Unlock()
 	if len(b.held) != 2 || b.held[0].Note != u.preflight || b.held[1].Note != "" {
 		t.Fatalf("held %+v", b.held)
+	}
+}
+
+// TestCommandWordEndsAtAnySpace: a command's first word ends at a tab or a
+// line break as at a space (as the approval commands' does): "/status⇥now"
+// is answered, not sent to the model, and "/undo⇥2" or "/undo⏎2" takes back
+// two calls, not one.
+func TestCommandWordEndsAtAnySpace(t *testing.T) {
+	u := &fakeUndoer{}
+	h := newHarness(t, harnessOpts{undo: u})
+	h.say(t, "c", "/status\tnow")
+	if a := h.gw.next(t); !strings.HasPrefix(a.Text, "Model: ") {
+		t.Fatalf("/status⇥now answered %q", a.Text)
+	}
+	for _, text := range []string{"/undo\t2", "/undo\n2", "/undo\u00a02"} {
+		h.say(t, "c", text)
+		h.gw.next(t)
+	}
+	for i, r := range u.requests() {
+		if r.Steps != 2 {
+			t.Errorf("request %d: /undo with N=2 asked for %d step(s)", i, r.Steps)
+		}
+	}
+	if n := len(h.fake().Requests()); n != 0 {
+		t.Errorf("the model saw %d request(s) for commands", n)
+	}
+}
+
+// stallingHistory is a MemoryHistory whose appends of tool results wait
+// until release is closed: a store still writing what a turn did.
+type stallingHistory struct {
+	*core.MemoryHistory
+	release chan struct{}
+}
+
+func (h stallingHistory) Append(ctx context.Context, conv string, msgs ...llm.Message) error {
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			<-h.release
+			break
+		}
+	}
+	return h.MemoryHistory.Append(ctx, conv, msgs...)
+}
+
+// TestUndoWaitsForACancelledTurnToEnd: /cancel stops a turn, but the turn
+// still winds down (its tool stops, what it did is recorded); until it has
+// ended, /undo refuses as for a turn in progress, so it cannot restore the
+// workspace under a tool still running.
+func TestUndoWaitsForACancelledTurnToEnd(t *testing.T) {
+	started := make(chan struct{})
+	block := testTool{name: "block", readOnly: true, run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}}
+	u := &fakeUndoer{}
+	hist := stallingHistory{MemoryHistory: core.NewMemoryHistory(40), release: make(chan struct{})}
+	h := newHarness(t, harnessOpts{undo: u, history: hist, extraTools: toolList(block)})
+	h.fake().Push(fakeoai.ToolCalls(fakeoai.Call{ID: "b", Name: "block", Args: `{}`}))
+	h.say(t, "c", "block")
+	<-started
+	h.say(t, "c", "/cancel")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "Cancelled the turn in progress") {
+		t.Fatalf("/cancel answer = %q", got)
+	}
+	h.say(t, "c", "/undo")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "A turn is in progress") {
+		t.Errorf("/undo while the cancelled turn winds down answered %q", got)
+	}
+	close(hist.release)
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.say(t, "c", "/undo")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "Restored the workspace") {
+		t.Errorf("/undo after the turn ended answered %q", got)
+	}
+	if n := len(u.requests()); n != 1 {
+		t.Errorf("the Undoer got %d requests, want 1 (after the turn ended)", n)
 	}
 }
