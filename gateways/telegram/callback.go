@@ -39,16 +39,31 @@ func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
 		answered := false
 		answer := func(text string) {
 			answered = true
-			rctx, cancel := context.WithTimeout(rs.ctx, g.cfg.SendTimeout)
-			defer cancel()
-			if _, err := g.api(rctx).Request(tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
-				g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("answerCallbackQuery failed")
+			if err := g.answerCallback(rs.ctx, tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
+				g.log.Warn().Int("update_id", id).Err(err).Msg("answerCallbackQuery failed")
 			}
 		}
 		if text := g.press(rs.ctx, cq, answer); !answered {
 			answer(text)
 		}
 	})
+}
+
+// answerCallback answers a callback query within the send timeout,
+// waiting out a 429's retry_after and asking again. Its error is scrubbed.
+func (g *Gateway) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig) error {
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	for {
+		_, err := g.api(rctx).Request(c)
+		if err == nil {
+			return nil
+		}
+		wait := g.retryAfter(err)
+		if wait <= 0 || gateways.Sleep(rctx, wait) != nil {
+			return g.scrub(err)
+		}
+	}
 }
 
 // press turns a callback into an Approvals.Press, which hands the toast to
