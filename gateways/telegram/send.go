@@ -24,6 +24,10 @@ const chunkLimit = 4000
 // next attempt sends the chunk as plain text.
 var errFormatting = errors.New("telegram refused the formatting")
 
+// errMigrated marks an attempt refused because its group was upgraded to a
+// supergroup: the next attempt goes to the supergroup.
+var errMigrated = errors.New("telegram: the group was upgraded to a supergroup")
+
 // newOutbox builds the gateway's delivery layer from its configuration.
 func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 	out, err := gateways.NewOutbox(gateways.OutboxConfig{
@@ -106,7 +110,8 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
 	plain := false
 	_, err := g.out.Reply(ctx, conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
-		msg := tgbotapi.NewMessage(chat, renderHTML(c.Text))
+		to := g.follow(chat)
+		msg := tgbotapi.NewMessage(to, renderHTML(c.Text))
 		msg.ParseMode = tgbotapi.ModeHTML
 		if plain {
 			msg.Text, msg.ParseMode = c.Text, ""
@@ -120,6 +125,9 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		}
 		m, err := g.call(ctx, msg)
 		if err != nil {
+			if err := g.migrated(to, err); errors.Is(err, errMigrated) {
+				return "", err
+			}
 			if !plain && isEntityError(err) {
 				g.log.Warn().Int64("chat", chat).Err(err).Msg("Telegram refused the formatting; sending plain text")
 				plain = true
@@ -129,7 +137,7 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		}
 		plain = false
 		if c.Last() && req != nil {
-			g.prompts.Add(req.prompt, promptRef{chat: chat, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
+			g.prompts.Add(req.prompt, promptRef{chat: to, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
 		}
 		return strconv.Itoa(m.MessageID), nil
 	})
@@ -153,15 +161,39 @@ func (g *Gateway) send(ctx context.Context, chat int64, c tgbotapi.Chattable) (t
 	return m, err
 }
 
+// follow returns the chat messages to chat go to: the supergroup it was
+// upgraded to, once a refused send said so, else chat itself.
+func (g *Gateway) follow(chat int64) int64 {
+	if to, ok := g.moved.Load(chat); ok {
+		return to.(int64)
+	}
+	return chat
+}
+
+// migrated returns err marked with errMigrated when it is Telegram's
+// refusal of a request to chat because the group was upgraded to a
+// supergroup (400 with migrate_to_chat_id), and remembers the supergroup
+// for follow; any other err is returned as it is.
+func (g *Gateway) migrated(chat int64, err error) error {
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) || apiErr.MigrateToChatID == 0 || apiErr.MigrateToChatID == chat {
+		return err
+	}
+	g.moved.Store(chat, apiErr.MigrateToChatID)
+	g.log.Info().Int64("chat", chat).Int64("supergroup", apiErr.MigrateToChatID).Msg("the group was upgraded to a supergroup; sending there")
+	return fmt.Errorf("%w: %w", errMigrated, err)
+}
+
 // classify tells the delivery layer what a failed request means: a 429
 // with retry_after is a pause for the chat (Telegram does not say whether
 // a global limit was hit; the global pacing keeps below it), a refused
-// formatting is retried at once as plain text, another 4xx is permanent,
+// formatting is retried at once as plain text, a send to a group upgraded
+// to a supergroup at once to the supergroup, another 4xx is permanent,
 // anything else (5xx, transport, a malformed answer) transient.
 func (g *Gateway) classify(err error) gateways.Failure {
 	var apiErr *tgbotapi.Error
 	switch {
-	case errors.Is(err, errFormatting):
+	case errors.Is(err, errFormatting), errors.Is(err, errMigrated):
 		return gateways.Failure{Verdict: gateways.RetryAfter}
 	case !errors.As(err, &apiErr) || apiErr.Code >= 500:
 		return gateways.Failure{Verdict: gateways.Transient}

@@ -65,7 +65,7 @@ func (g *Gateway) sendTyping(ctx context.Context, chat int64) time.Duration {
 	}
 	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 	defer cancel()
-	_, err := g.api(rctx).Request(tgbotapi.NewChatAction(chat, tgbotapi.ChatTyping))
+	_, err := g.api(rctx).Request(tgbotapi.NewChatAction(g.follow(chat), tgbotapi.ChatTyping))
 	if err == nil || ctx.Err() != nil {
 		return 0
 	}
