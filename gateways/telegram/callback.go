@@ -30,7 +30,7 @@ const (
 // data: data only names the approval, the broker decides who may resolve it.
 // The answer (its toast) is the press's acknowledgement: the broker hands
 // it over before an approved action starts, and it is sent then.
-func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
+func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery, topic string) {
 	rs := g.run.Load()
 	if rs == nil {
 		return
@@ -43,7 +43,7 @@ func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
 				g.log.Warn().Int("update_id", id).Err(err).Msg("answerCallbackQuery failed")
 			}
 		}
-		if text := g.press(rs.ctx, cq, answer); !answered {
+		if text := g.press(rs.ctx, cq, topic, answer); !answered {
 			answer(text)
 		}
 	})
@@ -67,8 +67,10 @@ func (g *Gateway) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig)
 }
 
 // press turns a callback into an Approvals.Press, which hands the toast to
-// answer before an approved action starts, and returns the toast.
-func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, answer func(toast string)) string {
+// answer before an approved action starts, and returns the toast. The
+// press is of the conversation of the pressed message (with its forum
+// topic).
+func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, topic string, answer func(toast string)) string {
 	d, token, ok := parseCallbackData(cq.Data)
 	switch {
 	case cq.From == nil || cq.From.IsBot:
@@ -80,7 +82,7 @@ func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, answer 
 	}
 	conv := core.Conversation{Gateway: Name}
 	if cq.Message != nil && cq.Message.Chat != nil {
-		conv.Chat = strconv.FormatInt(cq.Message.Chat.ID, 10)
+		conv.Chat, conv.Thread = strconv.FormatInt(cq.Message.Chat.ID, 10), topic
 	}
 	from := identity(cq.From.ID)
 	out := g.approvals.Press(ctx, from, conv, token, d, answer)

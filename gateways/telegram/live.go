@@ -25,6 +25,10 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 	if err != nil {
 		return nil, false
 	}
+	thread, err := threadID(conv)
+	if err != nil {
+		return nil, false
+	}
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
 	plain := false                          // the worker of the live reply is its only user
 	// render is text as a message's body and parse mode: HTML unless the
@@ -56,7 +60,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 				msg.ReplyToMessageID, _ = strconv.Atoi(replyTo)
 				msg.AllowSendingWithoutReply = true
 			}
-			m, err := g.call(ctx, msg)
+			m, err := g.sendText(ctx, msg, thread)
 			if err := g.migrated(to, err); errors.Is(err, errMigrated) {
 				return "", err
 			}

@@ -21,11 +21,15 @@ func (g *Gateway) StartTyping(ctx context.Context, conv core.Conversation) (stop
 	if err != nil {
 		return func() {}
 	}
+	thread, err := threadID(conv)
+	if err != nil {
+		return func() {}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		g.typing(ctx, chat)
+		g.typing(ctx, chat, thread)
 	}()
 	var once sync.Once
 	return func() {
@@ -38,13 +42,13 @@ func (g *Gateway) StartTyping(ctx context.Context, conv core.Conversation) (stop
 
 // typing renews the indicator until ctx ends, skipping the renewals that
 // would come before the end of a 429's retry_after.
-func (g *Gateway) typing(ctx context.Context, chat int64) {
+func (g *Gateway) typing(ctx context.Context, chat int64, thread int) {
 	t := time.NewTicker(g.cfg.TypingEvery)
 	defer t.Stop()
 	var until time.Time // the end of a retry_after pause sendChatAction was given
 	for {
 		if time.Now().After(until) {
-			if d := g.sendTyping(ctx, chat); d > 0 {
+			if d := g.sendTyping(ctx, chat, thread); d > 0 {
 				until = time.Now().Add(d)
 			}
 		}
@@ -56,16 +60,23 @@ func (g *Gateway) typing(ctx context.Context, chat int64) {
 	}
 }
 
-// sendTyping shows "typing…" in chat once, unless a 429's retry-after
-// pause holds the chat's deliveries: then it skips this renewal. It
-// returns the retry_after of a 429 it was answered with, 0 otherwise.
-func (g *Gateway) sendTyping(ctx context.Context, chat int64) time.Duration {
+// sendTyping shows "typing…" in chat (in forum topic thread unless 0)
+// once, unless a 429's retry-after pause holds the chat's deliveries: then
+// it skips this renewal. It returns the retry_after of a 429 it was
+// answered with, 0 otherwise.
+func (g *Gateway) sendTyping(ctx context.Context, chat int64, thread int) time.Duration {
 	if g.out.Paused(core.Conversation{Gateway: Name, Chat: strconv.FormatInt(chat, 10)}) {
 		return 0
 	}
-	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
-	defer cancel()
-	_, err := g.api(rctx).Request(tgbotapi.NewChatAction(g.follow(chat), tgbotapi.ChatTyping))
+	var err error
+	if thread != 0 {
+		p := tgbotapi.Params{"chat_id": strconv.FormatInt(g.follow(chat), 10), "action": tgbotapi.ChatTyping}
+		err = g.callTopic(ctx, "sendChatAction", p, thread, nil)
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+		_, err = g.api(rctx).Request(tgbotapi.NewChatAction(g.follow(chat), tgbotapi.ChatTyping))
+		cancel()
+	}
 	if err == nil || ctx.Err() != nil {
 		return 0
 	}
