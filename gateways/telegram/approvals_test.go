@@ -229,3 +229,37 @@ func TestResolvedLongRequestLosesOnlyItsButtons(t *testing.T) {
 		t.Fatalf("%d text edits of a long request", n)
 	}
 }
+
+// TestRateLimitedButtonAnswerWaitsAndRetries: a 429 with retry_after on
+// answerCallbackQuery delays the toast until the pause is over; it is not
+// lost (the button's spinner would turn until Telegram gives up on it).
+func TestRateLimitedButtonAnswerWaitsAndRetries(t *testing.T) {
+	h := newHarnessOn(t, faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond,
+		RetryAfter: 5, RetryAfterUnit: 10 * time.Millisecond})).start()
+	h.fake.FailNext("answerCallbackQuery", 1, faketg.FaultTooMany)
+	h.fake.InjectCallback(faketg.Callback{From: alice, ChatID: alice.ID, MessageID: 1, Data: "a:T1"})
+	testutil.WaitFor(t, "the press answered after the 429", func() bool { return len(h.fake.Answers()) == 1 })
+	if a := h.fake.Answers()[0]; a.Text != "Approved." {
+		t.Fatalf("answer %+v", a)
+	}
+	if n := h.fake.EarlyCalls("answerCallbackQuery"); n != 0 {
+		t.Fatalf("%d answers during the 429 pause; want none", n)
+	}
+}
+
+// TestTypingHonoursRetryAfter: after a 429 with retry_after on
+// sendChatAction, the indicator is not renewed before the pause is over,
+// and resumes after it.
+func TestTypingHonoursRetryAfter(t *testing.T) {
+	// retry_after 10 units of 10 ms: five renewal periods of FastConfig.
+	h := newHarnessOn(t, faketg.New(faketg.Options{Token: testToken, MaxPollWait: 200 * time.Millisecond,
+		RetryAfter: 10, RetryAfterUnit: 10 * time.Millisecond}))
+	h.fake.FailNext("sendChatAction", 1, faketg.FaultTooMany)
+	stop := h.gw.StartTyping(context.Background(), convOf(alice.ID))
+	defer stop()
+	testutil.WaitFor(t, "typing shown again after the pause", func() bool { return len(h.fake.Actions()) >= 2 })
+	stop()
+	if n := h.fake.EarlyCalls("sendChatAction"); n != 0 {
+		t.Fatalf("%d typing renewals during the 429 pause; want none", n)
+	}
+}

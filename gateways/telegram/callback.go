@@ -30,7 +30,7 @@ const (
 // data: data only names the approval, the broker decides who may resolve it.
 // The answer (its toast) is the press's acknowledgement: the broker hands
 // it over before an approved action starts, and it is sent then.
-func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
+func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery, topic string) {
 	rs := g.run.Load()
 	if rs == nil {
 		return
@@ -39,21 +39,38 @@ func (g *Gateway) onCallback(id int, cq *tgbotapi.CallbackQuery) {
 		answered := false
 		answer := func(text string) {
 			answered = true
-			rctx, cancel := context.WithTimeout(rs.ctx, g.cfg.SendTimeout)
-			defer cancel()
-			if _, err := g.api(rctx).Request(tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
-				g.log.Warn().Int("update_id", id).Err(g.scrub(err)).Msg("answerCallbackQuery failed")
+			if err := g.answerCallback(rs.ctx, tgbotapi.NewCallback(cq.ID, truncateUTF16(text, maxToast))); err != nil {
+				g.log.Warn().Int("update_id", id).Err(err).Msg("answerCallbackQuery failed")
 			}
 		}
-		if text := g.press(rs.ctx, cq, answer); !answered {
+		if text := g.press(rs.ctx, cq, topic, answer); !answered {
 			answer(text)
 		}
 	})
 }
 
+// answerCallback answers a callback query within the send timeout,
+// waiting out a 429's retry_after and asking again. Its error is scrubbed.
+func (g *Gateway) answerCallback(ctx context.Context, c tgbotapi.CallbackConfig) error {
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	for {
+		_, err := g.api(rctx).Request(c)
+		if err == nil {
+			return nil
+		}
+		wait := g.retryAfter(err)
+		if wait <= 0 || gateways.Sleep(rctx, wait) != nil {
+			return g.scrub(err)
+		}
+	}
+}
+
 // press turns a callback into an Approvals.Press, which hands the toast to
-// answer before an approved action starts, and returns the toast.
-func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, answer func(toast string)) string {
+// answer before an approved action starts, and returns the toast. The
+// press is of the conversation of the pressed message (with its forum
+// topic).
+func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, topic string, answer func(toast string)) string {
 	d, token, ok := parseCallbackData(cq.Data)
 	switch {
 	case cq.From == nil || cq.From.IsBot:
@@ -65,7 +82,7 @@ func (g *Gateway) press(ctx context.Context, cq *tgbotapi.CallbackQuery, answer 
 	}
 	conv := core.Conversation{Gateway: Name}
 	if cq.Message != nil && cq.Message.Chat != nil {
-		conv.Chat = strconv.FormatInt(cq.Message.Chat.ID, 10)
+		conv.Chat, conv.Thread = strconv.FormatInt(cq.Message.Chat.ID, 10), topic
 	}
 	from := identity(cq.From.ID)
 	out := g.approvals.Press(ctx, from, conv, token, d, answer)

@@ -28,17 +28,45 @@ func (g *Gateway) handleRaw(ctx context.Context, inbox gateways.Inbox, id int, r
 	}
 	switch {
 	case u.Message != nil:
-		return g.onMessage(ctx, inbox, id, u.Message, done)
+		return g.onMessage(ctx, inbox, id, u.Message, topicOf(raw), done)
 	case u.CallbackQuery != nil:
-		g.onCallback(id, u.CallbackQuery)
+		g.onCallback(id, u.CallbackQuery, topicOf(raw))
 	default:
 		g.log.Debug().Int("update_id", id).Msg("ignoring an update of another kind")
 	}
 	return false, nil
 }
 
-// onMessage normalises a message into a signal for inbox.
-func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m *tgbotapi.Message, done func()) (bool, error) {
+// topicOf returns the forum topic of an update's message, or of the
+// message whose button a callback query pressed ("" when it is in none):
+// the library's Message has no message_thread_id.
+func topicOf(raw []byte) string {
+	type message struct {
+		ThreadID int  `json:"message_thread_id"`
+		IsTopic  bool `json:"is_topic_message"`
+	}
+	var u struct {
+		Message       *message `json:"message"`
+		CallbackQuery *struct {
+			Message *message `json:"message"`
+		} `json:"callback_query"`
+	}
+	if json.Unmarshal(raw, &u) != nil {
+		return ""
+	}
+	m := u.Message
+	if m == nil && u.CallbackQuery != nil {
+		m = u.CallbackQuery.Message
+	}
+	if m == nil || !m.IsTopic || m.ThreadID <= 0 {
+		return ""
+	}
+	return strconv.Itoa(m.ThreadID)
+}
+
+// onMessage normalises a message into a signal for inbox; a message in a
+// forum topic is of the conversation chat:topic.
+func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m *tgbotapi.Message, topic string, done func()) (bool, error) {
 	if m.Chat == nil || m.From == nil {
 		g.log.Warn().Int("update_id", id).Msg("skipping a message without chat or sender")
 		return false, nil
@@ -55,7 +83,7 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 	if !private && (other || g.cfg.Group == GroupMention && !addressed) {
 		return false, nil
 	}
-	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10)}
+	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10), Thread: topic}
 	if strings.TrimSpace(text) == "" {
 		if hasMedia(m) && (private || addressed) { // not to every sticker in a group
 			g.replyLater(conv, notSupported, m.MessageID)

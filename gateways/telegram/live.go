@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -21,6 +22,10 @@ var _ core.ReplyStreamer = (*Gateway)(nil)
 // whose fence line came before its code).
 func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo string) (core.LiveReply, bool) {
 	chat, err := chatID(conv)
+	if err != nil {
+		return nil, false
+	}
+	thread, err := threadID(conv)
 	if err != nil {
 		return nil, false
 	}
@@ -48,13 +53,17 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 	}
 	return g.out.StartLive(ctx, conv, gateways.LiveFuncs{
 		Send: func(ctx context.Context, text string, index int) (string, error) {
-			msg := tgbotapi.NewMessage(chat, "")
+			to := g.follow(chat)
+			msg := tgbotapi.NewMessage(to, "")
 			msg.Text, msg.ParseMode = render(text)
 			if index == 0 && replyTo != "" {
 				msg.ReplyToMessageID, _ = strconv.Atoi(replyTo)
 				msg.AllowSendingWithoutReply = true
 			}
-			m, err := g.call(ctx, msg)
+			m, err := g.sendText(ctx, msg, thread)
+			if err := g.migrated(to, err); errors.Is(err, errMigrated) {
+				return "", err
+			}
 			if err := settle(err); err != nil {
 				return "", err
 			}
@@ -65,7 +74,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 			if err != nil {
 				return fmt.Errorf("telegram: live reply: bad message id %q", id)
 			}
-			edit := tgbotapi.NewEditMessageText(chat, msgID, "")
+			edit := tgbotapi.NewEditMessageText(g.follow(chat), msgID, "") // where Send sent it
 			edit.Text, edit.ParseMode = render(text)
 			_, err = g.call(ctx, edit)
 			if isNotModified(err) {

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -322,4 +323,54 @@ func TestUpdatesWithoutSignalAreDoneAtOnce(t *testing.T) {
 	})
 	testutil.WaitFor(t, "everything confirmed", func() bool { return h.fake.Pending() == 0 })
 	h.inbox.Empty(t)
+}
+
+// TestForumTopicIsTheConversationThread: a message in a forum topic of a
+// supergroup is a signal of the conversation chat:topic, and the reply,
+// like the typing indicator, goes to that topic (not the General one).
+func TestForumTopicIsTheConversationThread(t *testing.T) {
+	h := newHarness(t).start()
+	m := inGroup(alice, "@gatehouse_bot status?")
+	m.Extra = map[string]json.RawMessage{"message_thread_id": json.RawMessage(`56`), "is_topic_message": json.RawMessage(`true`)}
+	h.fake.InjectMessage(m)
+	s := h.inbox.Next(t)
+	if s.Conv.Key() != "telegram:-100500:56" || s.Text != "status?" {
+		t.Fatalf("signal %+v, want conversation telegram:-100500:56", s)
+	}
+	stop := h.gw.StartTyping(context.Background(), s.Conv)
+	testutil.WaitFor(t, "typing shown", func() bool { return len(h.fake.Actions()) > 0 })
+	stop()
+	if a := h.fake.Actions()[0]; a.ChatID != group.ID || a.Thread != 56 {
+		t.Fatalf("typing %+v, want in topic 56", a)
+	}
+	if _, err := h.gw.Act(context.Background(), core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: "all green", ReplyTo: s.MessageID}); err != nil {
+		t.Fatal(err)
+	}
+	live, ok := h.gw.StartLive(context.Background(), s.Conv, "")
+	if !ok {
+		t.Fatal("no live reply")
+	}
+	if err := live.Finish(context.Background(), "streamed, all green"); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.fake.Sent()
+	if len(sent) != 2 {
+		t.Fatalf("sent %+v, want the reply and the streamed one", sent)
+	}
+	for i, want := range []string{"all green", "streamed, all green"} {
+		if sent[i].ChatID != group.ID || sent[i].Thread != 56 || sent[i].Plain != want {
+			t.Fatalf("sent %+v, want %q in topic 56", sent[i], want)
+		}
+	}
+	if sent[0].ReplyTo == 0 {
+		t.Fatalf("reply %+v does not answer the message", sent[0])
+	}
+	// A button pressed on a message in the topic is a press in the topic.
+	h.fake.InjectUpdate(`{"callback_query":{"id":"cq-topic","chat_instance":"1","data":"a:K7Q2",` +
+		`"from":{"id":1002,"is_bot":false,"first_name":"Bob"},` +
+		`"message":{"message_id":9,"date":1,"chat":{"id":-100500,"type":"supergroup"},"message_thread_id":56,"is_topic_message":true,"text":"Approval needed"}}}`)
+	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.Calls()) > 0 })
+	if got := h.appr.Calls()[0].Conv; got.Key() != "telegram:-100500:56" {
+		t.Fatalf("press in conversation %s, want telegram:-100500:56", got.Key())
+	}
 }

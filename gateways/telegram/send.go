@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -23,6 +24,10 @@ const chunkLimit = 4000
 // errFormatting marks an attempt whose HTML Telegram could not parse: the
 // next attempt sends the chunk as plain text.
 var errFormatting = errors.New("telegram refused the formatting")
+
+// errMigrated marks an attempt refused because its group was upgraded to a
+// supergroup: the next attempt goes to the supergroup.
+var errMigrated = errors.New("telegram: the group was upgraded to a supergroup")
 
 // newOutbox builds the gateway's delivery layer from its configuration.
 func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
@@ -93,11 +98,28 @@ func chatID(conv core.Conversation) (int64, error) {
 	return chat, nil
 }
 
+// threadID is conv's forum topic as Telegram's message_thread_id, 0 when
+// it has none.
+func threadID(conv core.Conversation) (int, error) {
+	if conv.Thread == "" {
+		return 0, nil
+	}
+	thread, err := strconv.Atoi(conv.Thread)
+	if err != nil || thread <= 0 {
+		return 0, fmt.Errorf("telegram: conversation %s: bad topic id %q", conv.Key(), conv.Thread)
+	}
+	return thread, nil
+}
+
 // reply sends a's text through the delivery layer. Each chunk is rendered
 // as HTML; if Telegram cannot parse the entities, the next attempt sends
 // that chunk as plain text. With req, the last chunk carries the approval
 // buttons and is remembered for the edit once the request is resolved.
 func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *request) error {
+	thread, err := threadID(a.Conv)
+	if err != nil {
+		return err
+	}
 	buttons := tgbotapi.NewMessage(chat, "") // holds the keyboard, built once for every attempt
 	if req != nil {
 		g.attachKeyboard(&buttons, req.prompt)
@@ -105,8 +127,9 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 	conv := a.Conv
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
 	plain := false
-	_, err := g.out.Reply(ctx, conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
-		msg := tgbotapi.NewMessage(chat, renderHTML(c.Text))
+	_, err = g.out.Reply(ctx, conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+		to := g.follow(chat)
+		msg := tgbotapi.NewMessage(to, renderHTML(c.Text))
 		msg.ParseMode = tgbotapi.ModeHTML
 		if plain {
 			msg.Text, msg.ParseMode = c.Text, ""
@@ -118,8 +141,11 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		if c.Last() {
 			msg.ReplyMarkup = buttons.ReplyMarkup
 		}
-		m, err := g.call(ctx, msg)
+		m, err := g.sendText(ctx, msg, thread)
 		if err != nil {
+			if err := g.migrated(to, err); errors.Is(err, errMigrated) {
+				return "", err
+			}
 			if !plain && isEntityError(err) {
 				g.log.Warn().Int64("chat", chat).Err(err).Msg("Telegram refused the formatting; sending plain text")
 				plain = true
@@ -129,7 +155,7 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		}
 		plain = false
 		if c.Last() && req != nil {
-			g.prompts.Add(req.prompt, promptRef{chat: chat, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
+			g.prompts.Add(req.prompt, promptRef{chat: to, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
 		}
 		return strconv.Itoa(m.MessageID), nil
 	})
@@ -153,15 +179,39 @@ func (g *Gateway) send(ctx context.Context, chat int64, c tgbotapi.Chattable) (t
 	return m, err
 }
 
+// follow returns the chat messages to chat go to: the supergroup it was
+// upgraded to, once a refused send said so, else chat itself.
+func (g *Gateway) follow(chat int64) int64 {
+	if to, ok := g.moved.Load(chat); ok {
+		return to.(int64)
+	}
+	return chat
+}
+
+// migrated returns err marked with errMigrated when it is Telegram's
+// refusal of a request to chat because the group was upgraded to a
+// supergroup (400 with migrate_to_chat_id), and remembers the supergroup
+// for follow; any other err is returned as it is.
+func (g *Gateway) migrated(chat int64, err error) error {
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) || apiErr.MigrateToChatID == 0 || apiErr.MigrateToChatID == chat {
+		return err
+	}
+	g.moved.Store(chat, apiErr.MigrateToChatID)
+	g.log.Info().Int64("chat", chat).Int64("supergroup", apiErr.MigrateToChatID).Msg("the group was upgraded to a supergroup; sending there")
+	return fmt.Errorf("%w: %w", errMigrated, err)
+}
+
 // classify tells the delivery layer what a failed request means: a 429
 // with retry_after is a pause for the chat (Telegram does not say whether
 // a global limit was hit; the global pacing keeps below it), a refused
-// formatting is retried at once as plain text, another 4xx is permanent,
+// formatting is retried at once as plain text, a send to a group upgraded
+// to a supergroup at once to the supergroup, another 4xx is permanent,
 // anything else (5xx, transport, a malformed answer) transient.
 func (g *Gateway) classify(err error) gateways.Failure {
 	var apiErr *tgbotapi.Error
 	switch {
-	case errors.Is(err, errFormatting):
+	case errors.Is(err, errFormatting), errors.Is(err, errMigrated):
 		return gateways.Failure{Verdict: gateways.RetryAfter}
 	case !errors.As(err, &apiErr) || apiErr.Code >= 500:
 		return gateways.Failure{Verdict: gateways.Transient}
@@ -182,6 +232,44 @@ func (g *Gateway) call(ctx context.Context, c tgbotapi.Chattable) (tgbotapi.Mess
 	defer cancel()
 	m, err := g.api(rctx).Send(c)
 	return m, g.scrub(err)
+}
+
+// sendText sends msg like call, into forum topic thread unless it is 0.
+// The library's configs have no message_thread_id, so such a request is
+// made from msg's fields (those the gateway sets) and the topic.
+func (g *Gateway) sendText(ctx context.Context, msg tgbotapi.MessageConfig, thread int) (tgbotapi.Message, error) {
+	if thread == 0 {
+		return g.call(ctx, msg)
+	}
+	p := tgbotapi.Params{"chat_id": strconv.FormatInt(msg.ChatID, 10), "text": msg.Text}
+	p.AddNonEmpty("parse_mode", msg.ParseMode)
+	p.AddNonZero("reply_to_message_id", msg.ReplyToMessageID)
+	p.AddBool("allow_sending_without_reply", msg.AllowSendingWithoutReply)
+	if err := p.AddInterface("reply_markup", msg.ReplyMarkup); err != nil {
+		return tgbotapi.Message{}, fmt.Errorf("telegram: reply markup: %w", err)
+	}
+	var m tgbotapi.Message
+	return m, g.callTopic(ctx, "sendMessage", p, thread, &m)
+}
+
+// callTopic makes one request of method with p in forum topic thread,
+// with the send timeout and a scrubbed error, and decodes its result into
+// out (when not nil).
+func (g *Gateway) callTopic(ctx context.Context, method string, p tgbotapi.Params, thread int, out any) error {
+	p.AddNonZero("message_thread_id", thread)
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	resp, err := g.api(rctx).MakeRequest(method, p)
+	if err != nil {
+		return g.scrub(err)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Result, out); err != nil {
+		return fmt.Errorf("telegram: %s result: %w", method, err)
+	}
+	return nil
 }
 
 // isEntityError reports Telegram's refusal of a text's formatting.

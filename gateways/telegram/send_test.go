@@ -220,3 +220,30 @@ func TestActRejectsWhatItCannotDeliver(t *testing.T) {
 		t.Fatalf("sent %+v", h.fake.Sent())
 	}
 }
+
+// TestReplyToAnUpgradedGroupFollowsIt: a group upgraded to a supergroup
+// (Telegram answers sends to the old id with 400 and migrate_to_chat_id)
+// still gets its reply, every chunk once, in the supergroup; the next
+// reply goes there directly.
+func TestReplyToAnUpgradedGroupFollowsIt(t *testing.T) {
+	h := newHarness(t)
+	const old, super = -500, -100500
+	h.fake.Migrate(old, super)
+	text := longReply(6000)
+	if _, err := h.gw.Act(context.Background(), reply(convOf(old), text)); err != nil {
+		t.Fatalf("reply to the upgraded group: %v", err)
+	}
+	sent := h.fake.Sent()
+	if len(sent) != 2 || sent[0].ChatID != super || sent[1].ChatID != super {
+		t.Fatalf("sent %+v, want the reply's two chunks in %d", sent, int64(super))
+	}
+	if _, err := h.gw.Act(context.Background(), reply(convOf(old), "and again")); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.fake.Sent(); len(got) != 3 || got[2].ChatID != super || got[2].Plain != "and again" {
+		t.Fatalf("second reply: %+v", got[len(got)-1])
+	}
+	if n := h.fake.Calls("sendMessage"); n != 4 {
+		t.Errorf("%d sendMessage calls; want one refused by the old group, then three", n)
+	}
+}

@@ -54,6 +54,7 @@ type Gateway struct {
 	hookMu    sync.Mutex   // serialises webhook updates
 	saveMu    sync.Mutex   // serialises offset saves
 	saved     string       // the offset cursor last saved
+	moved     sync.Map     // group chat id (int64) → the supergroup it was upgraded to (int64)
 	run       atomic.Pointer[runState]
 	wg        sync.WaitGroup // callbacks and replies started by Run
 

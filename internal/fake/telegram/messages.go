@@ -142,7 +142,7 @@ func (s *Server) storeSentLocked(chat int64, o outgoing, p params) (any, *apiErr
 	}
 	m := Sent{
 		Method: "sendMessage", ChatID: chat, MessageID: s.newMessageIDLocked(chat),
-		Text: o.text, Plain: o.plain, ParseMode: o.mode, Markup: o.markup, ReplyTo: replyTo, At: time.Now(),
+		Text: o.text, Plain: o.plain, ParseMode: o.mode, Markup: o.markup, ReplyTo: replyTo, Thread: p.int("message_thread_id"), At: time.Now(),
 	}
 	s.sent = append(s.sent, m)
 	stored := m
@@ -262,7 +262,7 @@ func (s *Server) sendChatAction(w http.ResponseWriter, _ *http.Request, p params
 		return
 	}
 	s.mu.Lock()
-	s.actions = append(s.actions, ChatAction{ChatID: chat, Action: p["action"]})
+	s.actions = append(s.actions, ChatAction{ChatID: chat, Thread: p.int("message_thread_id"), Action: p["action"]})
 	s.mu.Unlock()
 	writeResult(w, true)
 }

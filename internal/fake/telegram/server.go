@@ -60,6 +60,7 @@ type Server struct {
 	penalty  map[string]time.Time // chat_id -> end of its 429 pause
 	early    map[string]int       // method → requests during a 429 pause
 	webhook  webhookState
+	migrated map[int64]int64 // group chat id → the supergroup it was upgraded to
 }
 
 type update struct {
@@ -106,6 +107,7 @@ func New(o Options) *Server {
 		early:    make(map[string]int),
 		calls:    make(map[string]int),
 		penalty:  make(map[string]time.Time),
+		migrated: make(map[int64]int64),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	return s
@@ -152,6 +154,16 @@ func (s *Server) FailNext(method string, n int, f Fault) {
 	for range n {
 		s.faults[method] = append(s.faults[method], f)
 	}
+}
+
+// Migrate upgrades the group chat from to the supergroup to: from then on
+// every request naming chat_id from fails as the Bot API answers it, 400
+// "group chat was upgraded to a supergroup chat" with
+// parameters.migrate_to_chat_id.
+func (s *Server) Migrate(from, to int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.migrated[from] = to
 }
 
 // RejectEntities makes every sendMessage and editMessageText that has a
@@ -212,6 +224,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if s.injectFault(w, r, method, p["chat_id"]) {
 		return
+	}
+	if chat, ok := p.int64("chat_id"); ok {
+		s.mu.Lock()
+		to, moved := s.migrated[chat]
+		s.mu.Unlock()
+		if moved {
+			writeJSON(w, http.StatusBadRequest, envelope{ErrorCode: http.StatusBadRequest,
+				Description: "Bad Request: group chat was upgraded to a supergroup chat", Parameters: &responseParams{MigrateToChatID: to}})
+			return
+		}
 	}
 	h, ok := s.handlers()[method]
 	if !ok {

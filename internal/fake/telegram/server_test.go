@@ -301,3 +301,16 @@ func TestCallbackQueryExpires(t *testing.T) {
 		t.Fatalf("LateAnswers = %d, want 1", n)
 	}
 }
+
+func TestMigratedGroupAnswersWithItsSupergroup(t *testing.T) {
+	s, bot := newFake(t)
+	s.Migrate(-500, -100500)
+	_, err := bot.Send(tgbotapi.NewMessage(-500, "hello"))
+	var apiErr *tgbotapi.Error
+	if !errors.As(err, &apiErr) || apiErr.Code != http.StatusBadRequest || apiErr.MigrateToChatID != -100500 {
+		t.Fatalf("send to the old group: %v (%+v)", err, apiErr)
+	}
+	if _, err := bot.Send(tgbotapi.NewMessage(-100500, "hello")); err != nil {
+		t.Fatalf("send to the supergroup: %v", err)
+	}
+}

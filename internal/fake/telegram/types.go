@@ -107,6 +107,7 @@ type Sent struct {
 	ParseMode string
 	Markup    *Keyboard // decoded reply_markup; nil when none
 	ReplyTo   int
+	Thread    int // message_thread_id: the forum topic; 0 when none
 	At        time.Time
 }
 
@@ -120,6 +121,7 @@ type Answer struct {
 // ChatAction records a sendChatAction call.
 type ChatAction struct {
 	ChatID int64
+	Thread int // message_thread_id: the forum topic; 0 when none
 	Action string
 }
 

@@ -87,7 +87,8 @@ type envelope struct {
 }
 
 type responseParams struct {
-	RetryAfter int `json:"retry_after,omitempty"`
+	MigrateToChatID int64 `json:"migrate_to_chat_id,omitempty"`
+	RetryAfter      int   `json:"retry_after,omitempty"`
 }
 
 func writeResult(w http.ResponseWriter, result any) {
