@@ -43,6 +43,7 @@ type e2e struct {
 	ai        *fakeoai.Server
 	workspace string
 	logs      *testutil.SyncBuffer
+	run       *gatewaytest.Runner // app.Run
 }
 
 func startE2E(t *testing.T) *e2e {
@@ -69,6 +70,7 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 	}
 	log := zerolog.New(e.logs)
 	run := gatewaytest.NewRunner(t, "app.Run", 10*time.Second)
+	e.run = run
 	a, err := app.New(run.Context(), app.Options{Config: cfg, Log: log, Secrets: secrets.New(e2eToken, e2eAPIKey),
 		Tune: func(settings any) {
 			c, ok := settings.(*telegram.Config)
