@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // maxListEntries caps how many entries list_dir shows.
@@ -32,10 +34,17 @@ func (listDir) Spec() Spec {
 // Run lists the directory, sorted by name.
 func (t listDir) Run(_ context.Context, args json.RawMessage) (string, error) {
 	return t.ws.run(args, false, func(root *os.Root, path string, a pathArgs) (string, error) {
-		entries, err := fs.ReadDir(root.FS(), path)
+		// O_DIRECTORY: a FIFO is refused, never opened and waited on.
+		d, err := root.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 		if err != nil {
 			return "", pathErr(a.Path, err)
 		}
+		defer d.Close()
+		entries, err := d.ReadDir(-1)
+		if err != nil {
+			return "", pathErr(a.Path, err)
+		}
+		slices.SortFunc(entries, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
 		if len(entries) == 0 {
 			return "(empty)", nil
 		}

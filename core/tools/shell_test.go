@@ -137,6 +137,45 @@ func TestShellEnvironmentIsScrubbed(t *testing.T) {
 	}
 }
 
+// TestShellEnvironmentSecretsUnderOtherNames: variables whose names say
+// they hold a secret without the suffixes the redaction set goes by
+// (SECRET_KEY_BASE, DB_PASS, GITHUB_PAT, …), and any whose value is a URL
+// with a password (a proxy's credentials), do not reach a command; they
+// used to, and `env` showed them.
+func TestShellEnvironmentSecretsUnderOtherNames(t *testing.T) {
+	hidden := map[string]string{
+		"SECRET_KEY_BASE":      "rails-base-5e11",
+		"CLIENT_SECRET_ID":     "cs-5e12",
+		"DB_PASS":              "db-pass-5e13",
+		"SMTP_PASSPHRASE":      "phrase-5e14",
+		"GITHUB_PAT":           "pat-5e15",
+		"VAULT_TOKEN_VALUE":    "vault-5e16",
+		"MYAPP_APIKEY":         "apikey-5e17",
+		"GOOGLE_CREDENTIALS_1": "gcred-5e18",
+		"SSH_PRIVATE_KEY_B64":  "priv-5e19",
+		"HTTPS_PROXY":          "http://proxyuser:proxy-5e20@proxy.example:3128",
+	}
+	for name, value := range hidden {
+		t.Setenv(name, value)
+	}
+	t.Setenv("NO_PROXY_HOSTS", "http://proxy.example:3128")
+	t.Setenv("GIT_AUTHOR_NAME", "Ada")
+	out, err := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir()}), "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, value := range hidden {
+		if strings.Contains(out, name+"=") || strings.Contains(out, value) {
+			t.Errorf("env shows %s", name)
+		}
+	}
+	for _, kept := range []string{"NO_PROXY_HOSTS=http://proxy.example:3128", "GIT_AUTHOR_NAME=Ada"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("an ordinary variable was removed: %s", kept)
+		}
+	}
+}
+
 func TestShellRedactsOutput(t *testing.T) {
 	out, _ := runShell(t, context.Background(), NewShell(ShellOptions{Workspace: t.TempDir(), Secrets: secrets.New("s3cr3t-value")}), "echo s3cr3t-value")
 	if strings.Contains(out, "s3cr3t") {

@@ -202,3 +202,37 @@ func TestWriteFileRefusesNonRegular(t *testing.T) {
 		t.Errorf("real.txt = %q, want %q", b, "short")
 	}
 }
+
+// TestListDirRefusesFIFO: list_dir of a FIFO returns "not a directory" at
+// once; it used to open it for reading and wait for a writer forever,
+// past the tool's timeout.
+func TestListDirRefusesFIFO(t *testing.T) {
+	ws, _ := testWorkspace(t)
+	fifo := filepath.Join(ws.Dir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Should list_dir be stuck in open(2), a writer frees it.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := runTool(t, NewListDir(ws), pathArgs{Path: "fifo"})
+		done <- err
+	}()
+	var err error
+	testutil.WaitFor(t, "list_dir fifo to return", func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("list_dir fifo: %v, want a not-a-directory error", err)
+	}
+}

@@ -145,10 +145,18 @@ func writeAtomic(root *os.Root, path, content string, fault func(writeStep, *os.
 	return nil
 }
 
+// nameMax is the longest file name most file systems take (NAME_MAX).
+const nameMax = 255
+
 // createTemp creates a new, empty temporary file in path's directory,
-// named after it, with mode (before the umask).
+// named after it, with mode (before the umask). A long name is cut, on a
+// character boundary, so that the temporary name fits in nameMax bytes
+// whenever path's own name does.
 func createTemp(root *os.Root, path string, mode fs.FileMode) (string, *os.File, error) {
 	dir, base := filepath.Split(path)
+	if room := nameMax - len(".") - len(".tmp-") - 12; len(base) > room {
+		base = base[:runeStart(base, room)]
+	}
 	for range 10 {
 		var r [6]byte
 		rand.Read(r[:])

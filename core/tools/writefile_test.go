@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // runWrite runs tool with a write_file call of path and content.
@@ -146,4 +147,33 @@ func TestWriteFileNeverHalfWritten(t *testing.T) {
 		t.Fatalf("write over a directory = %q, nil; want an error", out)
 	}
 	noTempFiles(t, dir)
+}
+
+// TestWriteFileLongName: a file name as long as the file system allows
+// (255 bytes) is written like any other, multi-byte characters included;
+// the temporary file beside it is named after a prefix of it. The
+// temporary name used to take the whole name plus 18 bytes and failed with
+// "file name too long" for names of 238 bytes and more.
+func TestWriteFileLongName(t *testing.T) {
+	ws, _ := testWorkspace(t)
+	dir := ws.Dir()
+	for _, name := range []string{strings.Repeat("a", 255), strings.Repeat("é", 127) + "x", strings.Repeat("b", 238)} {
+		var tmpName string
+		tool := writeFile{ws: ws, fault: func(step writeStep, _ *os.Root, _, tmp string) {
+			if step == stepSynced {
+				tmpName = tmp
+			}
+		}}
+		out, err := runWrite(t, tool, "sub/"+name, "long")
+		if err != nil {
+			t.Fatalf("write_file of a %d-byte name: %q, %v", len(name), out, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "sub", name)); string(b) != "long" {
+			t.Errorf("%d-byte name: file holds %q, want %q", len(name), b, "long")
+		}
+		if base := filepath.Base(tmpName); !utf8.ValidString(base) || !strings.HasPrefix(base, "."+name[:2]) {
+			t.Errorf("%d-byte name: temporary file %q, want a valid name starting with %q", len(name), base, "."+name[:2])
+		}
+	}
+	noTempFiles(t, filepath.Join(dir, "sub"))
 }

@@ -17,7 +17,10 @@ import (
 const self = "/proc/self/exe"
 
 // Command returns the supervisor process for s, started from the binary
-// exe (empty: the running binary itself): in its own process group, sent SIGTERM
+// exe (empty: the running binary itself): in a session of its own, so
+// that neither it nor the command has the bot's terminal as controlling
+// terminal (a command could read what is typed there, or type into it
+// with TIOCSTI), sent SIGTERM
 // when the bot dies (Pdeathsig) and when ctx ends (the supervisor then
 // kills the whole tree). The caller sets Stdout and Stderr, starts it and
 // waits for it on the same locked OS thread: Pdeathsig fires when the
@@ -31,7 +34,7 @@ func Command(ctx context.Context, exe string, s Spec) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	return cmd
 }
