@@ -785,3 +785,22 @@ func TestRestoreSyncsWhatItChanged(t *testing.T) {
 		t.Errorf("the restore synced %q, the untouched directory same/ too", synced)
 	}
 }
+
+// A file name is bytes, not text: /undo must not rename a file whose name
+// is not UTF-8 (the manifest's JSON once stored it with U+FFFD, so the
+// restore removed the file and wrote it back under that other name).
+func TestUndoKeepsNamesThatAreNotUTF8(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("caf\xe9.txt", "latin-1 name\n")
+	if err := os.Symlink("t\xffrget", filepath.Join(f.ws, "link\x80")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, f.ws)
+	f.call(convA, "write_file", "")
+	f.write("new.txt", "created\n")
+	reply, _ := undo(f.m, convA, "console:local", false, 1)
+	sameTree(t, "after /undo", tree(t, f.ws), before)
+	if strings.Contains(reply, "caf") || strings.Contains(reply, "link") {
+		t.Errorf("the reply names files nothing changed:\n%s", reply)
+	}
+}

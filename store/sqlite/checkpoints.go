@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -201,17 +202,22 @@ func scanCheckpoint(row interface{ Scan(...any) error }, extra ...any) (record.C
 }
 
 // manifestEntry is a CheckpointFile as stored: short keys, times as Unix
-// nanoseconds.
+// nanoseconds. A path or link target that is not valid UTF-8 (a file
+// name is any bytes) goes in PB or LB, as raw bytes: JSON would replace
+// its invalid bytes with U+FFFD, and a restore would then remove the file
+// and create it under another name.
 type manifestEntry struct {
-	P string `json:"p"`
-	K string `json:"k,omitempty"` // "" is a file
-	M uint32 `json:"m"`
-	S int64  `json:"s,omitempty"`
-	T int64  `json:"t,omitempty"`
-	C int64  `json:"c,omitempty"`
-	I uint64 `json:"i,omitempty"`
-	B string `json:"b,omitempty"`
-	L string `json:"l,omitempty"`
+	P  string `json:"p"`
+	PB []byte `json:"pb,omitempty"`
+	K  string `json:"k,omitempty"` // "" is a file
+	M  uint32 `json:"m"`
+	S  int64  `json:"s,omitempty"`
+	T  int64  `json:"t,omitempty"`
+	C  int64  `json:"c,omitempty"`
+	I  uint64 `json:"i,omitempty"`
+	B  string `json:"b,omitempty"`
+	L  string `json:"l,omitempty"`
+	LB []byte `json:"lb,omitempty"`
 }
 
 // encodeManifest is the files column: gzip-compressed JSON.
@@ -224,6 +230,12 @@ func encodeManifest(files []record.CheckpointFile) ([]byte, error) {
 		}
 		list[i] = manifestEntry{P: f.Path, K: k, M: f.Mode, S: f.Size, T: nanos(f.MTime), C: nanos(f.CTime),
 			I: f.Inode, B: f.Blob, L: f.Target}
+		if !utf8.ValidString(f.Path) {
+			list[i].P, list[i].PB = "", []byte(f.Path)
+		}
+		if !utf8.ValidString(f.Target) {
+			list[i].L, list[i].LB = "", []byte(f.Target)
+		}
 	}
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
@@ -261,6 +273,12 @@ func decodeManifest(b []byte) ([]record.CheckpointFile, error) {
 		}
 		out[i] = record.CheckpointFile{Path: e.P, Kind: k, Mode: e.M, Size: e.S, MTime: fromNanos(e.T),
 			CTime: fromNanos(e.C), Inode: e.I, Blob: e.B, Target: e.L}
+		if e.PB != nil {
+			out[i].Path = string(e.PB)
+		}
+		if e.LB != nil {
+			out[i].Target = string(e.LB)
+		}
 	}
 	return out, nil
 }

@@ -18,7 +18,8 @@ import (
 // files; MarkUndone marks from an ID on and never twice; deleted
 // checkpoints are gone; CheckpointBlobs names the blobs of what is left; a
 // marker (NoCheckpoint) round-trips without files, is listed unless
-// Recorded, and is never the LatestCheckpoint.
+// Recorded, and is never the LatestCheckpoint; paths and link targets that
+// are not UTF-8 round-trip byte for byte.
 func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoints) {
 	t.Helper()
 	ctx := context.Background()
@@ -135,5 +136,21 @@ func CheckpointContract(t *testing.T, newStore func(t *testing.T) store.Checkpoi
 	}
 	if blobs, _ := s.CheckpointBlobs(ctx); !reflect.DeepEqual(blobs, map[string]int64{"aa11": 3}) {
 		t.Fatalf("CheckpointBlobs after delete = %v", blobs)
+	}
+	// A file name is any bytes but '/' and NUL: names and link targets
+	// that are not UTF-8, or hold a newline, round-trip byte for byte.
+	odd := record.Checkpoint{Conv: a, Tool: "shell", Args: "{}", RequestedBy: "alpha:1", Created: t0.Add(4 * time.Minute),
+		Files: []record.CheckpointFile{
+			{Path: "caf\xe9.txt", Kind: record.KindFile, Mode: 0o644, Size: 1, MTime: t0, Blob: "dd44"},
+			{Path: "d\xff\xfe", Kind: record.KindDir, Mode: 0o755},
+			{Path: "line\nbreak", Kind: record.KindSymlink, Mode: 0o777, Target: "t\x80rget"},
+		}}
+	id5, err := s.AddCheckpoint(ctx, odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd.ID = id5
+	if got, err := s.Checkpoint(ctx, id5); err != nil || !reflect.DeepEqual(got, odd) {
+		t.Fatalf("round trip of names that are not UTF-8:\n got %+v, %v\nwant %+v", got.Files, err, odd.Files)
 	}
 }
