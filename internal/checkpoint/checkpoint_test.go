@@ -804,3 +804,47 @@ func TestUndoKeepsNamesThatAreNotUTF8(t *testing.T) {
 		t.Errorf("the reply names files nothing changed:\n%s", reply)
 	}
 }
+
+// A checkpoint whose saved content is damaged on disk (a bit flipped, a
+// blob truncated) is refused before anything in the workspace changes:
+// the restore used to remove the files created since, then stop at the
+// damaged blob, so work the checkpoint does not hold was lost for a
+// restore that never happened.
+func TestDamagedBlobRefusesBeforeChanging(t *testing.T) {
+	for _, damage := range []struct {
+		name string
+		do   func(b []byte) []byte
+	}{
+		{"flipped", func(b []byte) []byte { b[0] ^= 1; return b }},
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }},
+	} {
+		t.Run(damage.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			f.write("a.txt", "saved content of a\n")
+			f.call(convA, "write_file", "")
+			f.write("a.txt", "changed since\n")
+			f.write("mywork.txt", "written since, in no checkpoint\n")
+			before := tree(t, f.ws)
+			full, err := f.db.LatestCheckpoint(context.Background())
+			if err != nil || len(full.Files) != 1 {
+				t.Fatalf("checkpoint %+v, %v", full, err)
+			}
+			blob := f.m.blobPath(full.Files[0].Blob)
+			b, err := os.ReadFile(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(blob, damage.do(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			reply, note := undo(f.m, convA, "console:local", true, 1)
+			if !strings.Contains(reply, "damaged") || !strings.Contains(reply, "a.txt") || !strings.Contains(reply, "Nothing was changed") || note != "" {
+				t.Errorf("reply %q, note %q", reply, note)
+			}
+			sameTree(t, "after a refused /undo", tree(t, f.ws), before)
+			if got := auditOutcomes(t, f.db); !slices.Equal(got, []string{"failed"}) {
+				t.Errorf("audit %v, want [failed]", got)
+			}
+		})
+	}
+}

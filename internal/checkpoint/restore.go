@@ -46,6 +46,9 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 	for _, f := range want {
 		wantBy[f.Path] = f
 	}
+	if err := m.checkBlobs(ctx, cur, want, taken); err != nil {
+		return nil, err
+	}
 	// A directory without write and search permission for its owner is
 	// opened up for the restore (a bot that is not root could neither
 	// remove nor create entries in it); every directory gets its recorded
@@ -196,8 +199,7 @@ func openDir(root *os.Root, w, c record.CheckpointFile, had bool) (dirMode, erro
 // since, within the same tick of the file system's clock, its times and
 // inode left as recorded.
 func (m *Manager) sameContent(root *os.Root, name string, w, c record.CheckpointFile, taken time.Time) (bool, error) {
-	if c.MTime.Equal(w.MTime) && c.CTime.Equal(w.CTime) && c.Inode == w.Inode && !w.MTime.IsZero() &&
-		w.CTime.Before(taken.Add(-racyWindow)) {
+	if statSame(w, c, taken) {
 		return true, nil
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
@@ -210,6 +212,61 @@ func (m *Manager) sameContent(root *os.Root, name string, w, c record.Checkpoint
 		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)) == w.Blob, nil
+}
+
+// statSame reports whether the file c holds w's content, recorded at
+// taken, by its times and inode alone (see sameContent).
+func statSame(w, c record.CheckpointFile, taken time.Time) bool {
+	return c.MTime.Equal(w.MTime) && c.CTime.Equal(w.CTime) && c.Inode == w.Inode && !w.MTime.IsZero() &&
+		w.CTime.Before(taken.Add(-racyWindow))
+}
+
+// damagedError says a blob a restore needs does not hold the content its
+// name, its SHA-256, says (a bit flipped, a file truncated).
+type damagedError struct{ path string }
+
+func (e *damagedError) Error() string {
+	return "the saved content of " + e.path + " is damaged (its blob does not match its hash)"
+}
+
+// checkBlobs verifies, before a restore changes anything, the blobs it
+// may write: those of the files of want that are not, by their times and
+// inode, still what the checkpoint recorded (cur is the workspace now). A
+// damaged blob found halfway would leave the workspace half restored, the
+// files created since already removed; found here, it is a *damagedError
+// and nothing changed.
+func (m *Manager) checkBlobs(ctx context.Context, cur, want []record.CheckpointFile, taken time.Time) error {
+	curBy := make(map[string]record.CheckpointFile, len(cur))
+	for _, c := range cur {
+		curBy[c.Path] = c
+	}
+	checked := make(map[string]bool)
+	for _, w := range want {
+		if w.Kind != record.KindFile || checked[w.Blob] {
+			continue
+		}
+		if c, ok := curBy[w.Path]; ok && c.Kind == record.KindFile && c.Size == w.Size && statSame(w, c, taken) {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		checked[w.Blob] = true
+		f, err := os.Open(m.blobPath(w.Blob))
+		if err != nil {
+			return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
+		}
+		if hex.EncodeToString(h.Sum(nil)) != w.Blob {
+			return &damagedError{path: w.Path}
+		}
+	}
+	return nil
 }
 
 // writeBlob writes w's content to name through a temporary file in the

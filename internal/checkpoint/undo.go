@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -77,6 +78,14 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
 	changes, err := m.restore(ctx, full.Files, full.Created)
+	var damaged *damagedError
+	if errors.As(err, &damaged) {
+		m.log.Error().Err(err).Int64("checkpoint", target.ID).Str("blobs", m.o.Blobs).
+			Msg("checkpoint: a blob of a checkpoint is damaged; /undo refused")
+		m.audit(ctx, r, target, "failed", clip(err.Error(), 500))
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is damaged in the blob directory (the bot's log has the details). Nothing was changed.",
+			m.describe(target), textutil.GraphicLine(damaged.path)), ""
+	}
 	if err != nil {
 		m.log.Error().Err(err).Int64("checkpoint", target.ID).Msg("checkpoint: restore failed")
 		m.audit(ctx, r, target, "failed", err.Error())
