@@ -848,3 +848,26 @@ func TestDamagedBlobRefusesBeforeChanging(t *testing.T) {
 		})
 	}
 }
+
+// A file a call rewrote with the same bytes (a formatter, touch) gets its
+// recorded modification time back too, as the README promises: build
+// tools decide on it.
+func TestUndoRestoresModificationTimeOfSameContent(t *testing.T) {
+	f := newFixture(t, nil)
+	f.write("main.c", "int main(void) { return 0; }\n")
+	p := filepath.Join(f.ws, "main.c")
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	f.call(convA, "shell", "")
+	f.write("main.c", "int main(void) { return 0; }\n")
+	undo(f.m, convA, "console:local", false, 1)
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.ModTime().Equal(old) {
+		t.Errorf("main.c modified %v after /undo, want %v", info.ModTime(), old)
+	}
+}

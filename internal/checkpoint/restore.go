@@ -162,7 +162,17 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken
 			return false, err
 		}
 		if same {
-			return false, chmodIf(root, name, w.Mode, c.Mode, true)
+			if err := chmodIf(root, name, w.Mode, c.Mode, true); err != nil {
+				return false, err
+			}
+			// The same bytes written again (a formatter, touch): the
+			// recorded modification time comes back too.
+			if !w.MTime.IsZero() && !c.MTime.Equal(w.MTime) {
+				if err := root.Chtimes(name, time.Now(), w.MTime); err != nil {
+					return false, fmt.Errorf("checkpoint: restore %s: %w", w.Path, err)
+				}
+			}
+			return false, nil
 		}
 	}
 	return true, m.writeBlob(root, name, w)
