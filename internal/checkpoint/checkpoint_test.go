@@ -871,3 +871,47 @@ func TestUndoRestoresModificationTimeOfSameContent(t *testing.T) {
 		t.Errorf("main.c modified %v after /undo, want %v", info.ModTime(), old)
 	}
 }
+
+// A restore never changes a file outside the workspace through a hard
+// link a later command planted: a file whose content is the recorded one
+// but whose mode or time differ is replaced, not changed in place (a
+// chmod through the link made the outside file world-readable).
+func TestUndoNeverChangesAFileOutsideThroughAHardLink(t *testing.T) {
+	f := newFixture(t, nil)
+	const secret = "-----BEGIN PRIVATE KEY-----\n"
+	f.write("key.pem", secret) // 0644 in the checkpoint
+	f.call(convA, "shell", "")
+	outside := filepath.Join(f.dir, "id_key")
+	if err := os.WriteFile(outside, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(f.ws, "key.pem")
+	if err := os.Remove(in); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, in); err != nil {
+		t.Skipf("no hard link: %v", err)
+	}
+	outBefore, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo(f.m, convA, "console:local", false, 1)
+	outAfter, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outAfter.Mode() != 0o600 || !outAfter.ModTime().Equal(outBefore.ModTime()) {
+		t.Errorf("the file outside is %v modified %v, was %v modified %v", outAfter.Mode(), outAfter.ModTime(), outBefore.Mode(), outBefore.ModTime())
+	}
+	inAfter, err := os.Stat(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inAfter.Mode() != 0o644 || os.SameFile(inAfter, outAfter) {
+		t.Errorf("key.pem is %v, the same file as outside: %v; want 0644, its own", inAfter.Mode(), os.SameFile(inAfter, outAfter))
+	}
+	if b, _ := os.ReadFile(in); string(b) != secret {
+		t.Errorf("key.pem = %q", b)
+	}
+}

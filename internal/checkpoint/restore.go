@@ -31,7 +31,9 @@ type change struct {
 // included), changed files get their recorded bytes, mode and
 // modification time back, deleted ones come back. It works through an
 // os.Root, so no symlink (recorded or planted since) leads it out of the
-// workspace. m.mu is held and no changing call runs.
+// workspace, and replaces a file rather than writing, chmodding or
+// touching it in place, so no hard link planted since does either. m.mu
+// is held and no changing call runs.
 func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, taken time.Time) ([]change, error) {
 	cur, err := m.walk(ctx, true)
 	if err != nil {
@@ -161,18 +163,15 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken
 		if err != nil {
 			return false, err
 		}
-		if same {
-			if err := chmodIf(root, name, w.Mode, c.Mode, true); err != nil {
-				return false, err
-			}
-			// The same bytes written again (a formatter, touch): the
-			// recorded modification time comes back too.
-			if !w.MTime.IsZero() && !c.MTime.Equal(w.MTime) {
-				if err := root.Chtimes(name, time.Now(), w.MTime); err != nil {
-					return false, fmt.Errorf("checkpoint: restore %s: %w", w.Path, err)
-				}
-			}
+		if same && c.Mode == w.Mode && (w.MTime.IsZero() || c.MTime.Equal(w.MTime)) {
 			return false, nil
+		}
+		if same {
+			// The same bytes, another mode or modification time (chmod,
+			// touch, a formatter): the file is replaced, never changed
+			// in place, since it may be a hard link a later command made
+			// to a file outside the workspace.
+			return false, m.writeBlob(root, name, w)
 		}
 	}
 	return true, m.writeBlob(root, name, w)
