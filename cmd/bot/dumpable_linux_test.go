@@ -65,11 +65,14 @@ func TestShellCannotReadTheBotsEnvironment(t *testing.T) {
 // copyFile copies src to dst with mode.
 func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
+	// cp writes the copy, not this process: a descriptor held open here for
+	// writing is inherited by whatever a parallel test forks at that moment,
+	// and dst cannot be executed ("text file busy") until that child has
+	// exec'd (go.dev/issue/22315).
+	if out, err := exec.Command("cp", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp %s %s: %v\n%s", src, dst, err, out)
 	}
-	if err := os.WriteFile(dst, b, mode); err != nil {
+	if err := os.Chmod(dst, mode); err != nil {
 		t.Fatal(err)
 	}
 }

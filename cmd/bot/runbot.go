@@ -36,8 +36,11 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return code
 	}
 	interactive := isTerminal(stdin) && gatewaytable.UsesTerminal(cfg.Gateways)
+	// The chat shares the terminal with the logs when the user types there,
+	// or when piped input's replies and the logs both land on it.
+	chatOnTerminal := interactive || gatewaytable.UsesTerminal(cfg.Gateways) && isTerminal(stdout) && isTerminal(stderr)
 	var level logging.LevelVar
-	log := newLogger(cfg, sec, stderr, interactive && !*verbose, &level)
+	log := newLogger(cfg, sec, stderr, chatOnTerminal && !*verbose, &level)
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 		Load:        func() (*config.Config, error) { return loadConfigFile(*path) },

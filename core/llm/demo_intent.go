@@ -68,6 +68,12 @@ var demoGrammar = sync.OnceValue(func() *grammar {
 	}
 })
 
+// whatIs matches "what is" and its contractions, "what's" (with a typed
+// or a typographic apostrophe) and "whats". It is part of the patterns
+// rather than spelled out beforehand, which would change a command or a
+// text being written too ("run `echo what's up`").
+const whatIs = `what(?:\s+is|['’]?s)`
+
 // demoRules are tried in order on the whole (normalised) message.
 func demoRules() []intentRule {
 	return []intentRule{
@@ -83,7 +89,7 @@ func demoRules() []intentRule {
 		rule(`(?:shell|sh|bash)\s*:\s*(.+)|\$\s+(.+)`, func(m []string) intent {
 			return intent{"shell", commandArgs{Command: unquote(m[1] + m[2])}}
 		}),
-		rule(`what\s+time\s+is\s+it(?:\s+now)?|(?:what\s+is|tell\s+me)\s+the\s+(?:time|date)(?:\s+now)?|(?:the\s+|current\s+)?(?:time|date)(?:\s+now)?|what\s+day\s+is\s+it(?:\s+today)?|what\s+is\s+today'?s\s+date|today'?s\s+date`, func([]string) intent {
+		rule(`what\s+time\s+is\s+it(?:\s+now)?|(?:`+whatIs+`|tell\s+me)\s+the\s+(?:time|date)(?:\s+now)?|(?:the\s+|current\s+)?(?:time|date)(?:\s+now)?|what\s+day\s+is\s+it(?:\s+today)?|`+whatIs+`\s+today['’]?s\s+date|today['’]?s\s+date`, func([]string) intent {
 			return intent{"current_time", noArgs{}}
 		}),
 		rule(`(?:list|show)(?:\s+me)?(?:\s+the|\s+all)?\s+files(?:\s+in\s+(\S+))?`, func(m []string) intent {
@@ -92,7 +98,7 @@ func demoRules() []intentRule {
 		rule(`(?:ls|dir|list\s+(?:dir|directory|folder))(?:\s+(\S+))?`, func(m []string) intent {
 			return intent{"list_dir", pathArgs{Path: pathOr(m[1], ".")}}
 		}),
-		rule(`what\s+is\s+in\s+(?:the\s+|my\s+)?workspace|(?:show|list)(?:\s+me)?\s+(?:the\s+|my\s+)?workspace`, func([]string) intent {
+		rule(whatIs+`\s+in\s+(?:the\s+|my\s+)?workspace|(?:show|list)(?:\s+me)?\s+(?:the\s+|my\s+)?workspace`, func([]string) intent {
 			return intent{"list_dir", pathArgs{Path: "."}}
 		}),
 		rule(`(?:read|cat)(?:\s+the)?(?:\s+file)?\s+(\S+)`, func(m []string) intent {
@@ -104,21 +110,15 @@ func demoRules() []intentRule {
 	}
 }
 
-// normalise trims courtesy words and final punctuation, and spells out
-// "what's".
+// normalise trims courtesy words and final punctuation.
 func normalise(text string) string {
 	g := demoGrammar()
 	text = strings.TrimSpace(text)
 	text = strings.TrimRight(text, ".!? ")
 	text = g.politePrefix.ReplaceAllString(text, "")
 	text = g.politeSuffix.ReplaceAllString(text, "")
-	text = contractions.Replace(text)
 	return strings.TrimSpace(text)
 }
-
-// contractions spells out the contractions the intents are written
-// without (immutable once built; safe for concurrent use).
-var contractions = strings.NewReplacer("what's", "what is", "What's", "What is", "whats", "what is")
 
 // parseIntents reads the tool calls a message asks for: one for the whole
 // message, or one for each part of "A and B" / "A; then B" when every part
