@@ -71,6 +71,15 @@ var help = map[string]string{
 // approvalBuckets suit a human's decision: seconds to an hour.
 var approvalBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600}
 
+// llmBuckets suit a completion: a fraction of a second to two minutes
+// (llm.timeout is 60 s by default). The library's default buckets end at
+// 10 s, below which many a model's answer does not come.
+var llmBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120}
+
+// toolBuckets suit a tool run: milliseconds to ten minutes (a tool's
+// timeout is 60 s by default, the shell's 300 s).
+var toolBuckets = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+
 // Registry holds gatehouse's metrics. Make one with New.
 type Registry struct {
 	set *vm.Set
@@ -362,7 +371,7 @@ func (r *Registry) LLMRequest(provider, outcome string, took time.Duration) {
 		return
 	}
 	r.counter(LLMRequests, labels{"provider", provider, "outcome", outcome}).Inc()
-	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, nil).Update(took.Seconds())
+	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, llmBuckets).Update(took.Seconds())
 }
 
 // Tokens records the usage an API reported for a request to provider.
@@ -390,7 +399,7 @@ func (r *Registry) ToolCall(tool, decision string) {
 // ToolRun records how long a tool ran.
 func (r *Registry) ToolRun(tool string, took time.Duration) {
 	if r != nil {
-		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, nil).Update(took.Seconds())
+		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, toolBuckets).Update(took.Seconds())
 	}
 }
 
