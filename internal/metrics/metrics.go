@@ -57,7 +57,7 @@ var help = map[string]string{
 	LLMRequests:       "LLM completion requests, by provider and outcome (ok, error).",
 	LLMDuration:       "LLM completion request latency in seconds, by provider.",
 	LLMTokens:         "LLM tokens reported by the API, by provider and kind (prompt, completion).",
-	ToolCalls:         "Tool calls proposed by the model, by tool and gate decision (allow, deny, approve).",
+	ToolCalls:         "Tool calls proposed by the model, by tool and gate decision (allow, deny, approve; invalid: refused for its arguments or an unknown tool, before the gates).",
 	ToolDuration:      "Tool run duration in seconds, by tool.",
 	Approvals:         "Approval requests resolved, by outcome (approved, denied, expired).",
 	ApprovalWait:      "Seconds from an approval request to its decision.",
@@ -388,8 +388,9 @@ func (r *Registry) Tokens(provider string, prompt, completion int) {
 }
 
 // ToolCall counts a tool call by the gates' decision ("allow", "deny",
-// "approve"). tool must be a registered tool's name (or "unknown"): the
-// model's text never becomes a label.
+// "approve"), or "invalid" for a call refused before the gates (its tool
+// unknown, its arguments not fitting). tool must be a registered tool's
+// name (or "unknown"): the model's text never becomes a label.
 func (r *Registry) ToolCall(tool, decision string) {
 	if r != nil {
 		r.counter(ToolCalls, labels{"tool", tool, "decision", decision}).Inc()
