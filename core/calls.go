@@ -64,6 +64,7 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 		// The gates never see a call whose arguments do not fit the
 		// tool's schema: a rule could be dodged by a key's spelling.
 		t.log.Info().Str("tool", call.Name).Err(err).Msg("tool call arguments refused")
+		t.cfg.Metrics.ToolCall(t.toolLabel(call.Name), "invalid")
 		return "error: " + err.Error(), true, false
 	}
 	a := Action{Kind: ActionTool, Conv: t.sig.Conv, From: t.sig.From, Call: call}

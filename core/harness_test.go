@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -118,6 +119,7 @@ type harnessOpts struct {
 	stream       bool // the providers stream
 	live         bool // the test gateway shows replies live (h.lives)
 	usage        core.UsageRecorder
+	metrics      *metrics.Registry
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -167,6 +169,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		History:      o.history,
 		Undo:         o.undo,
 		Usage:        o.usage,
+		Metrics:      o.metrics,
 		Log:          log,
 	})
 	if err != nil {

@@ -191,3 +191,17 @@ func TestExceededUsesTheRecordedCost(t *testing.T) {
 		t.Errorf("StatusLines = %q, %v", lines, err)
 	}
 }
+
+// TestDailyUSDReachedByASumOfCosts: ten requests of $0.10 each reach a
+// $1 cap, although their floating-point sum is 0.9999999999999999.
+func TestDailyUSDReachedByASumOfCosts(t *testing.T) {
+	usage := fixedUsage{}
+	for i := range 10 {
+		usage[string(rune('a'+i))] = llm.Usage{PromptTokens: 1000, CostUSD: 0.1}
+	}
+	b := budget.New(usage, budget.Caps{DailyUSD: 1}, budget.Prices{"p": {InputPerMTok: 100}})
+	c, over, err := b.Exceeded(context.Background(), "a", time.Now())
+	if err != nil || !over || c.Key != "budget.daily_usd" || c.Used != "$1.00" {
+		t.Errorf("Exceeded = %+v, %v, %v; want budget.daily_usd reached with $1.00 used", c, over, err)
+	}
+}

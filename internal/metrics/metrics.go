@@ -57,7 +57,7 @@ var help = map[string]string{
 	LLMRequests:       "LLM completion requests, by provider and outcome (ok, error).",
 	LLMDuration:       "LLM completion request latency in seconds, by provider.",
 	LLMTokens:         "LLM tokens reported by the API, by provider and kind (prompt, completion).",
-	ToolCalls:         "Tool calls proposed by the model, by tool and gate decision (allow, deny, approve).",
+	ToolCalls:         "Tool calls proposed by the model, by tool and gate decision (allow, deny, approve; invalid: refused for its arguments or an unknown tool, before the gates).",
 	ToolDuration:      "Tool run duration in seconds, by tool.",
 	Approvals:         "Approval requests resolved, by outcome (approved, denied, expired).",
 	ApprovalWait:      "Seconds from an approval request to its decision.",
@@ -70,6 +70,15 @@ var help = map[string]string{
 
 // approvalBuckets suit a human's decision: seconds to an hour.
 var approvalBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600}
+
+// llmBuckets suit a completion: a fraction of a second to two minutes
+// (llm.timeout is 60 s by default). The library's default buckets end at
+// 10 s, below which many a model's answer does not come.
+var llmBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120}
+
+// toolBuckets suit a tool run: milliseconds to ten minutes (a tool's
+// timeout is 60 s by default, the shell's 300 s).
+var toolBuckets = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
 // Registry holds gatehouse's metrics. Make one with New.
 type Registry struct {
@@ -362,7 +371,7 @@ func (r *Registry) LLMRequest(provider, outcome string, took time.Duration) {
 		return
 	}
 	r.counter(LLMRequests, labels{"provider", provider, "outcome", outcome}).Inc()
-	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, nil).Update(took.Seconds())
+	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, llmBuckets).Update(took.Seconds())
 }
 
 // Tokens records the usage an API reported for a request to provider.
@@ -379,8 +388,9 @@ func (r *Registry) Tokens(provider string, prompt, completion int) {
 }
 
 // ToolCall counts a tool call by the gates' decision ("allow", "deny",
-// "approve"). tool must be a registered tool's name (or "unknown"): the
-// model's text never becomes a label.
+// "approve"), or "invalid" for a call refused before the gates (its tool
+// unknown, its arguments not fitting). tool must be a registered tool's
+// name (or "unknown"): the model's text never becomes a label.
 func (r *Registry) ToolCall(tool, decision string) {
 	if r != nil {
 		r.counter(ToolCalls, labels{"tool", tool, "decision", decision}).Inc()
@@ -390,7 +400,7 @@ func (r *Registry) ToolCall(tool, decision string) {
 // ToolRun records how long a tool ran.
 func (r *Registry) ToolRun(tool string, took time.Duration) {
 	if r != nil {
-		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, nil).Update(took.Seconds())
+		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, toolBuckets).Update(took.Seconds())
 	}
 }
 

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,40 @@ func TestSetReload(t *testing.T) {
 	r.SetReload(false, time.Unix(1800000000, 0))
 	if gauge(metrics.ReloadSuccess) != "0" || gauge(metrics.ReloadTime) != "1700000000" {
 		t.Errorf("after failure: %s %s", gauge(metrics.ReloadSuccess), gauge(metrics.ReloadTime))
+	}
+}
+
+// TestDurationBucketsReachTheTimeouts: an LLM request or a tool run that
+// takes as long as its default timeout allows (llm.timeout and a tool's
+// timeout are 60 s by default; the shell's 300 s) falls in a finite
+// bucket, so its quantiles are not just the last bucket's bound.
+func TestDurationBucketsReachTheTimeouts(t *testing.T) {
+	r := metrics.New()
+	r.LLMRequest("openai", "ok", 55*time.Second)
+	r.ToolRun("shell", 290*time.Second)
+	r.ToolRun("read_file", 55*time.Second)
+	var buf bytes.Buffer
+	if err := r.WritePrometheus(&buf); err != nil {
+		t.Fatal(err)
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range []string{metrics.LLMDuration, metrics.ToolDuration} {
+		for _, m := range fams[fam].GetMetric() {
+			h := m.GetHistogram()
+			var top float64
+			var below uint64
+			for _, b := range h.GetBucket() {
+				if ub := b.GetUpperBound(); ub > top && !math.IsInf(ub, 1) {
+					top, below = ub, b.GetCumulativeCount()
+				}
+			}
+			if below != h.GetSampleCount() {
+				t.Errorf("%s%v: %d of %d observations above the largest bucket (%v s)", fam, m.GetLabel(), h.GetSampleCount()-below, h.GetSampleCount(), top)
+			}
+		}
 	}
 }
