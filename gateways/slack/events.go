@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
@@ -66,7 +67,7 @@ func (g *Gateway) runEvents(ctx context.Context) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST "+EventsPath, g.EventsHandler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := gateways.NewHTTPServer(mux)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(g.listener) }()
 	g.up.Store(true) // the listener is bound: requests are accepted

@@ -63,7 +63,7 @@ func (g *Gateway) runWebhook(ctx context.Context) error {
 	if g.listener != nil {
 		mux := http.NewServeMux()
 		mux.Handle(g.WebhookPath(), g.WebhookHandler())
-		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv = gateways.NewHTTPServer(mux)
 		go func() { errc <- srv.Serve(g.listener) }()
 	}
 	g.registerWebhook(ctx)

@@ -19,17 +19,6 @@ import (
 // readyTimeout bounds the store ping of one /readyz.
 const readyTimeout = 2 * time.Second
 
-// The health server's connection timeouts: a request's headers, the whole
-// request with its body (webhook payloads are small), and a keep-alive
-// connection's wait for its next request. Without the last two a client
-// that stalls in a body, or simply keeps connections open, holds a
-// goroutine and a file descriptor each for as long as it likes.
-const (
-	httpReadHeaderTimeout = 5 * time.Second
-	httpReadTimeout       = 30 * time.Second
-	httpIdleTimeout       = 2 * time.Minute
-)
-
 // health serves /healthz (liveness: the process serves HTTP), /readyz
 // (every gateway connected and the store answering), /metrics
 // (Prometheus text format, from the App's registry) and POST /-/reload.
@@ -123,8 +112,7 @@ func listen(addr string) (net.Listener, error) {
 
 // serve serves on ln until ctx ends, then closes it.
 func (h *health) serve(ctx context.Context, ln net.Listener, log zerolog.Logger) error {
-	srv := &http.Server{Handler: h.handler(), ReadHeaderTimeout: httpReadHeaderTimeout,
-		ReadTimeout: httpReadTimeout, IdleTimeout: httpIdleTimeout}
+	srv := gateways.NewHTTPServer(h.handler())
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
