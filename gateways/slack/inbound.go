@@ -113,11 +113,15 @@ func (g *Gateway) onMention(rs *runState, e *slackevents.AppMentionEvent) {
 	g.submitText(rs, conv, e.User, g.stripMention(e.Text), e.TimeStamp, private)
 }
 
-// submitText queues a message signal.
+// submitText queues a message signal, once per message (channel and ts):
+// Slack may deliver one message as two events, with two event ids.
 func (g *Gateway) submitText(rs *runState, conv core.Conversation, user, text, ts string, private bool) {
 	text = unescapeSlack(strings.TrimSpace(text))
 	if text == "" {
 		return
+	}
+	if !g.messages.add(conv.Chat + ":" + ts) {
+		return // the same message as another event (a DM mention: message.im and app_mention)
 	}
 	if conv.Thread != "" {
 		g.threads.add(conv.Chat + ":" + conv.Thread)

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -130,4 +131,30 @@ func waitAcked(t *testing.T, fake *fakeslack.Server) {
 		return len(fake.Envelopes()) > 0 && len(fake.Unacknowledged(3*time.Second)) == 0
 	})
 
+}
+
+// TestDMMentionDeliveredAsBothEventsHandledOnce: a DM that mentions the
+// bot can arrive as message.im and as app_mention (two event ids, one
+// message ts), in either order; it is one message, handled once.
+func TestDMMentionDeliveredAsBothEventsHandledOnce(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{}).start()
+	dm := fakeslack.DMChannel("U5")
+	ts := h.fake.InjectMessage(fakeslack.Event{Channel: dm, ChannelType: "im", User: "U5", Text: "<@U0BOT> first"})
+	h.fake.InjectMessage(fakeslack.Event{Type: "app_mention", Channel: dm, User: "U5", Text: "<@U0BOT> first", TS: ts})
+	ts2 := h.fake.InjectMention(dm, "U5", "second", "")
+	h.fake.InjectMessage(fakeslack.Event{Channel: dm, ChannelType: "im", User: "U5", Text: "<@U0BOT> second", TS: ts2})
+	h.fake.InjectDM("U5", "third")
+	var got []string
+	for range 3 {
+		s := h.inbox.Next(t)
+		if s.Conv != (core.Conversation{Gateway: Name, Chat: dm}) || !s.Private {
+			t.Fatalf("signal %+v", s)
+		}
+		got = append(got, s.MessageID+" "+s.Text)
+	}
+	if !strings.HasPrefix(got[0], ts+" ") || !strings.HasPrefix(got[1], ts2+" ") || !strings.HasSuffix(got[2], " third") {
+		t.Fatalf("signals %q; want the messages %s, %s and the third, once each", got, ts, ts2)
+	}
+	waitAcked(t, h.fake)
+	h.inbox.Empty(t)
 }

@@ -54,6 +54,7 @@ type Gateway struct {
 	prompts     *gateways.PromptBook[promptRef]
 	threads     *recentSet // channel:thread_ts the bot is part of
 	events      *recentSet // event ids handled (Events API retries)
+	messages    *recentSet // channel:ts of the messages handled
 	slashes     *slashBook // slash commands awaiting their answer
 	listener    net.Listener
 	run         atomic.Pointer[runState]
@@ -86,6 +87,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		prompts:   new(gateways.PromptBook[promptRef]),
 		threads:   newRecentSet(4096),
 		events:    newRecentSet(4096),
+		messages:  newRecentSet(4096),
 		slashes:   newSlashBook(),
 
 		delivery:    d.Metrics.Delivery(Name),
