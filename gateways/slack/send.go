@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -121,22 +122,46 @@ func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() 
 
 // answerSlash sends text to the user who ran a slash command, visible to
 // them only: through the command's response_url (Slack allows five posts
-// to one), then chat.postEphemeral.
+// to one), then chat.postEphemeral. A response_url that fails (used up,
+// expired, down, too slow) is not tried again for this answer: that
+// chunk and the rest go by chat.postEphemeral.
 func (g *Gateway) answerSlash(ctx context.Context, conv core.Conversation, call slashCall, text string) error {
+	viaURL := strings.HasPrefix(call.responseURL, "http")
 	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
-		return "", g.ephemeral(ctx, call, toMrkdwn(c.Text), c.Index < 5)
+		if viaURL && c.Index < 5 {
+			err := g.respond(ctx, call, toMrkdwn(c.Text))
+			if err == nil {
+				return "", nil
+			}
+			viaURL = false
+			g.log.Warn().Str("conv", conv.Key()).Err(err).Msg("response_url failed; answering by chat.postEphemeral")
+		}
+		return "", g.ephemeral(ctx, call, toMrkdwn(c.Text))
 	})
 	return err
 }
 
-// ephemeral makes one attempt at showing text to call's user only.
-func (g *Gateway) ephemeral(ctx context.Context, call slashCall, text string, viaURL bool) error {
+// respond makes one attempt at posting text to call's response_url, as an
+// ephemeral message.
+func (g *Gateway) respond(ctx context.Context, call slashCall, text string) error {
 	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 	defer cancel()
-	if viaURL && strings.HasPrefix(call.responseURL, "http") {
-		msg := &slack.WebhookMessage{Text: text, ResponseType: slack.ResponseTypeEphemeral}
-		return g.scrub(slack.PostWebhookCustomHTTPContext(rctx, call.responseURL, g.cfg.HTTPClient, msg))
+	msg := &slack.WebhookMessage{Text: text, ResponseType: slack.ResponseTypeEphemeral}
+	err := slack.PostWebhookCustomHTTPContext(rctx, call.responseURL, g.cfg.HTTPClient, msg)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // the URL itself is a credential, good for 30 minutes
 	}
+	if err != nil {
+		return fmt.Errorf("response_url: %w", g.scrub(err))
+	}
+	return nil
+}
+
+// ephemeral makes one chat.postEphemeral attempt at showing text to
+// call's user only.
+func (g *Gateway) ephemeral(ctx context.Context, call slashCall, text string) error {
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
 	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
 	if call.thread != "" {
 		opts = append(opts, slack.MsgOptionTS(call.thread))

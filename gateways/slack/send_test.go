@@ -2,6 +2,7 @@ package slack
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +114,32 @@ func TestSlashAnswerGoesToTheUserOnly(t *testing.T) {
 	testutil.WaitFor(t, "the note on an unknown command", func() bool { return len(h.fake.ResponseURLPosts()) == 2 })
 	waitAcked(t, h.fake)
 	h.inbox.Empty(t)
+}
+
+// TestSlashAnswerWhenResponseURLFails: a response_url that refuses the
+// answer (used up, expired, down) does not lose it: the user gets it by
+// chat.postEphemeral, still visible to them only.
+func TestSlashAnswerWhenResponseURLFails(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{}).start()
+	h.fake.InjectSlashCommand(fakeslack.SlashCommand{Command: "/pending", User: "U7", Channel: "C3"})
+	s := h.inbox.Next(t)
+	call, ok := h.gw.slashes.get(s.MessageID)
+	if !ok {
+		t.Fatalf("no slash command for %s", s.MessageID)
+	}
+	for range 5 { // Slack takes five posts to a response_url, then 404 used_url
+		resp, err := http.Post(call.responseURL, "application/json", strings.NewReader(`{"text":"x"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	h.act(core.Action{Kind: core.ActionReply, Conv: s.Conv, Text: "No approvals are **pending**.", ReplyTo: s.MessageID})
+	e := h.fake.Ephemerals()
+	if len(e) != 1 || e[0].User != "U7" || e[0].Channel != "C3" || e[0].Text != "No approvals are *pending*." {
+		t.Fatalf("ephemerals %+v", e)
+	}
+	if p := h.fake.Posts(""); len(p) != 0 {
+		t.Fatalf("the answer was posted to the channel: %+v", p)
+	}
 }
