@@ -119,7 +119,7 @@ func (g *Gateway) UpdateApproval(ctx context.Context, r core.ApprovalResolution)
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 			defer cancel()
 			_, _, _, err := g.api.UpdateMessageContext(rctx, ref.conv.Chat, ref.ts,
-				slack.MsgOptionText(escapeMrkdwn(line), false), slack.MsgOptionBlocks(blocks...))
+				slack.MsgOptionText(escapeMrkdwn(line), false), slack.MsgOptionBlocks(blocks...), slack.MsgOptionParse(false))
 			return g.scrub(err)
 		})
 		if err != nil {

@@ -71,6 +71,9 @@ func TestApprovalButtonsPressAndUpdate(t *testing.T) {
 	if b := blockText(m.Blocks); !strings.Contains(b, "Approved by slack:U1 at 2026-05-01 14:03 UTC") || strings.Contains(b, "Reply /approve") || !strings.Contains(b, "rm x") {
 		t.Fatalf("updated blocks %s", b)
 	}
+	if ups := h.fake.Updates(); len(ups) != 1 || ups[0].Parse != "none" {
+		t.Fatalf("updates %+v; want one, with parse=none (chat.update's default turns a written @channel into a mention)", ups)
+	}
 	waitAcked(t, h.fake)
 }
 

@@ -30,7 +30,9 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 		Edit: func(ctx context.Context, ts, text string) error {
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 			defer cancel()
-			_, _, _, err := g.api.UpdateMessageContext(rctx, conv.Chat, ts, slack.MsgOptionText(toMrkdwn(text), false))
+			// parse=none: chat.update's default ("client") would turn a
+			// written @channel into a mention; postMessage's is none.
+			_, _, _, err := g.api.UpdateMessageContext(rctx, conv.Chat, ts, slack.MsgOptionText(toMrkdwn(text), false), slack.MsgOptionParse(false))
 			return g.scrub(err)
 		},
 	}), true

@@ -85,6 +85,11 @@ func updatePace(t *testing.T, sl *fakeslack.Server) int {
 		if ts[u.TS] {
 			ds = append(ds, testutil.Delivery{Key: u.TS, At: u.At})
 		}
+		if u.Parse != "none" {
+			// chat.update's default ("client") would turn a written
+			// @channel in the model's text into a mention.
+			t.Errorf("chat.update of %s sent parse=%q, want none", u.TS, u.Parse)
+		}
 	}
 	return testutil.CheckSpacing(t, ds, gateways.LiveEvery)
 }

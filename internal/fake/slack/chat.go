@@ -140,7 +140,7 @@ func (s *Server) update(w http.ResponseWriter, p params) {
 		writeError(w, "message_not_found")
 		return
 	}
-	up := Update{Channel: m.Channel, TS: m.TS, Text: p["text"], Blocks: rawBlocks(p), At: time.Now()}
+	up := Update{Channel: m.Channel, TS: m.TS, Text: p["text"], Blocks: rawBlocks(p), Parse: p["parse"], At: time.Now()}
 	s.updates = append(s.updates, up)
 	if p.has("text") {
 		m.Text = up.Text

@@ -25,7 +25,10 @@ type Update struct {
 	TS      string
 	Text    string
 	Blocks  json.RawMessage // nil when absent (the blocks are left as they were)
-	At      time.Time
+	// Parse is the parse field as sent: chat.update defaults to "client"
+	// when it is absent, which turns a written @channel into a mention.
+	Parse string
+	At    time.Time
 }
 
 // Buttons returns the buttons of the update's actions blocks, in order.
