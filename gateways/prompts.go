@@ -20,6 +20,14 @@ const promptKeep = time.Hour
 type PromptBook[M any] struct {
 	mu sync.Mutex
 	m  map[string][]*promptEntry[M]
+	// resolved holds each token's latest resolution, for a request
+	// message added after it was announced (its send was held up).
+	resolved map[string]resolvedEntry
+}
+
+type resolvedEntry struct {
+	r    core.ApprovalResolution
+	keep time.Time // forgotten after this
 }
 
 type promptEntry[M any] struct {
@@ -28,8 +36,12 @@ type promptEntry[M any] struct {
 	shown string    // the status the message shows; "" while pending
 }
 
-// Add records msg as a request message of the approval p.
-func (b *PromptBook[M]) Add(p core.ApprovalPrompt, msg M) {
+// Add records msg as a request message of the approval p. When the
+// approval was resolved before msg was added (its send was held up by a
+// rate limit while an approver resolved it elsewhere), Add returns that
+// resolution: the caller passes it to its ApprovalUpdater once the send is
+// done, so that the message does not keep live buttons.
+func (b *PromptBook[M]) Add(p core.ApprovalPrompt, msg M) (core.ApprovalResolution, bool) {
 	now := time.Now()
 	keep := p.Expires.Add(promptKeep)
 	if p.Expires.IsZero() {
@@ -45,7 +57,14 @@ func (b *PromptBook[M]) Add(p core.ApprovalPrompt, msg M) {
 			delete(b.m, token)
 		}
 	}
+	for token, e := range b.resolved {
+		if e.keep.Before(now) {
+			delete(b.resolved, token)
+		}
+	}
 	b.m[p.Token] = append(b.m[p.Token], &promptEntry[M]{msg: msg, keep: keep})
+	e, ok := b.resolved[p.Token]
+	return e.r, ok
 }
 
 // Update calls update for every request message of r's approval that does
@@ -56,6 +75,10 @@ func (b *PromptBook[M]) Add(p core.ApprovalPrompt, msg M) {
 // messages the book knows for the token. No lock is held while update runs.
 func (b *PromptBook[M]) Update(r core.ApprovalResolution, update func(M) error) int {
 	b.mu.Lock()
+	if b.resolved == nil {
+		b.resolved = make(map[string]resolvedEntry)
+	}
+	b.resolved[r.Token] = resolvedEntry{r: r, keep: time.Now().Add(promptKeep)}
 	var todo []*promptEntry[M]
 	for _, e := range b.m[r.Token] {
 		if e.shown != r.Status {

@@ -53,3 +53,23 @@ func TestPromptBookUpdatesEachMessageOncePerStatus(t *testing.T) {
 		t.Fatalf("an unknown token knew %d messages", n)
 	}
 }
+
+// TestPromptBookAddAfterTheResolution: a message added after its
+// approval's resolution was announced gets that resolution back from Add
+// (the latest, when there were several); one added before does not.
+func TestPromptBookAddAfterTheResolution(t *testing.T) {
+	var book gateways.PromptBook[string]
+	p := core.ApprovalPrompt{Token: "K7Q2MX9P", Expires: time.Now().Add(time.Minute)}
+	if _, late := book.Add(p, "early"); late {
+		t.Fatal("a message added before any resolution is late")
+	}
+	book.Update(core.ApprovalResolution{Token: p.Token, Status: "approved"}, func(string) error { return nil })
+	book.Update(core.ApprovalResolution{Token: p.Token, Status: "executed"}, func(string) error { return nil })
+	r, late := book.Add(p, "held up")
+	if !late || r.Status != "executed" {
+		t.Fatalf("Add after the resolution = %+v, %v; want the latest, executed", r, late)
+	}
+	if _, late := book.Add(core.ApprovalPrompt{Token: "OTHER234"}, "other"); late {
+		t.Error("another token's message is late")
+	}
+}

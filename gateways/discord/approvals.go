@@ -44,7 +44,9 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 		if len(ids) == 1 {
 			ref.text = text // the whole request is in that message
 		}
-		g.prompts.Add(p, ref)
+		if r, late := g.prompts.Add(p, ref); late {
+			g.UpdateApproval(ctx, r) // resolved while the request was being sent
+		}
 	}
 	return nil
 }

@@ -68,6 +68,22 @@ func TestUpdateApprovalEditsRequest(t *testing.T) {
 	h.gw.UpdateApproval(t.Context(), core.ApprovalResolution{Token: "UNKNOWN", Status: "denied"}) // nothing to edit
 }
 
+// TestRequestSentAfterItsResolutionShowsIt: a request whose send was held
+// up (a rate-limit pause) while an approver resolved it elsewhere is edited
+// to the outcome as soon as it is sent: it never keeps live buttons.
+func TestRequestSentAfterItsResolutionShowsIt(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	h := newHarness(t, fake)
+	h.gw.UpdateApproval(t.Context(), core.ApprovalResolution{Token: prompt.Token, Status: "denied", By: "telegram:1001", At: time.Now()})
+	if err := h.gw.PromptApproval(t.Context(), guildConv, "Approval needed: shell", prompt); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := fake.Message(fake.Messages(chanID)[0].ID)
+	if len(m.Components) != 0 || !strings.Contains(m.Content, "Denied by telegram:1001") {
+		t.Fatalf("the request after a resolution announced before it: %q, components %v", m.Content, m.Components)
+	}
+}
+
 func TestButtonPressAcknowledgedFirstAsThePresser(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
 	h := newHarness(t, fake)

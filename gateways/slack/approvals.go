@@ -46,16 +46,22 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 	blocks := sectionBlocks(splitSections(p.WithHint(text)))
 	blocks = append(blocks, approvalButtons(p))
 	fallback := "Approval needed: " + p.Tool
+	var late *core.ApprovalResolution // resolved while the request was being sent
 	_, err := g.out.Reply(ctx, conv, fallback, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		ts, err := g.post(ctx, conv, slack.MsgOptionText(escapeMrkdwn(c.Text), false), slack.MsgOptionBlocks(blocks...))
 		if err != nil {
 			return "", err
 		}
 		if c.Last() {
-			g.prompts.Add(p, promptRef{conv: conv, ts: ts, sections: sections})
+			if r, ok := g.prompts.Add(p, promptRef{conv: conv, ts: ts, sections: sections}); ok {
+				late = &r
+			}
 		}
 		return ts, nil
 	})
+	if late != nil {
+		g.UpdateApproval(ctx, *late)
+	}
 	if err != nil {
 		return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
 	}

@@ -110,3 +110,25 @@ func blockText(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// TestRequestPostedAfterItsResolutionShowsIt: a request whose post was
+// held up (a rate-limit pause) while an approver resolved it elsewhere is
+// updated to the outcome as soon as it is posted: it never keeps live
+// buttons.
+func TestRequestPostedAfterItsResolutionShowsIt(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{}).start()
+	conv := core.Conversation{Gateway: Name, Chat: "C1", Thread: "1700000000.000100"}
+	p := core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Hint: requestHint, Expires: time.Now().Add(time.Hour)}
+	h.gw.UpdateApproval(t.Context(), core.ApprovalResolution{Token: p.Token, Status: "denied", By: "telegram:1001", At: time.Now()})
+	if err := h.gw.PromptApproval(t.Context(), conv, requestText, p); err != nil {
+		t.Fatal(err)
+	}
+	posts := h.fake.Posts("C1")
+	if len(posts) != 1 {
+		t.Fatalf("posts %+v", posts)
+	}
+	m, _ := h.fake.Message("C1", posts[0].TS)
+	if len(m.Buttons()) != 0 || !strings.Contains(blockText(m.Blocks), "Denied by telegram:1001") {
+		t.Fatalf("the request after a resolution announced before it: buttons %+v, blocks %s", m.Buttons(), m.Blocks)
+	}
+}

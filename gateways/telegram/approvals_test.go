@@ -263,3 +263,23 @@ func TestTypingHonoursRetryAfter(t *testing.T) {
 		t.Fatalf("%d typing renewals during the 429 pause; want none", n)
 	}
 }
+
+// TestRequestSentAfterItsResolutionShowsIt: a request whose send was held
+// up (a rate-limit pause) while an approver resolved it elsewhere is
+// edited to the outcome as soon as it is sent: it never keeps live buttons.
+func TestRequestSentAfterItsResolutionShowsIt(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.gw.UpdateApproval(ctx, core.ApprovalResolution{Token: "K7Q2MX9P", Status: "denied", By: "slack:U1", At: time.Now()})
+	req := approvalRequest{conv: convOf(group.ID), text: "Approval needed: shell\n`sh run.sh`",
+		p: core.ApprovalPrompt{Token: "K7Q2MX9P", Tool: "shell", Summary: "sh run.sh", Expires: time.Now().Add(15 * time.Minute)}}
+	req.send(t, h)
+	sent := h.fake.Sent()[0]
+	edited, _ := h.fake.Message(group.ID, sent.MessageID)
+	if edited.Markup != nil && len(edited.Markup.Buttons()) > 0 {
+		t.Errorf("the request keeps its buttons after its resolution: %+v", edited.Markup.Buttons())
+	}
+	if !strings.Contains(edited.Plain, "Denied by slack:U1") {
+		t.Errorf("the request does not show its outcome:\n%s", edited.Plain)
+	}
+}

@@ -127,6 +127,7 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 	conv := a.Conv
 	conv.Chat = strconv.FormatInt(chat, 10) // one pacing key per chat
 	plain := false
+	var late *core.ApprovalResolution
 	_, err = g.out.Reply(ctx, conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		to := g.follow(chat)
 		msg := tgbotapi.NewMessage(to, renderHTML(c.Text))
@@ -155,10 +156,15 @@ func (g *Gateway) reply(ctx context.Context, chat int64, a core.Action, req *req
 		}
 		plain = false
 		if c.Last() && req != nil {
-			g.prompts.Add(req.prompt, promptRef{chat: to, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode})
+			if r, ok := g.prompts.Add(req.prompt, promptRef{chat: to, msgID: m.MessageID, text: resolvedBody(req.text, c, msg.ParseMode), mode: msg.ParseMode}); ok {
+				late = &r
+			}
 		}
 		return strconv.Itoa(m.MessageID), nil
 	})
+	if late != nil {
+		g.UpdateApproval(ctx, *late) // resolved while the request was being sent
+	}
 	return err
 }
 
