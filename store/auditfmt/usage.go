@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -30,7 +31,10 @@ func WriteUsage(w io.Writer, days []store.DayUsage, withUSD bool, asJSON bool) e
 		out[i] = UsageDay{Day: d.Day, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 			TotalTokens: u.PromptTokens + u.CompletionTokens}
 		if withUSD {
-			c := u.CostUSD
+			// To a billionth of a dollar: a day's costs, summed in
+			// floating point, drift below their decimal total (ten
+			// $0.10 requests sum to 0.9999999999999999).
+			c := math.Round(u.CostUSD*1e9) / 1e9
 			out[i].USD = &c
 		}
 	}
