@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -16,6 +17,7 @@ type connStats struct {
 	reconnects atomic.Uint64 // opens after a lost connection
 	resumed    atomic.Uint64 // sessions resumed (RESUMED)
 	lost       chan struct{} // a connection was lost; Run's supervisor reopens
+	opening    opening       // the attempt at opening under way
 	closing    atomic.Bool   // Run is shutting down: a Disconnect is expected
 }
 
@@ -28,10 +30,13 @@ func (g *Gateway) Reconnects() uint64 { return g.conn.reconnects.Load() }
 // discordgo RESUMEs when it still holds a session, else it IDENTIFYs.
 func (g *Gateway) open(ctx context.Context) error {
 	for n := 0; ; n++ {
-		err := g.s.Open()
+		err := g.openOnce(ctx)
 		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			g.conn.opened.Add(1)
 			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // the attempt was cut by shutdown
 		}
 		wait := g.cfg.OpenBackoff.Next(n)
 		g.log.Warn().Err(g.scrub(err)).Dur("retry_in", wait).Msg("cannot open the websocket")
@@ -39,6 +44,17 @@ func (g *Gateway) open(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// openOnce makes one attempt at opening the websocket, cut short (see
+// opening) when it takes longer than the send timeout or ctx ends.
+func (g *Gateway) openOnce(ctx context.Context) error {
+	g.conn.opening.start()
+	defer g.conn.opening.finish()
+	timer := time.AfterFunc(g.cfg.SendTimeout, g.conn.opening.cut)
+	defer timer.Stop()
+	defer context.AfterFunc(ctx, g.conn.opening.cut)()
+	return g.s.Open()
 }
 
 // supervise reopens the websocket each time it is lost, until ctx ends.

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -128,7 +129,11 @@ func (g *Gateway) session() (*discordgo.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discord: session: %w", g.scrub(err))
 	}
+	t.opening = g.conn.opening.context
 	s.Client = &http.Client{Transport: t, Jar: g.cfg.HTTPClient.Jar}
+	dialer := *websocket.DefaultDialer
+	dialer.NetDialContext = g.conn.opening.dial
+	s.Dialer = &dialer
 	s.LogLevel = discordgo.LogError - 1 // silent
 	s.Debug = false
 	s.ShouldRetryOnRateLimit = false

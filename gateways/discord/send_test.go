@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -150,5 +151,86 @@ func TestActRefusesOtherConversations(t *testing.T) {
 	}
 	if _, err := h.gw.Act(t.Context(), core.Action{Kind: core.ActionTool, Conv: core.Conversation{Gateway: Name, Chat: chanID}}); err == nil {
 		t.Error("a tool action was accepted")
+	}
+}
+
+// The typing indicator pauses during a 429 and still stops at once when
+// the turn ends: a 429 on the indicator itself (discordgo's limiter would
+// sleep, without a context, until its reset, and stop wait that long), a
+// 429 on the channel's messages (the Outbox's pause) and a global one.
+func TestTypingPausesDuringARateLimitAndStillStops(t *testing.T) {
+	fake := newFake(fakediscord.Options{RetryAfter: time.Hour})
+	h := newHarness(t, fake, func(c *Config) { c.RetryFor = 2 * time.Hour })
+	conv := func(ch string) core.Conversation { return core.Conversation{Gateway: Name, Chat: ch} }
+	typed := func(ch string) int {
+		n := 0
+		for _, ty := range fake.Typing() {
+			if ty.ChannelID == ch {
+				n++
+			}
+		}
+		return n
+	}
+	renewals := func(n int) {
+		t.Helper()
+		from := typed("4009")
+		testutil.WaitFor(t, "renewals in the free channel", func() bool { return typed("4009") >= from+n })
+	}
+	stopsAtOnce := func(stop func()) {
+		t.Helper()
+		stopped := make(chan struct{})
+		go func() { stop(); close(stopped) }()
+		testutil.WaitFor(t, "stop to return", func() bool {
+			select {
+			case <-stopped:
+				return true
+			default:
+				return false
+			}
+		})
+	}
+
+	// 429 on the indicator.
+	fake.FailNext(fakediscord.RouteTyping, 1, fakediscord.FaultTooMany)
+	stop := h.gw.StartTyping(t.Context(), conv("4001"))
+	testutil.WaitFor(t, "the 429", func() bool { return fake.Calls(fakediscord.RouteTyping) > 0 })
+	// A channel nothing limits, whose renewals pace the checks below.
+	stopFree := h.gw.StartTyping(t.Context(), conv("4009"))
+	defer stopFree()
+	renewals(3)
+	stopsAtOnce(stop)
+
+	// held sends a reply to channel that a 429 of kind holds for an hour;
+	// it returns once the Outbox (and so discordgo) has read the 429.
+	held := func(channel string, kind fakediscord.Fault) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		t.Cleanup(func() { cancel(); <-done })
+		fake.FailNext(fakediscord.RouteCreateMessage, 1, kind)
+		retried := h.gw.DeliveryStats().Retried
+		go func() {
+			defer close(done)
+			_, _ = h.gw.Act(ctx, reply(channel, "held"))
+		}()
+		testutil.WaitFor(t, "the 429 read", func() bool { return h.gw.DeliveryStats().Retried > retried })
+	}
+
+	// 429 on the channel's messages: the Outbox pauses the channel.
+	held("4002", fakediscord.FaultTooMany)
+	stop = h.gw.StartTyping(t.Context(), conv("4002"))
+	renewals(3)
+	stopsAtOnce(stop)
+	if n := typed("4002"); n != 0 {
+		t.Errorf("%d typing indicators sent while the channel's messages were paused", n)
+	}
+
+	// A global 429 holds every route in discordgo's limiter.
+	stopFree() // its renewal could cross the 429 and count as early
+	held("4003", fakediscord.FaultTooManyGlobal)
+	stop = h.gw.StartTyping(t.Context(), conv("4004")) // its first indicator is due at once
+	stopsAtOnce(stop)
+	if n := fake.Early(); n != 0 {
+		t.Errorf("%d requests came before the retry_after had passed", n)
 	}
 }

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +23,10 @@ type rewriter struct {
 	base       *url.URL // nil: requests go where discordgo sends them
 	gatewayURL string
 	next       http.RoundTripper
+	// opening, when set, is the context of the GET /api/v9/gateway that
+	// discordgo's Open makes without one, so the request ends with the
+	// attempt at opening.
+	opening func() context.Context
 }
 
 // newRewriter returns the transport for apiURL and gatewayURL over next.
@@ -44,8 +49,13 @@ func newRewriter(apiURL, gatewayURL string, next http.RoundTripper) (*rewriter, 
 
 // RoundTrip sends req to the configured API.
 func (t *rewriter) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.gatewayURL != "" && req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, gatewayPath) {
-		return t.gatewayAnswer(req)
+	if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, gatewayPath) {
+		if t.gatewayURL != "" {
+			return t.gatewayAnswer(req)
+		}
+		if t.opening != nil {
+			req = req.WithContext(t.opening())
+		}
 	}
 	if t.base == nil {
 		return t.next.RoundTrip(req)

@@ -105,6 +105,16 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		c.closeWith(4002, "Error while decoding payload.")
 		return
 	}
+	s.mu.Lock()
+	silent := s.noHello > 0
+	if silent {
+		s.noHello--
+	}
+	s.mu.Unlock()
+	if silent { // a gateway that hangs after the upgrade
+		c.readLoop()
+		return
+	}
 	hello, _ := json.Marshal(map[string]any{"op": 10, "s": nil, "t": nil, "d": map[string]int64{"heartbeat_interval": s.opts.HeartbeatInterval.Milliseconds()}})
 	c.enqueue(frame{data: hello})
 	c.readLoop()

@@ -81,6 +81,7 @@ type Server struct {
 	sessions    map[string]*session
 	backlog     []event // dispatches waiting for a first session
 	noAcks      bool
+	noHello     int // the next sockets opened that get no HELLO
 	heartbeats  int
 	faults      map[string][]Fault
 	calls       map[string]int

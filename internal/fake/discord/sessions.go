@@ -117,6 +117,15 @@ func (s *Server) SetHeartbeatAcks(on bool) {
 	s.noAcks = !on
 }
 
+// WithholdHello makes the next n gateway sockets opened silent: the
+// websocket upgrade succeeds and then nothing is sent (no HELLO), as from
+// a gateway that hangs. A client only gets past one by closing it.
+func (s *Server) WithholdHello(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noHello = n
+}
+
 // Heartbeats returns how many heartbeats (op 1) arrived.
 func (s *Server) Heartbeats() int {
 	s.mu.Lock()
