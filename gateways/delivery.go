@@ -225,16 +225,19 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 		}
 		again = f.Verdict == RetryAfter && f.After <= 0
 		if f.Verdict == RetryAfter {
-			if f.After > left {
-				return fmt.Errorf("giving up after %d attempts: asked to wait %s, past the %s retry deadline: %w", n, f.After, o.cfg.RetryFor, err)
-			}
-			o.log.Debug().Str("conv", conv.Key()).Int("attempt", n).Dur("retry_after", f.After).Bool("global", f.Global).
-				Err(err).Msg("rate limited; pausing")
+			// The pause holds the chat's later requests (and typing) even
+			// when this one gives up: sending meanwhile would only
+			// lengthen it.
 			if f.Global {
 				o.pacer.PauseAll(f.After)
 			} else {
 				o.pacer.Pause(conv.Chat, f.After)
 			}
+			if f.After > left {
+				return fmt.Errorf("giving up after %d attempts: asked to wait %s, past the %s retry deadline: %w", n, f.After, o.cfg.RetryFor, err)
+			}
+			o.log.Debug().Str("conv", conv.Key()).Int("attempt", n).Dur("retry_after", f.After).Bool("global", f.Global).
+				Err(err).Msg("rate limited; pausing")
 			continue
 		}
 		wait := min(o.cfg.Backoff.Next(backoffs), left)

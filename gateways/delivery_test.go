@@ -284,6 +284,17 @@ func TestRetryAfterPastDeadlineGivesUp(t *testing.T) {
 		if o.Stats().Failed != 1 {
 			t.Fatalf("stats %+v", o.Stats())
 		}
+		// The pause still holds the chat: the next reply waits it out
+		// rather than lengthen it.
+		if !o.Paused(convA) {
+			t.Fatal("the chat is not paused after a retry-after past the deadline")
+		}
+		if _, err := o.Reply(context.Background(), convA, "next", f.send(convA)); err != nil {
+			t.Fatal(err)
+		}
+		if waited := time.Since(start); waited != 2*time.Minute {
+			t.Fatalf("the next reply went out %v after the 429, want after its 2m retry-after", waited)
+		}
 	})
 }
 
