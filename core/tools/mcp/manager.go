@@ -152,12 +152,15 @@ func (m *Manager) StatusLines(context.Context, core.Conversation) []string {
 var _ core.StatusReporter = (*Manager)(nil)
 
 // Probe starts one server, lists its tools and stops it (bot doctor). It
-// returns the names the tools would be offered under.
-func Probe(ctx context.Context, c ServerConfig, log zerolog.Logger) ([]string, error) {
+// returns the names the tools would be offered under. sec is removed from
+// the child's stderr before it is cut for the error, as for a running
+// server: a secret the cut falls inside is no longer found whole later.
+func Probe(ctx context.Context, c ServerConfig, log zerolog.Logger, sec *secrets.Set) ([]string, error) {
 	if err := check(c); err != nil {
 		return nil, err
 	}
 	s := newServer(c, nopRegistrar{}, log)
+	s.secrets = sec
 	sess, err := s.connect(ctx)
 	if err != nil {
 		return nil, err

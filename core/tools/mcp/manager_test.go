@@ -362,7 +362,7 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 
 func TestProbe(t *testing.T) {
 	cfg, _ := stdio(t, "fake", nil)
-	names, err := mcp.Probe(context.Background(), cfg, zerolog.Nop())
+	names, err := mcp.Probe(context.Background(), cfg, zerolog.Nop(), nil)
 	if err != nil || len(names) != 6 {
 		t.Errorf("Probe = %v, %v", names, err)
 	}
@@ -370,7 +370,7 @@ func TestProbe(t *testing.T) {
 		t.Errorf("Probe left %v running", p)
 	}
 	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "1"})
-	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "on purpose") {
+	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop(), nil); err == nil || !strings.Contains(err.Error(), "on purpose") {
 		t.Errorf("Probe of a failing server = %v", err)
 	}
 }
@@ -443,7 +443,7 @@ func TestDescriptionsAndSchemasAreRedacted(t *testing.T) {
 func TestFailureStateIsRedactedBeforeItIsCut(t *testing.T) {
 	const secret = "tok-secret-1234567890abcdef"
 	probe, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "MARK"})
-	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop())
+	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop(), nil)
 	if err == nil || !strings.Contains(err.Error(), "MARK") {
 		t.Fatalf("Probe = %v", err)
 	}
