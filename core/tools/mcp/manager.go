@@ -30,6 +30,10 @@ const (
 	DefaultMaxBackoff = time.Minute
 )
 
+// DefaultPingInterval is how often a Streamable HTTP server is pinged by
+// default (Options.PingInterval).
+const DefaultPingInterval = 30 * time.Second
+
 // Options configure a Manager.
 type Options struct {
 	// Registry receives the servers' tools.
@@ -42,6 +46,11 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the delay before a server that
 	// failed or stopped is started again (defaults 1s and 1min).
 	MinBackoff, MaxBackoff time.Duration
+	// PingInterval is how often a running Streamable HTTP server is pinged
+	// (default 30s): one that does not answer has its tools withdrawn and
+	// is started again. Nothing else notices a server without a standalone
+	// SSE stream going away. A stdio server's exit is seen at once.
+	PingInterval time.Duration
 }
 
 // Manager keeps the configured MCP servers running and their tools in
@@ -63,6 +72,9 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
 	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = DefaultPingInterval
+	}
 	m := &Manager{opts: opts}
 	seen := map[string]bool{}
 	for _, c := range servers {
@@ -74,7 +86,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		}
 		seen[c.Name] = true
 		s := newServer(c, opts.Registry, opts.Log)
-		s.secrets = opts.Secrets
+		s.secrets, s.ping = opts.Secrets, opts.PingInterval
 		m.servers = append(m.servers, s)
 	}
 	return m, nil

@@ -57,7 +57,7 @@ func start(t *testing.T, opts tools.Options, servers ...mcp.ServerConfig) *rig {
 	logs := &testutil.SyncBuffer{}
 	opts.Log = zerolog.New(logs)
 	reg := tools.NewRegistry(opts)
-	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
+	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond, PingInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,6 +357,30 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	})
 	if st := r.mgr.Statuses(); st[0].Transport != "http" {
 		t.Errorf("statuses = %+v", st)
+	}
+}
+
+// TestGoneHTTPServerHasItsToolsWithdrawn: a Streamable HTTP server
+// without a standalone SSE stream (405 to the GET, as the spec allows)
+// that went away kept its tools offered and "running" in /status for as
+// long as the bot ran: nothing read from it, and a request that cannot
+// reach the server does not end the session. The server is now pinged.
+func TestGoneHTTPServerHasItsToolsWithdrawn(t *testing.T) {
+	h := fakemcp.Handler(fakemcp.Options{Workspace: t.TempDir()}, "", "")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.Error(w, "no standalone stream", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	r := start(t, tools.Options{}, mcp.ServerConfig{Name: "web", URL: ts.URL})
+	r.waitTool(t, "mcp__web__lookup")
+	ts.CloseClientConnections()
+	ts.Close()
+	testutil.WaitFor(t, "the gone server's tools withdrawn", func() bool { return !r.has("mcp__web__lookup") })
+	if st := r.mgr.Statuses()[0]; strings.HasPrefix(st.State, "running") {
+		t.Errorf("status = %+v", st)
 	}
 }
 
