@@ -34,7 +34,7 @@ func doctorMCP(ctx context.Context, r *report, cfg *config.Config, sec *secrets.
 			if c.URL != "" {
 				where = config.RedactURL(c.URL)
 			}
-			names, err := mcp.Probe(ctx, c, zerolog.Nop())
+			names, err := mcp.Probe(ctx, c, zerolog.Nop(), sec)
 			if err != nil {
 				lines[i], failed[i] = fmt.Sprintf("%s (%s %s): %v", c.Name, c.Transport(), where, err), true
 				return

@@ -61,3 +61,31 @@ mcp:
 		t.Errorf("doctor printed the MCP server's secret:\n%s\n%s", r.stdout, r.stderr)
 	}
 }
+
+// TestDoctorRedactsMCPStderrBeforeItIsCut: a failing server's last stderr
+// line is cut to 512 bytes for the error doctor prints. Probe cut it
+// before any redaction (its server had no secrets), so a secret the cut
+// fell inside lost its tail and doctor's own redaction no longer knew
+// its head, which was printed.
+func TestDoctorRedactsMCPStderrBeforeItIsCut(t *testing.T) {
+	t.Parallel()
+	bin := fakeMCP(t)
+	dir := t.TempDir()
+	const secret = "mcp-secret-0123456789abcdefghijklmnopqrs"
+	// The fake's line is "fakemcp: failing to start on purpose: " (38
+	// bytes) and the variable: the secret spans bytes 480 to 520, across
+	// the cut (512 less the truncation marker).
+	pad := strings.Repeat("x", 480-38-1)
+	writeFile(t, dir, "config.yaml", defaultConfig(t)+`
+mcp:
+  servers:
+    - {name: broken, command: "`+bin+`", env: {FAKE_MCP_FAIL_START: "`+pad+` ${MCP_TOKEN}"}}
+`)
+	r := runOnce(t, dir, baseEnv(dir, "MCP_TOKEN="+secret), "", "doctor")
+	if r.code != exitFail || !strings.Contains(r.stdout, "on purpose") {
+		t.Fatalf("bot doctor: exit %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, secret[:8]) {
+		t.Errorf("doctor printed the head of the MCP server's secret:\n%s\n%s", r.stdout, r.stderr)
+	}
+}

@@ -5,7 +5,8 @@
 //
 // A Manager starts every server in parallel, registers its tools when it is
 // ready, refreshes them on notifications/tools/list_changed, withdraws them
-// when the server dies and restarts it with backoff (1 s doubling to 1 min),
+// when the server dies (a Streamable HTTP server: stops answering its
+// pings) and restarts it with backoff (1 s doubling to 1 min),
 // and stops every child when its context ends. It is built on the official
 // SDK, github.com/modelcontextprotocol/go-sdk.
 package mcp

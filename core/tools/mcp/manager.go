@@ -30,6 +30,10 @@ const (
 	DefaultMaxBackoff = time.Minute
 )
 
+// DefaultPingInterval is how often a Streamable HTTP server is pinged by
+// default (Options.PingInterval).
+const DefaultPingInterval = 30 * time.Second
+
 // Options configure a Manager.
 type Options struct {
 	// Registry receives the servers' tools.
@@ -42,6 +46,11 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the delay before a server that
 	// failed or stopped is started again (defaults 1s and 1min).
 	MinBackoff, MaxBackoff time.Duration
+	// PingInterval is how often a running Streamable HTTP server is pinged
+	// (default 30s): one that does not answer has its tools withdrawn and
+	// is started again. Nothing else notices a server without a standalone
+	// SSE stream going away. A stdio server's exit is seen at once.
+	PingInterval time.Duration
 }
 
 // Manager keeps the configured MCP servers running and their tools in
@@ -63,6 +72,9 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
 	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = DefaultPingInterval
+	}
 	m := &Manager{opts: opts}
 	seen := map[string]bool{}
 	for _, c := range servers {
@@ -74,7 +86,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		}
 		seen[c.Name] = true
 		s := newServer(c, opts.Registry, opts.Log)
-		s.secrets = opts.Secrets
+		s.secrets, s.ping = opts.Secrets, opts.PingInterval
 		m.servers = append(m.servers, s)
 	}
 	return m, nil
@@ -152,12 +164,15 @@ func (m *Manager) StatusLines(context.Context, core.Conversation) []string {
 var _ core.StatusReporter = (*Manager)(nil)
 
 // Probe starts one server, lists its tools and stops it (bot doctor). It
-// returns the names the tools would be offered under.
-func Probe(ctx context.Context, c ServerConfig, log zerolog.Logger) ([]string, error) {
+// returns the names the tools would be offered under. sec is removed from
+// the child's stderr before it is cut for the error, as for a running
+// server: a secret the cut falls inside is no longer found whole later.
+func Probe(ctx context.Context, c ServerConfig, log zerolog.Logger, sec *secrets.Set) ([]string, error) {
 	if err := check(c); err != nil {
 		return nil, err
 	}
 	s := newServer(c, nopRegistrar{}, log)
+	s.secrets = sec
 	sess, err := s.connect(ctx)
 	if err != nil {
 		return nil, err

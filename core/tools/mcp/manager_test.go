@@ -57,7 +57,7 @@ func start(t *testing.T, opts tools.Options, servers ...mcp.ServerConfig) *rig {
 	logs := &testutil.SyncBuffer{}
 	opts.Log = zerolog.New(logs)
 	reg := tools.NewRegistry(opts)
-	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond})
+	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond, PingInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,9 +360,33 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	}
 }
 
+// TestGoneHTTPServerHasItsToolsWithdrawn: a Streamable HTTP server
+// without a standalone SSE stream (405 to the GET, as the spec allows)
+// that went away kept its tools offered and "running" in /status for as
+// long as the bot ran: nothing read from it, and a request that cannot
+// reach the server does not end the session. The server is now pinged.
+func TestGoneHTTPServerHasItsToolsWithdrawn(t *testing.T) {
+	h := fakemcp.Handler(fakemcp.Options{Workspace: t.TempDir()}, "", "")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.Error(w, "no standalone stream", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	r := start(t, tools.Options{}, mcp.ServerConfig{Name: "web", URL: ts.URL})
+	r.waitTool(t, "mcp__web__lookup")
+	ts.CloseClientConnections()
+	ts.Close()
+	testutil.WaitFor(t, "the gone server's tools withdrawn", func() bool { return !r.has("mcp__web__lookup") })
+	if st := r.mgr.Statuses()[0]; strings.HasPrefix(st.State, "running") {
+		t.Errorf("status = %+v", st)
+	}
+}
+
 func TestProbe(t *testing.T) {
 	cfg, _ := stdio(t, "fake", nil)
-	names, err := mcp.Probe(context.Background(), cfg, zerolog.Nop())
+	names, err := mcp.Probe(context.Background(), cfg, zerolog.Nop(), nil)
 	if err != nil || len(names) != 6 {
 		t.Errorf("Probe = %v, %v", names, err)
 	}
@@ -370,7 +394,7 @@ func TestProbe(t *testing.T) {
 		t.Errorf("Probe left %v running", p)
 	}
 	bad, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "1"})
-	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "on purpose") {
+	if _, err := mcp.Probe(context.Background(), bad, zerolog.Nop(), nil); err == nil || !strings.Contains(err.Error(), "on purpose") {
 		t.Errorf("Probe of a failing server = %v", err)
 	}
 }
@@ -443,7 +467,7 @@ func TestDescriptionsAndSchemasAreRedacted(t *testing.T) {
 func TestFailureStateIsRedactedBeforeItIsCut(t *testing.T) {
 	const secret = "tok-secret-1234567890abcdef"
 	probe, _ := stdio(t, "bad", map[string]string{"FAKE_MCP_FAIL_START": "MARK"})
-	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop())
+	_, err := mcp.Probe(context.Background(), probe, zerolog.Nop(), nil)
 	if err == nil || !strings.Contains(err.Error(), "MARK") {
 		t.Fatalf("Probe = %v", err)
 	}

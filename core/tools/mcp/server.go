@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
@@ -31,6 +32,7 @@ type server struct {
 	reg     Registrar
 	log     zerolog.Logger
 	secrets *secrets.Set  // nil: none
+	ping    time.Duration // how often an HTTP server is pinged; 0: never
 	refresh chan struct{} // a notifications/tools/list_changed arrived
 
 	mu    sync.Mutex
@@ -268,6 +270,12 @@ func (s *server) serve(ctx context.Context, sess *session) {
 		s.stop(sess)
 		<-ended
 	}()
+	var ping <-chan time.Time // an HTTP server's only sign of life
+	if sess.cmd == nil && s.ping > 0 {
+		t := time.NewTicker(s.ping)
+		defer t.Stop()
+		ping = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -275,6 +283,15 @@ func (s *server) serve(ctx context.Context, sess *session) {
 			return
 		case <-ended:
 			return
+		case <-ping:
+			if err := s.pingOnce(ctx, sess.cs); err != nil {
+				if ctx.Err() != nil {
+					state = "stopped"
+					return
+				}
+				s.log.Warn().Err(err).Msg("mcp server does not answer; its tools are withdrawn")
+				return
+			}
 		case <-s.refresh:
 			lctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
 			list, err := s.list(lctx, sess.cs)
@@ -290,6 +307,22 @@ func (s *server) serve(ctx context.Context, sess *session) {
 			s.log.Info().Int("tools", len(list)).Msg("mcp tool list changed")
 		}
 	}
+}
+
+// pingOnce pings the server within start_timeout. A server that has no
+// ping (method not found) is taken as alive.
+func (s *server) pingOnce(ctx context.Context, cs *sdk.ClientSession) error {
+	pctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
+	defer cancel()
+	err := cs.Ping(pctx, nil)
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("mcp %s: ping: %w", s.cfg.Name, err)
+	}
+	return nil
 }
 
 // headerTransport adds the configured headers to every request to the
