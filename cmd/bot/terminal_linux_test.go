@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestPipedInputOnTerminalKeepsLogsQuiet: the README's `printf 'hello\n' |
@@ -47,7 +45,7 @@ func TestPipedInputOnTerminalKeepsLogsQuiet(t *testing.T) {
 // the terminal showed.
 func runOnTerminal(t *testing.T, dir, input string, args ...string) string {
 	t.Helper()
-	master, slave := openPTY(t)
+	master, slave := testutil.OpenPTY(t)
 	defer master.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
@@ -72,28 +70,4 @@ func runOnTerminal(t *testing.T, dir, input string, args ...string) string {
 		t.Fatalf("bot: %v\n%s", err, out.String())
 	}
 	return out.String()
-}
-
-// openPTY returns a new pseudo-terminal's master and slave.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	return m, s
 }

@@ -6,12 +6,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestShellHasNoControllingTerminal: a command cannot open the terminal
@@ -34,7 +33,7 @@ func TestShellHasNoControllingTerminal(t *testing.T) {
 		}
 		return
 	}
-	master, slave := openPTY(t)
+	master, slave := testutil.OpenPTY(t)
 	defer master.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestShellHasNoControllingTerminal$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), "GH_TTY_CHILD=1")
@@ -52,28 +51,4 @@ func TestShellHasNoControllingTerminal(t *testing.T) {
 	if err != nil || !strings.Contains(out.String(), "--- PASS: TestShellHasNoControllingTerminal") {
 		t.Fatalf("on a terminal: %v\n%s", err, out.String())
 	}
-}
-
-// openPTY returns a new pseudo-terminal's master and slave.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	return m, s
 }
