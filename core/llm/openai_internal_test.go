@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"testing"
@@ -22,6 +23,10 @@ func TestRetryAfter(t *testing.T) {
 		{"past date", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
 		{"negative", map[string]string{"Retry-After": "-3"}, 0},
 		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
+		{"huge", map[string]string{"Retry-After": "1e300"}, math.MaxInt64},
+		{"infinite", map[string]string{"Retry-After": "Inf"}, math.MaxInt64},
+		{"not a number", map[string]string{"Retry-After": "NaN"}, 0},
+		{"huge milliseconds", map[string]string{"Retry-After-Ms": "1e300"}, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
