@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -39,8 +40,12 @@ func (g *Gateway) handleRaw(ctx context.Context, inbox gateways.Inbox, id int, r
 
 // topicOf returns the forum topic of an update's message, or of the
 // message whose button a callback query pressed ("" when it is in none):
-// the library's Message has no message_thread_id.
+// the library's Message has no message_thread_id. An update without
+// is_topic_message is not decoded a second time.
 func topicOf(raw []byte) string {
+	if !bytes.Contains(raw, []byte(`"is_topic_message"`)) {
+		return ""
+	}
 	type message struct {
 		ThreadID int  `json:"message_thread_id"`
 		IsTopic  bool `json:"is_topic_message"`

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -221,9 +220,10 @@ func (g *Gateway) classify(err error) gateways.Failure {
 		return gateways.Failure{Verdict: gateways.RetryAfter}
 	case !errors.As(err, &apiErr) || apiErr.Code >= 500:
 		return gateways.Failure{Verdict: gateways.Transient}
-	case apiErr.Code == 429 && apiErr.RetryAfter > 0:
-		return gateways.Failure{Verdict: gateways.RetryAfter, After: time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit}
 	case apiErr.Code == 429:
+		if d := g.retryAfter(err); d > 0 {
+			return gateways.Failure{Verdict: gateways.RetryAfter, After: d}
+		}
 		return gateways.Failure{Verdict: gateways.Transient}
 	}
 	return gateways.Failure{Verdict: gateways.Permanent}
