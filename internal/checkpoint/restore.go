@@ -216,11 +216,20 @@ func (m *Manager) sameContent(root *os.Root, name string, w, c record.Checkpoint
 		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := sha256Hex(f)
+	if err != nil {
 		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)) == w.Blob, nil
+	return sum == w.Blob, nil
+}
+
+// sha256Hex is the hex SHA-256 of what r holds: a blob's name.
+func sha256Hex(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // statSame reports whether the file c holds w's content, recorded at
@@ -265,13 +274,12 @@ func (m *Manager) checkBlobs(ctx context.Context, cur, want []record.CheckpointF
 		if err != nil {
 			return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
 		}
-		h := sha256.New()
-		_, err = io.Copy(h, f)
+		sum, err := sha256Hex(f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
 		}
-		if hex.EncodeToString(h.Sum(nil)) != w.Blob {
+		if sum != w.Blob {
 			return &damagedError{path: w.Path}
 		}
 	}
