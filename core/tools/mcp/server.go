@@ -89,7 +89,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, endpoint: s.cfg.URL, base: http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
 		}
 	} else {
 		stderr = &tailWriter{log: s.log, secrets: s.secrets}
@@ -330,9 +330,18 @@ func (s *server) pingOnce(ctx context.Context, cs *sdk.ClientSession) error {
 // the client follows) must not carry the server's credentials, as
 // net/http's own Authorization would not.
 type headerTransport struct {
-	headers  map[string]string
-	endpoint string
-	base     http.RoundTripper
+	headers map[string]string
+	origin  *url.URL // the endpoint; nil (no headers sent) when it does not parse
+	base    http.RoundTripper
+}
+
+// newHeaderTransport returns a headerTransport for endpoint, parsed once.
+func newHeaderTransport(headers map[string]string, endpoint string, base http.RoundTripper) headerTransport {
+	origin, err := url.Parse(endpoint)
+	if err != nil {
+		origin = nil
+	}
+	return headerTransport{headers: headers, origin: origin, base: base}
 }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -349,8 +358,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // sameOrigin reports whether u has the endpoint's scheme and host (port
 // included).
 func (h headerTransport) sameOrigin(u *url.URL) bool {
-	e, err := url.Parse(h.endpoint)
-	return err == nil && strings.EqualFold(u.Scheme, e.Scheme) && strings.EqualFold(u.Host, e.Host)
+	return h.origin != nil && strings.EqualFold(u.Scheme, h.origin.Scheme) && strings.EqualFold(u.Host, h.origin.Host)
 }
 
 // tailWriter logs a child's stderr line by line at debug level and keeps
