@@ -6,6 +6,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"math"
 )
 
 // Role is a chat message's author role, as in the OpenAI API.
@@ -76,6 +77,12 @@ type Usage struct {
 	// provider leaves it 0: the budget's pricing wrapper sets it.
 	CostUSD float64
 }
+
+// SummedCost is u.CostUSD, a sum of recorded costs, rounded to a billionth
+// of a dollar: costs added in floating point drift below their decimal
+// total (ten $0.10 add up to 0.9999999999999999), which would let a cap of
+// exactly that total pass and show a used amount a hair under it.
+func (u Usage) SummedCost() float64 { return math.Round(u.CostUSD*1e9) / 1e9 }
 
 // Response is the model's answer: an assistant message with text, tool
 // calls, or both.

@@ -11,7 +11,6 @@ package budget
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -113,12 +112,6 @@ func (p priced) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 
 func total(u llm.Usage) int { return u.PromptTokens + u.CompletionTokens }
 
-// sumOfCosts rounds a sum of recorded costs to a billionth of a dollar.
-// Adding costs in floating point drifts below the decimal total (ten
-// $0.10 add up to 0.9999999999999999), which would let a cap of exactly
-// that total pass and show a used amount a hair under it.
-func sumOfCosts(v float64) float64 { return math.Round(v*1e9) / 1e9 }
-
 func tokens(n int) string { return strconv.Itoa(n) + " tokens" }
 
 // usd formats an amount of dollars: to the cent from one dollar up, to a
@@ -156,7 +149,7 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 			Limit: tokens(limit), Used: tokens(used)}, true, nil
 	}
 	if usdLimit > 0 && len(l.prices) > 0 {
-		if cost := sumOfCosts(u.CostUSD); cost >= usdLimit {
+		if cost := u.SummedCost(); cost >= usdLimit {
 			return core.BudgetCap{Key: "budget.daily_usd", What: "the daily spending budget",
 				Limit: usd(usdLimit), Used: usd(cost)}, true, nil
 		}
@@ -180,7 +173,7 @@ func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([
 	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), l.caps.ConversationDailyTokens > 0, tokens(l.caps.ConversationDailyTokens)) +
 		"; all conversations " + against(tokens(total(all)), l.caps.DailyTokens > 0, tokens(l.caps.DailyTokens))}
 	if len(l.prices) > 0 {
-		lines = append(lines, "Cost today (UTC): "+against(usd(sumOfCosts(all.CostUSD)), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))
+		lines = append(lines, "Cost today (UTC): "+against(usd(all.SummedCost()), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))
 	}
 	return lines, nil
 }

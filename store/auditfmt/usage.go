@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"text/tabwriter"
 
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -31,10 +30,7 @@ func WriteUsage(w io.Writer, days []store.DayUsage, withUSD bool, asJSON bool) e
 		out[i] = UsageDay{Day: d.Day, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 			TotalTokens: u.PromptTokens + u.CompletionTokens}
 		if withUSD {
-			// To a billionth of a dollar: a day's costs, summed in
-			// floating point, drift below their decimal total (ten
-			// $0.10 requests sum to 0.9999999999999999).
-			c := math.Round(u.CostUSD*1e9) / 1e9
+			c := u.SummedCost()
 			out[i].USD = &c
 		}
 	}
