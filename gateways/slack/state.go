@@ -45,13 +45,6 @@ func (r *recentSet) has(key string) bool {
 	return r.set[key]
 }
 
-// forget removes key, so that a redelivery is handled.
-func (r *recentSet) forget(key string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.set, key)
-}
-
 // slashKeep is how long a slash command waits for its answer: the life of
 // Slack's response_url.
 const slashKeep = 30 * time.Minute
