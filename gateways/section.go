@@ -53,6 +53,12 @@ type Deps struct {
 	Log zerolog.Logger
 	// Cursors persists positions (update offsets); nil keeps them in memory.
 	Cursors Cursors
+	// Memory remembers keys across restarts (the Slack threads the bot is
+	// part of); nil keeps them in memory.
+	Memory Memory
+	// Auth is the allow list as the engine applies it; nil treats every
+	// sender as allowed (tests).
+	Auth Admission
 	// Approvals resolves button presses.
 	Approvals Approvals
 	// HTTPClient, when set, makes the platform API requests (tests).
