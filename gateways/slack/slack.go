@@ -54,9 +54,9 @@ type Gateway struct {
 	prompts     *gateways.PromptBook[promptRef]
 	threads     gateways.Memory    // channel:thread_ts the bot is part of, in threadScope
 	auth        gateways.Admission // nil: every sender is allowed
-	events      *recentSet // event ids handled (Events API retries)
-	messages    *recentSet // channel:ts of the messages handled
-	slashes     *slashBook // slash commands awaiting their answer
+	events      *recentSet         // event ids handled (Events API retries)
+	messages    *recentSet         // channel:ts of the messages handled
+	slashes     *slashBook         // slash commands awaiting their answer
 	listener    net.Listener
 	run         atomic.Pointer[runState]
 	wg          sync.WaitGroup // presses and background replies started by Run

@@ -3,6 +3,9 @@ package slack
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +20,9 @@ import (
 // allowUsers is an allow list of Slack member ids (gateways.Admission).
 type allowUsers map[string]bool
 
-func (a allowUsers) Allowed(s core.Signal) bool { return a[strings.TrimPrefix(string(s.From), Name+":")] }
+func (a allowUsers) Allowed(s core.Signal) bool {
+	return a[strings.TrimPrefix(string(s.From), Name+":")]
+}
 
 // storeMemory is a gateways.Memory that outlives a gateway, as the store
 // does across a restart.
@@ -161,4 +166,33 @@ func TestThreadLookupBounded(t *testing.T) {
 	testutil.WaitFor(t, "the failed lookups logged", func() bool {
 		return strings.Count(h.logs.String(), "could not ask Slack whether the bot is part of a thread") == 2
 	})
+}
+
+// TestEventsAnsweredBeforeTheThreadLookup: in events mode the 200 reaches
+// Slack before a thread lookup starts, so a slow conversations.replies
+// cannot push the answer past Slack's 3 seconds.
+func TestEventsAnsweredBeforeTheThreadLookup(t *testing.T) {
+	fake := newFake(fakeslack.Options{})
+	h := newHarnessWith(t, fake, Deps{}, eventsMode, func(c *Config) { c.LookupTimeout = time.Minute }).start()
+	srv := httptest.NewServer(h.gw.EventsHandler())
+	defer srv.Close()
+	joined := fake.Said(fakeslack.Event{Channel: "C1", User: "U1", Text: "hi"})
+	fake.Said(fakeslack.Event{Channel: "C1", User: fake.BotUserID(), BotID: fake.BotID(), Text: "hello", ThreadTS: joined})
+	fake.FailNext("conversations.replies", 1, fakeslack.FaultHang)
+	req, _, _ := fake.Signer(testSecret).EventCallback(srv.URL+EventsPath, fakeslack.Event{Channel: "C1", User: "U1", Text: "more", ThreadTS: joined})
+	client := srv.Client()
+	client.Timeout = 10 * time.Second // the lookup is held far longer
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("no answer while the lookup is held: %v", err)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("answer: %d, %v", resp.StatusCode, err)
+	}
+	resp.Body.Close()
+	testutil.WaitFor(t, "the held lookup", func() bool { return fake.Calls("conversations.replies") == 1 })
+	fake.Release()
+	if s := h.inbox.Next(t); s.Text != "more" {
+		t.Fatalf("signal %+v", s)
+	}
 }
