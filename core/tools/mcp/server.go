@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -88,8 +87,9 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	var stderr *tailWriter
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
-			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
+			Endpoint:     s.cfg.URL,
+			HTTPClient:   &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
+			MaxEventSize: MaxSSEEvent,
 		}
 	} else {
 		stderr = &tailWriter{log: s.log, secrets: s.secrets}
@@ -323,42 +323,6 @@ func (s *server) pingOnce(ctx context.Context, cs *sdk.ClientSession) error {
 		return fmt.Errorf("mcp %s: ping: %w", s.cfg.Name, err)
 	}
 	return nil
-}
-
-// headerTransport adds the configured headers to every request to the
-// endpoint's scheme and host, and to no other: a redirect elsewhere (which
-// the client follows) must not carry the server's credentials, as
-// net/http's own Authorization would not.
-type headerTransport struct {
-	headers map[string]string
-	origin  *url.URL // the endpoint; nil (no headers sent) when it does not parse
-	base    http.RoundTripper
-}
-
-// newHeaderTransport returns a headerTransport for endpoint, parsed once.
-func newHeaderTransport(headers map[string]string, endpoint string, base http.RoundTripper) headerTransport {
-	origin, err := url.Parse(endpoint)
-	if err != nil {
-		origin = nil
-	}
-	return headerTransport{headers: headers, origin: origin, base: base}
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !h.sameOrigin(r.URL) {
-		return h.base.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, v)
-	}
-	return h.base.RoundTrip(r)
-}
-
-// sameOrigin reports whether u has the endpoint's scheme and host (port
-// included).
-func (h headerTransport) sameOrigin(u *url.URL) bool {
-	return h.origin != nil && strings.EqualFold(u.Scheme, h.origin.Scheme) && strings.EqualFold(u.Host, h.origin.Host)
 }
 
 // tailWriter logs a child's stderr line by line at debug level and keeps
