@@ -150,26 +150,70 @@ func childEnv(env map[string]string) []string {
 	return out
 }
 
-// list fetches the server's tools (every page) and converts them; a tool
-// whose name or schema cannot be offered is logged and left out.
+// Caps of one server's tool list, which goes to the model with every
+// request: the tools past them are left out, with one warning.
+const (
+	// MaxTools is the most tools of one server offered.
+	MaxTools = 128
+	// MaxToolBytes caps the bytes of one server's tools as offered: their
+	// names, descriptions and schemas.
+	MaxToolBytes = 256 << 10
+	// MaxListPages is the most tools/list pages read from one server.
+	MaxListPages = 16
+)
+
+// list fetches the server's tools (their pages, up to MaxListPages) and
+// converts them; a tool whose name or schema cannot be offered is logged
+// and left out, and so are the tools past MaxTools or MaxToolBytes.
 func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool, error) {
 	var out []tools.Tool
 	seen := map[string]bool{}
-	for t, err := range cs.Tools(ctx, nil) {
+	size, over, unread := 0, 0, false
+	params := &sdk.ListToolsParams{}
+	for page := 0; ; page++ {
+		if page == MaxListPages {
+			unread = true
+			break
+		}
+		res, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("list tools: %w", err)
 		}
-		tl, err := newTool(s, t)
-		if err != nil {
-			s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
-			continue
+		for _, t := range res.Tools {
+			if len(out) == MaxTools {
+				over++
+				continue
+			}
+			tl, err := newTool(s, t)
+			if err != nil {
+				s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
+				continue
+			}
+			if seen[tl.spec.Name] {
+				s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
+				continue
+			}
+			n := len(tl.spec.Name) + len(tl.spec.Description) + len(tl.spec.Parameters)
+			if size+n > MaxToolBytes {
+				over++
+				continue
+			}
+			seen[tl.spec.Name], size = true, size+n
+			out = append(out, tl)
 		}
-		if seen[tl.spec.Name] {
-			s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
-			continue
+		if res.NextCursor == "" {
+			break
 		}
-		seen[tl.spec.Name] = true
-		out = append(out, tl)
+		if len(out) == MaxTools {
+			unread = true
+			break
+		}
+		params = &sdk.ListToolsParams{Cursor: res.NextCursor}
+	}
+	if over > 0 || unread {
+		s.log.Warn().Int("offered", len(out)).Int("left_out", over).Bool("pages_unread", unread).
+			Int("max_tools", MaxTools).Int("max_bytes", MaxToolBytes).Int("max_pages", MaxListPages).
+			Msg("mcp tools left out: over the server's caps")
 	}
 	return out, nil
 }
