@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
 // Caps of what a Streamable HTTP server's answers may hold: its answers
@@ -51,13 +55,20 @@ func newHeaderTransport(headers map[string]string, endpoint string, base http.Ro
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !h.sameOrigin(r.URL) {
-		return limitResponse(h.base.RoundTrip(r))
+		return h.send(r)
 	}
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	return limitResponse(h.base.RoundTrip(r))
+	return h.send(r)
+}
+
+// send sends r and bounds the answer (limitResponse) after noting a
+// refused session (noteRefusal).
+func (h headerTransport) send(r *http.Request) (*http.Response, error) {
+	resp, err := h.base.RoundTrip(r)
+	return limitResponse(noteRefusal(r, resp, err))
 }
 
 // sameOrigin reports whether u has the endpoint's scheme and host (port
@@ -65,6 +76,51 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func (h headerTransport) sameOrigin(u *url.URL) bool {
 	return h.origin != nil && strings.EqualFold(u.Scheme, h.origin.Scheme) && strings.EqualFold(u.Host, h.origin.Host)
 }
+
+// sessionHeader carries a Streamable HTTP session's id.
+const sessionHeader = "Mcp-Session-Id"
+
+// sessionProbe, in a call's context, learns whether the server refused
+// the call's request for its session: the call never ran.
+type sessionProbe struct{ refused atomic.Bool }
+
+type probeKey struct{}
+
+// withProbe returns ctx carrying a new probe.
+func withProbe(ctx context.Context) (context.Context, *sessionProbe) {
+	p := &sessionProbe{}
+	return context.WithValue(ctx, probeKey{}, p), p
+}
+
+// noteRefusal tells the probe of r's context, if any, when the server
+// refused r for its session: a POST with a session id answered 404 (the
+// spec's answer to a session it does not know) or 400 (some SDKs'), whose
+// body is not a JSON-RPC answer to the request itself (a request the
+// server read and answered may have run). The body is given back whole.
+func noteRefusal(r *http.Request, resp *http.Response, err error) (*http.Response, error) {
+	p, _ := r.Context().Value(probeKey{}).(*sessionProbe)
+	if err != nil || p == nil || r.Method != http.MethodPost || r.Header.Get(sessionHeader) == "" ||
+		(resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest) {
+		return resp, err
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxRefusalPeek))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	var answer struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(head, &answer) == nil && len(answer.ID) > 0 && string(answer.ID) != "null" {
+		return resp, nil
+	}
+	p.refused.Store(true)
+	return resp, nil
+}
+
+// maxRefusalPeek caps what is read of a 400 or 404 answer to decide
+// whether it refused the session.
+const maxRefusalPeek = 4 << 10
 
 // limitResponse caps resp's body: an SSE stream per event, anything else
 // as a whole.

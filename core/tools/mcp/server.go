@@ -34,10 +34,14 @@ type server struct {
 	ping    time.Duration // how often an HTTP server is pinged; 0: never
 	refresh chan struct{} // a notifications/tools/list_changed arrived
 
-	mu    sync.Mutex
-	cs    *sdk.ClientSession // nil while the server is not up
-	names []string           // its tools in the Registry
-	state string
+	renew chan struct{} // a call waits for a session to replace a refused one
+
+	mu      sync.Mutex
+	cs      *sdk.ClientSession // nil while the server is not up
+	changed chan struct{}      // closed (and replaced) when cs changes
+	refused *sdk.ClientSession // the last session the server refused
+	names   []string           // its tools in the Registry
+	state   string
 }
 
 // session is a started server.
@@ -49,7 +53,8 @@ type session struct {
 
 func newServer(cfg ServerConfig, reg Registrar, log zerolog.Logger) *server {
 	return &server{
-		cfg: cfg, reg: reg, refresh: make(chan struct{}, 1), state: "starting",
+		cfg: cfg, reg: reg, refresh: make(chan struct{}, 1), renew: make(chan struct{}, 1),
+		changed: make(chan struct{}), state: "starting",
 		log: log.With().Str("mcp_server", cfg.Name).Logger(),
 	}
 }
@@ -59,6 +64,50 @@ func (s *server) current() *sdk.ClientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cs
+}
+
+// setSession makes cs the session calls go to and wakes the calls that
+// wait for a new one; s.mu is held.
+func (s *server) setSession(cs *sdk.ClientSession) {
+	if cs != s.cs {
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+	s.cs = cs
+}
+
+// replace returns a session to send a call again on, other than old,
+// which the server refused (it was restarted and forgot it): serve ends
+// old and run starts the next at once. It waits until the next is up or
+// ctx ends.
+func (s *server) replace(ctx context.Context, old *sdk.ClientSession) (*sdk.ClientSession, error) {
+	s.mu.Lock()
+	s.refused = old
+	s.mu.Unlock()
+	select {
+	case s.renew <- struct{}{}:
+	default:
+	}
+	for {
+		s.mu.Lock()
+		cs, changed := s.cs, s.changed
+		s.mu.Unlock()
+		if cs != nil && cs != old {
+			return cs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// wasRefused reports whether the server refused cs.
+func (s *server) wasRefused(cs *sdk.ClientSession) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused == cs
 }
 
 func (s *server) setState(state string) {
@@ -230,7 +279,8 @@ func (s *server) install(cs *sdk.ClientSession, list []tools.Tool) error {
 	if err := s.reg.Replace(s.names, list...); err != nil {
 		return fmt.Errorf("mcp %s: register tools: %w", s.cfg.Name, err)
 	}
-	s.cs, s.names, s.state = cs, names, fmt.Sprintf("running, %d tools", len(names))
+	s.setSession(cs)
+	s.names, s.state = names, fmt.Sprintf("running, %d tools", len(names))
 	return nil
 }
 
@@ -241,7 +291,8 @@ func (s *server) withdraw(state string) {
 	if err := s.reg.Replace(s.names); err != nil { // removing cannot fail
 		s.log.Error().Err(err).Msg("mcp tools withdraw")
 	}
-	s.cs, s.names, s.state = nil, nil, state
+	s.setSession(nil)
+	s.names, s.state = nil, state
 }
 
 // stop closes the session: a stdio child's input is closed, then it is
@@ -279,6 +330,9 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			if ctx.Err() != nil {
 				return
 			}
+			if s.wasRefused(sess.cs) {
+				continue // at once: the server is up, it forgot the session
+			}
 			if time.Since(began) >= maxBackoff {
 				backoff = minBackoff
 			}
@@ -290,6 +344,8 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			t.Stop()
 			return
 		case <-t.C:
+		case <-s.renew: // a call waits: its session ended as the server refused it
+			t.Stop()
 		}
 		backoff = min(backoff*2, maxBackoff)
 	}
@@ -327,6 +383,11 @@ func (s *server) serve(ctx context.Context, sess *session) {
 			return
 		case <-ended:
 			return
+		case <-s.renew:
+			if s.wasRefused(sess.cs) {
+				s.log.Info().Msg("mcp server refused its session (restarted?); starting a new one")
+				return
+			}
 		case <-ping:
 			if err := s.pingOnce(ctx, sess.cs); err != nil {
 				if ctx.Err() != nil {

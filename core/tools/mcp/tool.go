@@ -94,7 +94,15 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := json.Unmarshal(args, &m); err != nil {
 		return "", fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	res, err := t.call(ctx, cs, args)
+	if errors.Is(err, errSessionRefused) && ctx.Err() == nil {
+		// The call never ran: a person's approval is not wasted on a
+		// server that was restarted. Once more, on a new session.
+		t.srv.log.Info().Str("tool", t.remote).Msg("mcp call refused with its session; sent again on a new session")
+		if cs, err = t.srv.replace(ctx, cs); err == nil {
+			res, err = t.call(ctx, cs, args)
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("mcp %s: call %s: %w", t.srv.cfg.Name, t.remote, err)
 	}
@@ -103,6 +111,23 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 		return out, fmt.Errorf("mcp %s: %s: %w", t.srv.cfg.Name, t.remote, errToolError)
 	}
 	return out, nil
+}
+
+// errSessionRefused is wrapped by the error of a call the server refused
+// for its session: it never ran.
+var errSessionRefused = errors.New("the server refused the session")
+
+// call calls the tool on cs. Only a call whose request the server refused
+// for its session (see noteRefusal) fails with errSessionRefused: never
+// one that may have run (a timeout, a 5xx, a lost connection, a tool
+// error).
+func (t *tool) call(ctx context.Context, cs *sdk.ClientSession, args json.RawMessage) (*sdk.CallToolResult, error) {
+	pctx, probe := withProbe(ctx)
+	res, err := cs.CallTool(pctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	if err != nil && probe.refused.Load() {
+		return nil, fmt.Errorf("%w: %w", errSessionRefused, err)
+	}
+	return res, err
 }
 
 // redactSchema removes secrets from every string of an offered schema,
