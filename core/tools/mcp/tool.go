@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -21,7 +20,7 @@ type tool struct {
 	srv    *server
 	remote string // the tool's name on the server
 	spec   tools.Spec
-	schema *jsonschema.Resolved
+	schema *argSchema
 }
 
 var (
@@ -64,16 +63,21 @@ func newTool(srv *server, t *sdk.Tool) (*tool, error) {
 // Spec implements tools.Tool.
 func (t *tool) Spec() tools.Spec { return t.spec }
 
-// ValidateArgs checks the arguments against the server's own schema.
+// ValidateArgs checks the arguments against the server's own schema,
+// within MaxArgsDepth and MaxValidationSteps (see ValidateArgsContext).
 func (t *tool) ValidateArgs(args json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("arguments are not JSON: %w", err)
+	return t.ValidateArgsContext(context.Background(), args)
+}
+
+// ValidateArgsContext is ValidateArgs stopped when ctx ends (the turn's
+// context: /cancel). The Registry's ArgsValidator takes no context yet;
+// MaxValidationSteps bounds the work meanwhile.
+func (t *tool) ValidateArgsContext(ctx context.Context, args json.RawMessage) error {
+	v, err := decodeArgs(args)
+	if err != nil {
+		return err
 	}
-	if err := t.schema.Validate(v); err != nil {
-		return fmt.Errorf("arguments do not match the tool's schema: %w", err)
-	}
-	return nil
+	return t.schema.validate(ctx, v)
 }
 
 // errToolError is wrapped by the error of a call whose result was marked
