@@ -23,7 +23,10 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 // with moves past an update only once the update is done (see offsets).
 // The first poll, and the first after a failed one, is short (timeout 0):
 // Telegram answers it at once, so the gateway is ready (Ready) as soon as
-// Telegram answers again, not a whole quiet long poll later.
+// Telegram answers again, not a whole quiet long poll later. A long poll
+// answered with nothing before Config.PollFloor has passed is followed by
+// a wait until it has, so an endpoint that does not hold long polls is not
+// polled in a tight loop.
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
 	o := g.loadOffsets(ctx)
@@ -34,6 +37,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 		if short {
 			timeout = 0
 		}
+		began := time.Now()
 		raws, err := g.fetch(ctx, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -54,6 +58,9 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			break
 		}
 		if fresh == 0 && len(raws) > 0 && g.awaitProgress(ctx, moved) != nil {
+			break
+		}
+		if len(raws) == 0 && timeout > 0 && gateways.Sleep(ctx, g.cfg.PollFloor-time.Since(began)) != nil {
 			break
 		}
 	}
