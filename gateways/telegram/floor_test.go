@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -62,18 +63,25 @@ type pipeAddr struct{}
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "telegram.pipe" }
 
-// countingTransport counts getUpdates requests and closes tooMany once
-// they pass limit.
+// countingTransport counts getUpdates requests, notes when the first few
+// were sent, and closes tooMany once they pass limit.
 type countingTransport struct {
 	next    http.RoundTripper
 	polls   atomic.Int64
 	limit   int64
 	tooMany chan struct{}
 	once    sync.Once
+	mu      sync.Mutex
+	sent    []time.Time // the first few polls' times on the bubble's clock
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(r.URL.Path) >= len("getUpdates") && r.URL.Path[len(r.URL.Path)-len("getUpdates"):] == "getUpdates" {
+	if strings.HasSuffix(r.URL.Path, "/getUpdates") {
+		c.mu.Lock()
+		if len(c.sent) < 3 {
+			c.sent = append(c.sent, time.Now())
+		}
+		c.mu.Unlock()
 		if c.polls.Add(1) > c.limit {
 			c.once.Do(func() { close(c.tooMany) })
 		}
@@ -128,8 +136,14 @@ func TestPollFloorAgainstAnEndpointThatAnswersAtOnce(t *testing.T) {
 		if least := int64(elapsed/floor) - 1; n < least {
 			t.Errorf("%d getUpdates in %s; want at least %d: polling goes on once a floor", n, elapsed, least)
 		}
-		if polls := fake.Polls(); len(polls) < 2 || polls[0].Timeout != 0 || polls[1].Timeout != 30 {
-			t.Errorf("polls %+v; want a short one, then long ones", polls[:min(len(polls), 3)])
+		if polls := fake.Polls(); len(polls) < 3 || polls[0].Timeout != 0 || polls[1].Timeout != 30 {
+			t.Fatalf("polls %+v; want a short one, then long ones", polls[:min(len(polls), 3)])
+		}
+		// Within the bubble a request takes no time: the long poll follows
+		// the short one at once, the next one a floor later.
+		if sent := counter.sent; sent[1] != sent[0] || sent[2].Sub(sent[1]) != floor {
+			t.Errorf("polls sent at %s, %s, %s; want the first two at once, the third a floor (%s) later",
+				sent[0].Sub(start), sent[1].Sub(start), sent[2].Sub(start), floor)
 		}
 		assertNoToken(t, logs.String())
 	})
