@@ -141,3 +141,32 @@ func TestReloadThroughTheBinary(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestToolsShowsTheReloadedPolicy: /tools shows the decision of the
+// policy in force. It read the rules as first loaded, so after a reload
+// that allowed shell it still said "approve".
+func TestToolsShowsTheReloadedPolicy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const approve, allow = "{tool: shell, decision: approve}", "{tool: shell, decision: allow}"
+	cfg := offlineConfig(t)
+	if !strings.Contains(cfg, approve) {
+		t.Fatalf("the shipped config.yaml no longer has %q; update this test", approve)
+	}
+	writeFile(t, dir, "config.yaml", cfg)
+	p := startBot(t, dir, baseEnv(dir))
+	p.send("/tools")
+	expectLine(t, p, "shell — built-in — approve")
+
+	writeFile(t, dir, "config.yaml", strings.Replace(cfg, approve, allow, 1))
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, "config reloaded", func() bool { return strings.Contains(p.stderr.String(), "config reloaded") })
+	p.send("/tools")
+	expectLine(t, p, "shell — built-in — allow")
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
