@@ -187,7 +187,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
-	a.health.reload, a.health.redact = a.Reload, o.Secrets.Redact
+	a.health.redact = o.Secrets.Redact
+	if cfg.HTTP.Reload {
+		a.health.reload = a.Reload
+	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	return nil
 }
