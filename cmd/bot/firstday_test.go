@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -44,3 +45,108 @@ func TestConfigErrorsHelpAFirstTimer(t *testing.T) {
 		}
 	})
 }
+
+// TestDoctorWarningsAreNotProblems: what the bot runs with — an MCP
+// server that fails to start, an LLM provider doctor --online cannot
+// reach — is a warning: doctor lists it apart from the problems and exits
+// 0. A missing gateway is still a problem (exit 1), listed as one.
+func TestDoctorWarningsAreNotProblems(t *testing.T) {
+	t.Parallel()
+	bin := fakeMCP(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", `llm:
+  providers:
+    - {name: gone, base_url: "http://127.0.0.1:1/v1", api_key: sk-firstday-0123456789}
+mcp:
+  servers:
+    - {name: broken, command: "`+bin+`", env: {FAKE_MCP_FAIL_START: "1"}}
+store: {dsn: gatehouse.db}
+http: {listen: ""}
+`)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor", "--online")
+	if r.code != exitOK {
+		t.Fatalf("bot doctor --online: exit %d; want 0 (warnings only)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	warnings := doctorSummary(r.stdout, "warnings")
+	for _, want := range []string{"mcp: broken (stdio", "online: llm gone: GET http://127.0.0.1:1/v1/models failed after"} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("doctor's warnings lack %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "PROBLEM") || strings.Contains(r.stdout, "cannot run") || doctorSummary(r.stdout, "problems") != "" {
+		t.Errorf("doctor calls a warning a problem:\n%s", r.stdout)
+	}
+	if !regexp.MustCompile("ready: `bot` will run as shown, with [0-9]+ warning\\(s\\) above.").MatchString(r.stdout) {
+		t.Errorf("doctor does not say the bot runs, with its warnings:\n%s", r.stdout)
+	}
+
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\nmcp:\n  servers:\n    - {name: broken, command: \""+bin+"\", env: {FAKE_MCP_FAIL_START: \"1\"}}\nhttp: {listen: \"\"}\n")
+	r = runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if r.code != exitFail || !strings.Contains(doctorSummary(r.stdout, "problems"), "gateways: no gateway is enabled") ||
+		strings.Contains(doctorSummary(r.stdout, "problems"), "broken") || !strings.Contains(doctorSummary(r.stdout, "warnings"), "broken") {
+		t.Errorf("bot doctor with no gateway and a broken MCP server: exit %d; want %d, one problem and one warning\n%s", r.code, exitFail, r.stdout)
+	}
+}
+
+// doctorSummary returns the block of doctor's summary that starts with
+// head ("problems", "warnings"): its indented lines.
+func doctorSummary(out, head string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, head+" "):
+			in = true
+		case in && strings.HasPrefix(l, "  "):
+			b.WriteString(strings.TrimSpace(l) + "\n")
+		default:
+			in = false
+		}
+	}
+	return b.String()
+}
+
+// TestDoctorOnlineWithNothingToContact: the shipped configuration (demo
+// model, console) has nothing to reach: doctor --online says so instead
+// of printing nothing.
+func TestDoctorOnlineWithNothingToContact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", defaultConfig(t))
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor", "--online")
+	if r.code != exitOK || !strings.Contains(r.stdout, "online    nothing to contact:") {
+		t.Errorf("bot doctor --online: exit %d; want 0 and a line saying there is nothing to contact\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDoctorListsBudgets: doctor shows the daily caps, and says when
+// there are none.
+func TestDoctorListsBudgets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", defaultConfig(t))
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	if got := doctorBlock(r.stdout, "budget"); r.code != exitOK || len(got) != 1 || !strings.Contains(got[0], "no daily caps") {
+		t.Errorf("doctor's budget lines %q; want one saying there are no caps\n%s", got, r.stdout)
+	}
+	writeFile(t, dir, "config.yaml", `llm:
+  providers:
+    - {name: p, base_url: "http://127.0.0.1:1/v1", api_key: sk-firstday-0123456789, price: {input_per_mtok: 0.15, output_per_mtok: 0.6}}
+budget: {conversation_daily_tokens: 200000, daily_tokens: 2000000, daily_usd: 5}
+store: {dsn: gatehouse.db}
+http: {listen: ""}
+`)
+	r = runOnce(t, dir, baseEnv(dir), "", "doctor")
+	want := "budget    daily caps (UTC days): conversation_daily_tokens 200000 tokens, daily_tokens 2000000 tokens, daily_usd $5.00"
+	if r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("bot doctor: exit %d; want a line %q\n%s", r.code, want, r.stdout)
+	}
+}
+
+// A Telegram bot token's shape (digits:35 characters) and Slack's (xoxb-,
+// xapp-): the tests' tokens that doctor accepts.
+const (
+	shapedTelegramToken = "123456789:AAFirstDayFirstDayFirstDayFirstDay0"
+	shapedSlackBot      = "xoxb-1-firstday-slack-bot-token"
+	shapedSlackApp      = "xapp-1-A0FIRST-firstday-slack-app-token"
+)
