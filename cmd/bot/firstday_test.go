@@ -150,3 +150,20 @@ const (
 	shapedSlackBot      = "xoxb-1-firstday-slack-bot-token"
 	shapedSlackApp      = "xapp-1-A0FIRST-firstday-slack-app-token"
 )
+
+// TestDemoModelSpendsNoBudget: the offline demo model calls no API, so its
+// answers count no tokens: with a daily cap of one token the demo still
+// answers turn after turn.
+func TestDemoModelSpendsNoBudget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := strings.NewReplacer("conversation_daily_tokens: 0", "conversation_daily_tokens: 1", "  daily_tokens: 0", "  daily_tokens: 1").Replace(defaultConfig(t))
+	writeFile(t, dir, "config.yaml", cfg)
+	r := runOnce(t, dir, baseEnv(dir), "hello\nhello again\n")
+	if r.code != exitOK {
+		t.Fatalf("bot: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "budget") || strings.Count(r.stdout, "offline demo model") != 2 {
+		t.Errorf("the demo's answers counted against the budget; want two answers and no budget refusal:\n%s", r.stdout)
+	}
+}
