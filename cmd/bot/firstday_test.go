@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -165,5 +168,61 @@ func TestDemoModelSpendsNoBudget(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "budget") || strings.Count(r.stdout, "offline demo model") != 2 {
 		t.Errorf("the demo's answers counted against the budget; want two answers and no budget refusal:\n%s", r.stdout)
+	}
+}
+
+// TestFirstSuggestionsWorkOnAFreshCheckout: on a fresh checkout (the
+// shipped config, no workspace yet) every request the demo model suggests
+// works when tried in the order it lists them, held ones approved; and
+// the README suggests the same requests in the same order. (Not "fetch
+// https://example.com": the tests have no internet.)
+func TestFirstSuggestionsWorkOnAFreshCheckout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	p := startBot(t, dir, baseEnv(dir))
+	p.send("hello")
+	can := expectLine(t, p, "Things I can do:")
+	var suggested []string
+	for _, m := range regexp.MustCompile(`“([^”]+)”`).FindAllStringSubmatch(can, -1) {
+		suggested = append(suggested, m[1])
+	}
+	if len(suggested) < 4 {
+		t.Fatalf("the demo suggests %q", suggested)
+	}
+	for _, s := range suggested {
+		if strings.HasPrefix(s, "fetch ") {
+			continue
+		}
+		p.send(s)
+		answer := expectLine(t, p, "gatehouse › ")
+		if strings.Contains(answer, "Approval needed") {
+			p.send("/approve " + expectToken(t, p))
+			answer = expectLine(t, p, "The request was approved")
+		}
+		if strings.Contains(answer, "failed") || strings.Contains(answer, "error") {
+			t.Errorf("%q on a fresh checkout: %s", s, answer)
+		}
+	}
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile("(?s)Type (.*?) at the `you ›` prompt").FindSubmatch(readme)
+	if first == nil {
+		t.Fatal("the README no longer suggests first requests (\"Type … at the `you ›` prompt\"); update this test")
+	}
+	var inReadme []string
+	for _, m := range regexp.MustCompile("``? ?(.+?) ?``?(?:,| or| \\(|$)").FindAllStringSubmatch(strings.Join(strings.Fields(string(first[1])), " "), -1) {
+		inReadme = append(inReadme, m[1])
+	}
+	want := slices.DeleteFunc(slices.Clone(suggested), func(s string) bool { return !slices.Contains(inReadme, s) })
+	if len(inReadme) < 4 || !slices.Equal(inReadme, want) {
+		t.Errorf("the README suggests %q; want requests the demo suggests, in its order %q", inReadme, suggested)
 	}
 }

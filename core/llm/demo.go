@@ -89,13 +89,15 @@ func offered(tools []ToolSpec, name string) bool {
 	return false
 }
 
-// demoExamples are the requests the demo understands, by tool.
+// demoExamples are the requests the demo understands, by tool, in an
+// order that works on a fresh checkout, where the workspace is empty:
+// notes.txt is written (once approved) before it is read.
 var demoExamples = []struct{ tool, example string }{
-	{"shell", "run `ls -la`"},
 	{"current_time", "what time is it"},
 	{"list_dir", "list files"},
-	{"read_file", "read notes.txt"},
 	{"write_file", "write hello to notes.txt"},
+	{"read_file", "read notes.txt"},
+	{"shell", "run `ls -la`"},
 	{"http_get", "fetch https://example.com"},
 }
 
