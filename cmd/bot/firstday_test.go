@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestConfigErrorsHelpAFirstTimer: the errors a first configuration runs
@@ -224,5 +228,43 @@ func TestFirstSuggestionsWorkOnAFreshCheckout(t *testing.T) {
 	want := slices.DeleteFunc(slices.Clone(suggested), func(s string) bool { return !slices.Contains(inReadme, s) })
 	if len(inReadme) < 4 || !slices.Equal(inReadme, want) {
 		t.Errorf("the README suggests %q; want requests the demo suggests, in its order %q", inReadme, suggested)
+	}
+}
+
+// TestLogDurationsCarryUnits: a duration in a log line says its unit
+// ("retry_in":"1s"); zerolog's default wrote a bare number of
+// milliseconds ("retry_in":1000).
+func TestLogDurationsCarryUnits(t *testing.T) {
+	t.Parallel()
+	bin := fakeMCP(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t)+`
+mcp:
+  servers:
+    - {name: broken, command: "`+bin+`", env: {FAKE_MCP_FAIL_START: "1"}}
+`) // its log: auto, so JSON on the pipe
+	p := startBot(t, dir, baseEnv(dir))
+	var line string
+	testutil.WaitFor(t, "the log line of the MCP server that failed to start", func() bool {
+		for _, l := range strings.Split(p.stderr.String(), "\n") {
+			if strings.Contains(l, "mcp server failed to start") {
+				line = l
+				return true
+			}
+		}
+		return false
+	})
+	p.closeInput()
+	p.wait()
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(line), &fields); err != nil {
+		t.Fatalf("log line %q: %v", line, err)
+	}
+	d, ok := fields["retry_in"].(string)
+	if !ok {
+		t.Fatalf("retry_in = %#v in %s; want a duration with its unit, such as \"1s\"", fields["retry_in"], line)
+	}
+	if _, err := time.ParseDuration(d); err != nil {
+		t.Errorf("retry_in = %q: %v", d, err)
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/gatehouse-bot/gatehouse/internal/logging"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -35,6 +37,7 @@ const (
 )
 
 func main() {
+	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()
 	ctx, stop := stopOnSignal()
