@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -266,5 +267,36 @@ mcp:
 	}
 	if _, err := time.ParseDuration(d); err != nil {
 		t.Errorf("retry_in = %q: %v", d, err)
+	}
+}
+
+// TestReadmeSaysHowToBuildBot: every command the README documents is the
+// `bot` binary; it says how to build it (go build -o bot ./cmd/bot)
+// before the first of them, and that command, run from the checkout,
+// builds a working bot. The README's first two commands stay as they are.
+func TestReadmeSaysHowToBuildBot(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	first := "```sh\ngo run ./cmd/bot          # run the bot: console chat + offline demo model, no keys needed\ngo test -race ./...       # run every test\n```"
+	if !strings.Contains(readme, first) {
+		t.Errorf("the README's first two commands changed; want\n%s", first)
+	}
+	build := regexp.MustCompile("(?m)^(go build -o bot ./cmd/bot)\\b").FindStringIndex(readme)
+	use := strings.Index(readme, "`bot ")
+	if build == nil || use < 0 || build[0] > use {
+		t.Fatalf("the README does not say `go build -o bot ./cmd/bot` before its first bot command (at byte %d)", use)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(goTool(), "build", "-o", filepath.Join(dir, "bot"), "./cmd/bot")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -o bot ./cmd/bot from the checkout: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(filepath.Join(dir, "bot"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "gatehouse ") {
+		t.Errorf("the built bot version: %q, %v", out, err)
 	}
 }
