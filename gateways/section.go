@@ -46,6 +46,11 @@ type Status struct {
 	Lines []string
 	// Runs is true when the gateway will run as configured.
 	Runs bool
+	// Problems are what stops an enabled gateway from running as
+	// configured (a token of the wrong shape, or in the wrong key), each
+	// naming its key; doctor reports each as a problem. They hold no
+	// secret.
+	Problems []string
 }
 
 // Deps are what a gateway's constructor may use besides its section.
