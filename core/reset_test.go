@@ -99,3 +99,29 @@ func (h *rawHistory) Replace(_ context.Context, conv string, msgs []llm.Message)
 	h.convs[conv] = slices.Clone(msgs)
 	return nil
 }
+
+// TestResetWhileTheModelThinks: /reset while a turn waits on the model
+// stops it quietly (no "Sorry, I couldn't finish" after /reset's answer)
+// and keeps nothing of it, the user's message included.
+func TestResetWhileTheModelThinks(t *testing.T) {
+	hist := &rawHistory{}
+	h, _ := brokerHarness(t, harnessOpts{history: hist})
+	h.fake().Push(fakeoai.Hang())
+	h.say(t, "c1", "remember the word pelican")
+	testutil.WaitFor(t, "the turn's request to reach the model", func() bool { return len(h.fake().Requests()) == 1 })
+	h.say(t, "c1", "/reset")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "stopped the turn in progress") {
+		t.Fatalf("/reset answer = %q", got)
+	}
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := hist.stored("test:c1"); len(msgs) != 0 {
+		t.Fatalf("after /reset the history holds %+v", msgs)
+	}
+	select {
+	case a := <-h.gw.ch:
+		t.Fatalf("the stopped turn said %q after /reset", a.Text)
+	default:
+	}
+}
