@@ -153,7 +153,7 @@ func TestDoctorReportsDiscord(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "discord-token-123456") {
 		t.Errorf("doctor printed the Discord token:\n%s", r.stdout)
 	}
-	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token, guild_id: \"5001\"}\nhttp: {listen: \"\"}\n")
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token, guild_id: \"5001\"}\nhitl: {approvers: [\"discord:500\"]}\nhttp: {listen: \"\"}\n")
 	r = runOnce(t, dir, baseEnv(dir), "", "doctor")
 	if r.code != exitOK || !strings.Contains(r.stdout, "slash commands in guild 5001") {
 		t.Fatalf("bot doctor with only Discord: exit %d; want %d\n%s", r.code, exitOK, r.stdout)

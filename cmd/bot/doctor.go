@@ -129,6 +129,9 @@ func doctorHITL(r *report, cfg *config.Config) {
 		r.problem("hitl", "hitl.approvers is empty: held actions could never be approved")
 	} else {
 		r.line("hitl", "approvers: %s", strings.Join(h.Approvers, ", "))
+		if err := app.CheckApprovers(cfg); err != nil {
+			r.problem("hitl", "%v", err)
+		}
 	}
 	notify := "none"
 	if len(h.Notify) > 0 {

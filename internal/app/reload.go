@@ -80,6 +80,9 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err := a.keepRunningPrices(cfg, caps, prices); err != nil {
 		return nil, err
 	}
+	if err := checkApprovers(cfg, a.enabled); err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
 	if err := a.broker.SetApprovers(approvers); err != nil {
 		return nil, fmt.Errorf("hitl.approvers: %w", err)

@@ -169,6 +169,10 @@ type Store struct {
 type HTTP struct {
 	// Listen is host:port for /healthz /readyz /metrics; empty disables it.
 	Listen string `yaml:"listen"`
+	// Reload turns on POST /-/reload on Listen (Prometheus's
+	// --web.enable-lifecycle); off by default, since anyone who can
+	// reach Listen could then reload. SIGHUP reloads either way.
+	Reload bool `yaml:"reload"`
 }
 
 // Log configures logging.
