@@ -60,6 +60,11 @@ type Options struct {
 	Load func() (*config.Config, error)
 	// SetLogLevel, when set, changes the level of Log on a reload.
 	SetLogLevel func(level string)
+	// Instance names this instance among those sharing the store (schedule
+	// slots, leases, /status); "" is hostname-pid (InstanceName).
+	Instance string
+	// Version is the build's version, shown beside the instance.
+	Version string
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -83,6 +88,8 @@ type App struct {
 	// enabled names the gateways that run (enabledGateways), which a
 	// reload's approvers are checked against: enabling one needs a restart.
 	enabled map[string]bool
+	// instance names this instance in the store (Options.Instance).
+	instance string
 
 	reload reloader
 
@@ -94,7 +101,7 @@ type App struct {
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(),
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(o.Instance),
 		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
@@ -144,7 +151,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	}
 	a.policy = policy
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
+	if a.sched, err = buildScheduler(cfg, a.store, a.instance, o.Log); err != nil {
 		return err
 	}
 	notify, err := notifyConversations(cfg)
