@@ -1,4 +1,4 @@
-package gateways
+package gateways_test
 
 import (
 	"context"
@@ -9,69 +9,10 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 )
-
-// memLeases is store.Leases' contract in memory, on the bubble's clock; fail
-// makes every call fail as an unreachable store would.
-type memLeases struct {
-	mu     sync.Mutex
-	holder map[string]string
-	exp    map[string]time.Time
-	fail   bool
-}
-
-func newMemLeases() *memLeases {
-	return &memLeases{holder: map[string]string{}, exp: map[string]time.Time{}}
-}
-
-var errDown = errors.New("store unreachable")
-
-func (m *memLeases) AcquireLease(_ context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail {
-		return false, errDown
-	}
-	now := time.Now()
-	if h, ok := m.holder[name]; ok && h != holder && now.Before(m.exp[name]) {
-		return false, nil
-	}
-	m.holder[name], m.exp[name] = holder, now.Add(ttl)
-	return true, nil
-}
-
-func (m *memLeases) ReleaseLease(_ context.Context, name, holder string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail {
-		return errDown
-	}
-	if m.holder[name] == holder {
-		delete(m.holder, name)
-		delete(m.exp, name)
-	}
-	return nil
-}
-
-// steal gives the lease to holder, as another instance taking it over.
-func (m *memLeases) steal(name, holder string, ttl time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.holder[name], m.exp[name] = holder, time.Now().Add(ttl)
-}
-
-func (m *memLeases) setFail(fail bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.fail = fail
-}
-
-// expires returns when the lease expires, and who holds it.
-func (m *memLeases) expires(name string) (string, time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.holder[name], m.exp[name]
-}
 
 // runLog records which holder runs when; it fails the test if two run at
 // once.
@@ -110,10 +51,10 @@ func (r *runLog) state() (string, []string) {
 const testTTL = 15 * time.Second
 
 // start runs RunUnderLease for holder until the returned cancel.
-func startUnderLease(l Leaser, holder string, run func(context.Context) error) (context.CancelFunc, chan error) {
+func startUnderLease(l gateways.Leaser, holder string, run func(context.Context) error) (context.CancelFunc, chan error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- RunUnderLease(ctx, l, "telegram:1", holder, testTTL, zerolog.Nop(), run) }()
+	go func() { done <- gateways.RunUnderLease(ctx, l, "telegram:1", holder, testTTL, zerolog.Nop(), run) }()
 	return cancel, done
 }
 
@@ -122,7 +63,7 @@ func startUnderLease(l Leaser, holder string, run func(context.Context) error) (
 // it releases the lease and the other takes over within ttl/3, not ttl.
 func TestRunUnderLeaseOneAtATime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newMemLeases()
+		l := gatewaytest.NewLeases()
 		runs := &runLog{t: t}
 		stopA, doneA := startUnderLease(l, "a", runs.run("a"))
 		synctest.Wait()
@@ -138,7 +79,7 @@ func TestRunUnderLeaseOneAtATime(t *testing.T) {
 		if err := <-doneA; err != nil {
 			t.Fatalf("RunUnderLease(a) after its context ended = %v, want nil", err)
 		}
-		if h, _ := l.expires("telegram:1"); h != "" {
+		if h, _ := l.Holder("telegram:1"); h != "" {
 			t.Fatalf("after a stopped, the lease is held by %q; want it released", h)
 		}
 		time.Sleep(testTTL / 3)
@@ -157,12 +98,12 @@ func TestRunUnderLeaseOneAtATime(t *testing.T) {
 // takes it again once the other releases it.
 func TestRunUnderLeaseStopsWhenTheLeaseIsLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newMemLeases()
+		l := gatewaytest.NewLeases()
 		runs := &runLog{t: t}
 		stop, done := startUnderLease(l, "a", runs.run("a"))
 		defer func() { stop(); <-done }()
 		synctest.Wait()
-		l.steal("telegram:1", "x", testTTL)
+		l.Steal("telegram:1", "x", testTTL)
 		time.Sleep(testTTL / 3) // the next renewal
 		synctest.Wait()
 		if running, _ := runs.state(); running != "" {
@@ -190,14 +131,14 @@ func TestRunUnderLeaseStopsWhenTheLeaseIsLost(t *testing.T) {
 // the store is back.
 func TestRunUnderLeaseStopsBeforeTheLeaseExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newMemLeases()
+		l := gatewaytest.NewLeases()
 		runs := &runLog{t: t}
 		stop, done := startUnderLease(l, "a", runs.run("a"))
 		defer func() { stop(); <-done }()
 		time.Sleep(testTTL) // a few renewals
 		synctest.Wait()
-		_, expires := l.expires("telegram:1")
-		l.setFail(true)
+		_, expires := l.Holder("telegram:1")
+		l.SetFail(true)
 		time.Sleep(testTTL)
 		synctest.Wait()
 		running, _ := runs.state()
@@ -210,7 +151,7 @@ func TestRunUnderLeaseStopsBeforeTheLeaseExpires(t *testing.T) {
 		if !stops[0].Before(expires) {
 			t.Fatalf("run stopped at %v, not before the lease expired at %v", stops[0], expires)
 		}
-		l.setFail(false)
+		l.SetFail(false)
 		time.Sleep(testTTL / 3)
 		synctest.Wait()
 		if running, starts := runs.state(); running != "a" || len(starts) != 2 {
@@ -223,16 +164,16 @@ func TestRunUnderLeaseStopsBeforeTheLeaseExpires(t *testing.T) {
 // RunUnderLease with its error, and the lease is released.
 func TestRunUnderLeaseReturnsRunsError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newMemLeases()
+		l := gatewaytest.NewLeases()
 		boom := errors.New("boom")
 		_, done := startUnderLease(l, "a", func(context.Context) error { return boom })
 		if err := <-done; !errors.Is(err, boom) {
 			t.Fatalf("RunUnderLease = %v, want run's error", err)
 		}
-		if h, _ := l.expires("telegram:1"); h != "" {
+		if h, _ := l.Holder("telegram:1"); h != "" {
 			t.Fatalf("lease held by %q after run returned; want it released", h)
 		}
-		if err := RunUnderLease(context.Background(), l, "x", "a", 0, zerolog.Nop(), nil); err == nil {
+		if err := gateways.RunUnderLease(context.Background(), l, "x", "a", 0, zerolog.Nop(), nil); err == nil {
 			t.Fatal("ttl 0: no error")
 		}
 	})

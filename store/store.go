@@ -126,6 +126,14 @@ type Leases interface {
 	LeaseHolders(ctx context.Context) ([]Lease, error)
 }
 
+// Sharer is implemented by a store that several instances may share (a
+// database server): Shared reports whether this one is. Receivers the
+// platform allows once per token then run under a lease. A store without
+// it (SQLite: one process, which its lock file guarantees) is not shared.
+type Sharer interface {
+	Shared() bool
+}
+
 // Lease is a held lease.
 type Lease struct {
 	Name    string

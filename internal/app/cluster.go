@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -23,7 +24,22 @@ const (
 	statusLeases    = 16
 	// removeWait bounds the clean stop's removal of the instance's row.
 	removeWait = 5 * time.Second
+	// leaseTTL is how long a dead instance's receiver lease waits before
+	// another instance takes it over (store.lease_ttl, once configurable).
+	leaseTTL = 15 * time.Second
 )
+
+// receiverLease is the lease receivers that the platform allows once per
+// token run under: nil unless the store is shared by several instances
+// (store.Sharer); with SQLite the lock file already makes this process
+// the only one.
+func (a *App) receiverLease() *gateways.LeaseConfig {
+	sh, ok := a.store.(store.Sharer)
+	if !ok || !sh.Shared() {
+		return nil
+	}
+	return &gateways.LeaseConfig{Leaser: a.store, Holder: a.instance, TTL: leaseTTL}
+}
 
 // clusterStore is what the cluster view needs of the store.
 type clusterStore interface {
