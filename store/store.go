@@ -1,5 +1,5 @@
 // Package store is gatehouse's persistence: conversation history, token
-// usage, approvals, the audit log and gateway cursors, behind the small
+// usage, approvals, the audit log, gateway cursors and memory, behind the small
 // interfaces the core, hitl and the gateways already use. Implementations
 // live in sub-packages (sqlite, the embedded default); store/storetest holds
 // the contract suites every implementation must pass.
@@ -80,6 +80,25 @@ type Standing interface {
 type Cursors interface {
 	Cursor(ctx context.Context, key string) (string, error)
 	SetCursor(ctx context.Context, key, value string) error
+}
+
+// The bounds of Memory: a remembered key is kept for MemoryKeep after its
+// latest Remember, at most MemoryMax keys a scope (Prune forgets the
+// oldest past it), and a scope or key longer than MaxMemoryKey bytes is
+// refused.
+const (
+	MemoryKeep   = 90 * 24 * time.Hour
+	MemoryMax    = 100_000
+	MaxMemoryKey = 256
+)
+
+// Memory remembers keys by scope across restarts: the methods of
+// gateways.Memory (store/storetest.MemoryContract checks them).
+// Remembered is false for a key never remembered, or pruned; Remember of
+// a remembered key renews it.
+type Memory interface {
+	Remember(ctx context.Context, scope, key string) error
+	Remembered(ctx context.Context, scope, key string) (bool, error)
 }
 
 // Checkpoints is the index of workspace checkpoints: the methods of
@@ -169,7 +188,7 @@ type Instance struct {
 
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
-// StandingStore) and the gateways (Cursors), and checks at compile time that
+// StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
 // Store satisfies those consumers' interfaces.
 type Store interface {
 	core.History
@@ -178,16 +197,17 @@ type Store interface {
 	Audit
 	Standing
 	Cursors
+	Memory
 	Checkpoints
 	ScheduleSlots
 	Leases
 	Instances
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
-	// history for ever. The audit log is append-only and never pruned.
-	// Schedule slots older than SlotKeep and instances not seen for
-	// InstanceKeep are deleted whatever the retention (not counted).
-	// Call it at start-up and then daily.
+	// history for ever. It also forgets the Memory keys past MemoryKeep or
+	// MemoryMax, schedule slots older than SlotKeep and instances not seen
+	// for InstanceKeep, whatever the retention (not counted). The audit log
+	// is append-only and never pruned. Call it at start-up and then daily.
 	Prune(ctx context.Context) (int64, error)
 	// Close releases the store.
 	Close() error

@@ -192,7 +192,7 @@ func TestDoctorGatewayLines(t *testing.T) {
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
 			"          slack: disabled (set gateways.slack.bot_token (SLACK_BOT_TOKEN) and app_token (SLACK_APP_TOKEN) to enable)",
 		}},
-		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=123:tg-doctor-token", "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
+		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=" + shapedTelegramToken, "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",

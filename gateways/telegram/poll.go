@@ -117,8 +117,9 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 	case errors.As(err, &apiErr) && apiErr.Code == http.StatusUnauthorized:
 		g.log.Error().Err(err).Msg("getUpdates: the bot token was rejected; retrying")
 	case errors.As(err, &apiErr) && apiErr.RetryAfter > 0:
-		g.log.Warn().Int("retry_after", apiErr.RetryAfter).Msg("getUpdates rate limited")
-		return time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit
+		wait := time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit
+		g.log.Warn().Dur("retry_after", wait).Msg("getUpdates rate limited") // was a bare count of seconds
+		return wait
 	default:
 		g.log.Warn().Err(err).Int("attempt", attempt+1).Msg("getUpdates failed; retrying")
 	}

@@ -102,6 +102,11 @@ type HITL struct {
 	TTL Duration `yaml:"ttl"`
 	// Approvers are the identities ("gateway:id") allowed to approve.
 	Approvers []string `yaml:"approvers"`
+	// People groups the identities of one person ("gateway:id" each, an
+	// identity in one group at most): with allow_self_approval false, no
+	// identity of the person who caused a request may approve it. An
+	// identity in no group is a person of its own.
+	People [][]string `yaml:"people"`
 	// Notify are conversation keys ("gateway:chat[:thread]") that also
 	// receive every approval request.
 	Notify []string `yaml:"notify"`
