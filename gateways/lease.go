@@ -22,7 +22,7 @@ type Leaser interface {
 const releaseWait = 5 * time.Second
 
 // RunUnderLease runs run only while holder holds the lease name: a
-// connection a platform allows once per token (Telegram long polling)
+// connection a platform allows once per token (a long poll for updates)
 // runs on one instance at a time.
 //
 // It tries to take the lease every ttl/3 while another holds it. Once it

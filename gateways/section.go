@@ -90,7 +90,7 @@ type Deps struct {
 	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
 	Metrics *metrics.Registry
 	// Lease, when set, is how a receiver the platform allows once per token
-	// (Telegram long polling) runs when several instances share the store:
+	// (a long poll for updates) runs when several instances share the store:
 	// under a lease (RunUnderLease). Nil when the store is not shared (one
 	// process: SQLite's lock file already makes it the only one).
 	Lease *LeaseConfig

@@ -130,7 +130,7 @@ type ScheduleSlots interface {
 const SlotKeep = 24 * time.Hour
 
 // Leases are named, expiring locks among the instances sharing the store:
-// a connection a platform allows once per token (Telegram long polling) is
+// a connection a platform allows once per token (a long poll for updates) is
 // run by the lease's holder only. Times are the store's clock.
 type Leases interface {
 	// AcquireLease takes the lease name for holder until ttl from now if it

@@ -130,7 +130,7 @@ func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Ti
 	}
 	at := func(d time.Duration) time.Time { return clusterEpoch.Add(d) }
 
-	if _, err := l.AcquireLease(ctx, "telegram:1", "a", 0); err == nil {
+	if _, err := l.AcquireLease(ctx, "receiver:1", "a", 0); err == nil {
 		t.Fatal("AcquireLease with ttl 0: no error")
 	}
 	holders()
@@ -162,43 +162,43 @@ func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Ti
 		t.Fatalf("ReleaseLease: %v", err)
 	}
 
-	acquire("telegram:1", "a", true)
-	acquire("telegram:1", "b", false)
-	holders(store.Lease{Name: "telegram:1", Holder: "a", Expires: at(ttl)})
+	acquire("receiver:1", "a", true)
+	acquire("receiver:1", "b", false)
+	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(ttl)})
 
 	clock.Set(at(10 * time.Second))
-	acquire("telegram:1", "b", false) // not expired
-	acquire("telegram:1", "a", true)  // renewed: expires at 25s
-	holders(store.Lease{Name: "telegram:1", Holder: "a", Expires: at(25 * time.Second)})
+	acquire("receiver:1", "b", false) // not expired
+	acquire("receiver:1", "a", true)  // renewed: expires at 25s
+	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(25 * time.Second)})
 	clock.Set(at(20 * time.Second)) // past the first expiry, not the renewed one
-	acquire("telegram:1", "b", false)
+	acquire("receiver:1", "b", false)
 
 	// A non-holder's release does nothing.
-	if err := l.ReleaseLease(ctx, "telegram:1", "b"); err != nil {
+	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
 		t.Fatalf("ReleaseLease by a non-holder: %v", err)
 	}
-	acquire("telegram:1", "b", false)
+	acquire("receiver:1", "b", false)
 
 	// Expired: taken over, and the old holder cannot renew it.
 	clock.Set(at(25 * time.Second))
 	holders()
-	acquire("telegram:1", "b", true)
-	acquire("telegram:1", "a", false)
-	holders(store.Lease{Name: "telegram:1", Holder: "b", Expires: at(40 * time.Second)})
+	acquire("receiver:1", "b", true)
+	acquire("receiver:1", "a", false)
+	holders(store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
 
 	// Leases are independent.
-	acquire("discord:1", "a", true)
-	holders(store.Lease{Name: "discord:1", Holder: "a", Expires: at(40 * time.Second)},
-		store.Lease{Name: "telegram:1", Holder: "b", Expires: at(40 * time.Second)})
+	acquire("other:1", "a", true)
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
 
 	// A release frees the lease at once.
-	if err := l.ReleaseLease(ctx, "telegram:1", "b"); err != nil {
+	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
 		t.Fatalf("ReleaseLease: %v", err)
 	}
-	holders(store.Lease{Name: "discord:1", Holder: "a", Expires: at(40 * time.Second)})
-	acquire("telegram:1", "a", true)
-	holders(store.Lease{Name: "discord:1", Holder: "a", Expires: at(40 * time.Second)},
-		store.Lease{Name: "telegram:1", Holder: "a", Expires: at(40 * time.Second)})
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)})
+	acquire("receiver:1", "a", true)
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "a", Expires: at(40 * time.Second)})
 }
 
 // InstanceContract tests a store.Instances on the store's clock: a
