@@ -102,6 +102,10 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Lease, when set, runs long polling only while this instance holds the
+	// lease "telegram:<bot id>" (gateways.RunUnderLease): Telegram allows
+	// one getUpdates per token at a time. Nil when the store is not shared.
+	Lease *gateways.LeaseConfig
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -31,6 +31,7 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		HTTPListen:  a.cfg.HTTP.Listen,
 		Tune:        o.Tune,
 		Metrics:     a.metrics,
+		Lease:       a.receiverLease(),
 	}
 	if a.cfg.HTTP.Listen != "" {
 		deps.Mount = func(pattern string, h http.Handler) {
