@@ -171,10 +171,10 @@ type turnState struct {
 	key        string
 	text       string      // the user's message as the history keeps it
 	images     []llm.Image // sent with text to a provider with vision
-	failures   int       // consecutive steps whose tool calls all failed
-	rejections int       // proposals the gates turned down in this step
-	shortened  bool      // the history was shortened once after "context too long"
-	live       *liveSink // the last request's live reply; nil when the gateway has none
+	failures   int         // consecutive steps whose tool calls all failed
+	rejections int         // proposals the gates turned down in this step
+	shortened  bool        // the history was shortened once after "context too long"
+	live       *liveSink   // the last request's live reply; nil when the gateway has none
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
