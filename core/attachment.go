@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -49,6 +50,11 @@ func (k AttachmentKind) String() string {
 type Fetcher interface {
 	Fetch(ctx context.Context, w io.Writer, max int64) error
 }
+
+// ErrTooBig is what a Fetcher returns (wrapped) when it learns, before or
+// while downloading, that the file is longer than its max: the sender is
+// told the limit, not that the download failed.
+var ErrTooBig = errors.New("attachment over the size limit")
 
 // FetcherFunc is a Fetcher as a function.
 type FetcherFunc func(ctx context.Context, w io.Writer, max int64) error

@@ -77,6 +77,10 @@ type Deps struct {
 	// platform connection and tries again (a failed poll, a dropped
 	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
 	Metrics *metrics.Registry
+	// MaxAttachment is attachments.max_bytes: a gateway that picks among
+	// sizes of one file (Telegram's photo sizes) takes the largest within
+	// it; 0 leaves the gateway's default.
+	MaxAttachment int64
 }
 
 // TerminalUser is a Section whose gateway talks on the bot's own stdin and

@@ -29,6 +29,8 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		HTTPListen:  a.cfg.HTTP.Listen,
 		Tune:        o.Tune,
 		Metrics:     a.metrics,
+
+		MaxAttachment: int64(a.cfg.Attachments.MaxBytes),
 	}
 	if a.cfg.HTTP.Listen != "" {
 		deps.Mount = func(pattern string, h http.Handler) {

@@ -37,6 +37,9 @@ import (
 // are refused with a note.
 const MaxPerMessage = 10
 
+// maxNameShown bounds the name as sent, told to the model and audited.
+const maxNameShown = 512
+
 // maxTranscript bounds a transcript, in bytes.
 const maxTranscript = 8 << 10
 
@@ -173,7 +176,7 @@ func (r *Receiver) one(ctx context.Context, log zerolog.Logger, root *os.Root, d
 		mediaType = sniffed
 	}
 	desc := fmt.Sprintf("[%s received: saved at %s; sent as %s, %s, %d bytes]", a.Kind, strconv.Quote(sv.rel),
-		strconv.Quote(textutil.Shorten(a.Name, 200)), strconv.Quote(textutil.Shorten(mediaType, 100)), sv.size)
+		strconv.Quote(textutil.Shorten(a.Name, maxNameShown)), strconv.Quote(textutil.Shorten(mediaType, 100)), sv.size)
 	if r.o.Images && isImage(sniffed) && len(out.Images) < r.o.MaxImages {
 		if data, err := root.ReadFile(sv.rel); err == nil && int64(len(data)) <= r.o.MaxBytes {
 			out.Images = append(out.Images, llm.Image{MediaType: sniffed, Data: data})
@@ -226,7 +229,7 @@ func (r *Receiver) audit(ctx context.Context, log zerolog.Logger, s core.Signal,
 		MediaType string `json:"media_type"`
 		Size      int64  `json:"size"`
 		SHA256    string `json:"sha256"`
-	}{sv.rel, textutil.Shorten(a.Name, 200), textutil.Shorten(a.MediaType, 100), sv.size, sum})
+	}{sv.rel, textutil.Shorten(a.Name, maxNameShown), textutil.Shorten(a.MediaType, 100), sv.size, sum})
 	e := record.AuditEntry{At: r.o.Now(), Conv: s.Conv.Key(), Tool: AuditTool, Args: string(args),
 		RequestedBy: s.From, Outcome: AuditOutcome, Detail: "sha256:" + sum}
 	if err := r.o.Audit.AppendAudit(context.WithoutCancel(ctx), e); err != nil {

@@ -62,7 +62,7 @@ func save(ctx context.Context, root *os.Root, dir, stamp, name string, a core.At
 	sum := sha256.New()
 	lw := &limitWriter{w: f, h: sum, max: max}
 	if err := a.Fetcher.Fetch(ctx, lw, max); err != nil || lw.over {
-		if lw.over {
+		if lw.over || errors.Is(err, core.ErrTooBig) {
 			return saved{size: lw.n}, errTooBig
 		}
 		return saved{}, err
