@@ -89,7 +89,10 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 		return false, nil
 	}
 	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10), Thread: topic}
-	atts := g.attachments(m)
+	var atts []core.Attachment
+	if private || addressed { // a group's files only when the bot is addressed, even with group: all
+		atts = g.attachments(m)
+	}
 	if strings.TrimSpace(text) == "" {
 		if !private && !addressed { // not every photo or sticker in a group
 			return false, nil
