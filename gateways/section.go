@@ -89,6 +89,11 @@ type Deps struct {
 	// platform connection and tries again (a failed poll, a dropped
 	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
 	Metrics *metrics.Registry
+	// MaxAttachment is attachments.max_bytes: a gateway that picks among
+	// sizes of one file (a photo sent in several sizes) takes the largest
+	// within it; 0 leaves the gateway's default.
+	MaxAttachment int64
+
 	// Lease, when set, is how a receiver the platform allows once per token
 	// (a long poll for updates) runs when several instances share the store:
 	// under a lease (RunUnderLease). Nil when the store is not shared (one

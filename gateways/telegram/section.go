@@ -145,6 +145,8 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 		Mode:       s.Mode,
 		Group:      s.Group,
 		HTTPClient: d.HTTPClient,
+
+		MaxFileBytes: d.MaxAttachment,
 		Webhook: Webhook{
 			Listen:      s.Webhook.Listen,
 			PublicURL:   s.Webhook.PublicURL,

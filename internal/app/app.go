@@ -143,7 +143,11 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.budget = buildBudget(cfg, a.store)
-	provider, err := buildProvider(cfg, o.Log, a.metrics, a.budget)
+	provider, media, err := buildProviders(cfg, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	attachments, err := buildAttachments(cfg, media, a.store, o.Now, o.Log)
 	if err != nil {
 		return err
 	}
@@ -173,6 +177,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Schedules:    a.sched,
 		Status:       statusReporters(a.cluster, a.mcp),
 		Undo:         undo,
+		Attachments:  attachments,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),

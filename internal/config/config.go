@@ -24,6 +24,8 @@ type Config struct {
 	MCP MCP `yaml:"mcp"`
 	// Schedules are prompts run on a cron schedule (see Schedule).
 	Schedules []Schedule `yaml:"schedules"`
+	// Attachments bounds and places files received from chat.
+	Attachments Attachments `yaml:"attachments"`
 }
 
 // LLM configures the reasoning side.
@@ -43,6 +45,9 @@ type LLM struct {
 	History int `yaml:"history"`
 	// SystemPrompt replaces the built-in system prompt when not empty.
 	SystemPrompt string `yaml:"system_prompt"`
+	// Transcribe turns voice notes and audio into text; unset, they are
+	// saved as files only.
+	Transcribe Transcribe `yaml:"transcribe"`
 }
 
 // Provider is one OpenAI-compatible endpoint.
@@ -62,6 +67,9 @@ type Provider struct {
 	// answers is recorded at this price (none: it costs 0).
 	// budget.daily_usd needs a price on every provider.
 	Price *Price `yaml:"price"`
+	// Vision says the model accepts image input: images received with a
+	// message are sent to it as image parts (attachments.max_images).
+	Vision bool `yaml:"vision"`
 }
 
 // Price is a provider's price in USD per million tokens.
@@ -214,6 +222,8 @@ func Default(table []GatewaySpec) *Config {
 		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour)},
 		HTTP:  HTTP{Listen: "127.0.0.1:9090"},
 		Log:   Log{Level: "info", Format: "auto"},
+
+		Attachments: defaultAttachments(),
 	}
 }
 
