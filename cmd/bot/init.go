@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,6 +147,9 @@ func runInit(ctx context.Context, p *prompter, f initFlags) error {
 	if err != nil {
 		return fmt.Errorf("the configuration it would write does not load: %w", err)
 	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
 	if len(plan.secrets) > 0 {
 		data, err := dotenv.Format("Secrets for "+filepath.Base(abs)+", written by bot init. The bot reads this file\n"+
 			"beside its configuration; a variable set in the environment wins over it.", plan.secrets)
@@ -242,20 +246,27 @@ func askGateways(ctx context.Context, p *prompter, t table, f initFlags, plan *i
 	if hasTerm {
 		choices = append(choices, term.Name+" (this terminal)")
 	}
-	answer := f.gateways
-	if answer == "" {
+	var names []string
+	if f.gateways != "" || p.yes {
 		var err error
-		answer, err = p.ask(fmt.Sprintf("Gateways to enable, comma-separated: %s", strings.Join(choices, ", ")), strings.Join(def, ","))
+		if names, err = parseGateways(t, cmp.Or(f.gateways, strings.Join(def, ","))); err != nil {
+			return usageErr("-gateways: %v", err)
+		}
+	}
+	// On a terminal a wrong answer is asked again; piped answers would
+	// go out of step, so there it ends bot init.
+	for names == nil {
+		answer, err := p.ask(fmt.Sprintf("Gateways to enable, comma-separated: %s", strings.Join(choices, ", ")), strings.Join(def, ","))
 		if err != nil {
 			return err
 		}
-	}
-	names, err := parseGateways(t, answer)
-	if err != nil {
-		if f.gateways != "" || p.yes {
-			return usageErr("-gateways: %v", err)
+		names, err = parseGateways(t, answer)
+		if err != nil && (p.tty == nil || p.ended) {
+			return err
 		}
-		return err
+		if err != nil {
+			p.say("  %v", err)
+		}
 	}
 	for _, name := range names {
 		s, _ := t.byName(name)
