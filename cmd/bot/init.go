@@ -69,7 +69,6 @@ func initCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	f.path = *path
 	p := newPrompter(ctx, stdin, stdout, f.yes)
-	defer p.close()
 	err := runInit(ctx, p, f)
 	switch {
 	case err == nil:
@@ -150,7 +149,8 @@ func runInit(ctx context.Context, p *prompter, f initFlags) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	if len(plan.secrets) > 0 {
+	_, statErr := os.Stat(envPath)
+	if len(plan.secrets) > 0 || statErr == nil { // an existing .env was agreed to be replaced
 		data, err := dotenv.Format("Secrets for "+filepath.Base(abs)+", written by bot init. The bot reads this file\n"+
 			"beside its configuration; a variable set in the environment wins over it.", plan.secrets)
 		if err != nil {
@@ -159,7 +159,7 @@ func runInit(ctx context.Context, p *prompter, f initFlags) error {
 		if err := dotenv.WriteFile(envPath, data, 0o600); err != nil {
 			return err
 		}
-		p.say("Wrote %s (mode 0600): %s.", envPath, entryNames(plan.secrets))
+		p.say("Wrote %s (mode 0600): %s.", envPath, cmp.Or(entryNames(plan.secrets), "no secrets"))
 	}
 	if err := dotenv.WriteFile(abs, []byte(text), 0o644); err != nil {
 		return err

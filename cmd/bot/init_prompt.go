@@ -51,9 +51,6 @@ func newPrompter(ctx context.Context, stdin io.Reader, stdout io.Writer, yes boo
 	return p
 }
 
-// close ends nothing yet running: the reader ends with stdin.
-func (p *prompter) close() {}
-
 // say prints one line.
 func (p *prompter) say(format string, args ...any) {
 	fmt.Fprintf(p.out, format+"\n", args...)

@@ -19,7 +19,6 @@ func echoOff(f *os.File) (restore func(), err error) {
 	}
 	quiet := *old
 	quiet.Lflag &^= unix.ECHO
-	quiet.Lflag |= unix.ICANON | unix.ECHONL
 	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet); err != nil {
 		return nil, fmt.Errorf("set the terminal's mode: %w", err)
 	}
