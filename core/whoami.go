@@ -17,7 +17,7 @@ var whoamiCommand = CommandHelp{Name: "whoami", Summary: "your identity (gateway
 // all under a flood of them, as the allow list's refusal). It reports
 // whether s was /whoami (its Done then called).
 func (e *Engine) whoami(s Signal) (handled bool, err error) {
-	if s.Kind != KindMessage || s.From == "" || s.From.IsSchedule() || s.Schedule != "" || commandName(s.Text) != whoamiCommand.Name {
+	if s.Kind != KindMessage || s.From == "" || commandName(s.Text) != whoamiCommand.Name {
 		return false, nil
 	}
 	if err := e.queues.begin(); err != nil {
