@@ -318,3 +318,29 @@ func TestInitCtrlCAtATokenRestoresTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestGitignoreCoversDotEnv: the .env bot init writes in a checkout holds
+// the tokens: git status must never offer it for a commit.
+func TestGitignoreCoversDotEnv(t *testing.T) {
+	t.Parallel()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git on PATH")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, ".gitignore", readFile(t, filepath.Join("..", "..", ".gitignore")))
+	if out, err := exec.Command(git, "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	r := runOnce(t, dir, baseEnv(dir, "TELEGRAM_BOT_TOKEN=123456:gitignore-test-token"), "", "init", "-yes", "-http-listen=")
+	if r.code != exitOK {
+		t.Fatalf("bot init -yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out, err := exec.Command(git, "-C", dir, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git status: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), ".env") {
+		t.Errorf("git status offers .env for a commit:\n%s", out)
+	}
+}
