@@ -73,7 +73,7 @@ func initCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errInitUsage):
 		fmt.Fprintln(stderr, "bot init:", err)
 		return exitConfig
 	case errors.Is(err, errNotWritten):
@@ -84,16 +84,16 @@ func initCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return exitFail
 }
 
-// errUsage marks a bad flag value.
-var errUsage = errors.New("usage")
+// errInitUsage marks a bad flag value.
+var errInitUsage = errors.New("usage")
 
-func usageErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+func initUsageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errInitUsage, fmt.Sprintf(format, args...))
 }
 
 // initPlan is what bot init has gathered: the files' content comes from it.
 type initPlan struct {
-	gateways  []string          // the platform gateways enabled, in table order
+	gateways  []string          // the platform gateways enabled, in the table's order
 	terminal  bool              // whether the terminal's gateway is enabled
 	secrets   []dotenv.Entry    // for .env
 	apiURLs   map[string]string // gateway → API URL, when not the default
@@ -109,10 +109,10 @@ func runInit(ctx context.Context, p *prompter, f initFlags) error {
 		return err
 	}
 	envPath := dotenv.PathFor(abs)
-	table := initTable()
+	table := offeredGateways()
 	for name := range f.apiURLs {
 		if s, ok := table.byName(name); !ok || s.Setup == nil {
-			return usageErr("-api-url %s: not a gateway with an API URL (%s)", name, strings.Join(table.platforms(), ", "))
+			return initUsageErr("-api-url %s: not a gateway with an API URL (%s)", name, strings.Join(table.platforms(), ", "))
 		}
 	}
 	if p.yes {
@@ -182,13 +182,13 @@ func entryNames(es []dotenv.Entry) string {
 	return strings.Join(names, ", ")
 }
 
-// table is the gateway table as bot init offers it.
-type table []confkit.Spec
+// gatewayChoices is the gateway table as bot init offers it.
+type gatewayChoices []confkit.Spec
 
-// initTable returns the gateway table.
-func initTable() table { return gatewaytable.Specs() }
+// offeredGateways returns the gateway table.
+func offeredGateways() gatewayChoices { return gatewaytable.Specs() }
 
-func (t table) byName(name string) (confkit.Spec, bool) {
+func (t gatewayChoices) byName(name string) (confkit.Spec, bool) {
 	for _, s := range t {
 		if s.Name == name {
 			return s, true
@@ -198,7 +198,7 @@ func (t table) byName(name string) (confkit.Spec, bool) {
 }
 
 // platforms names the gateways that need credentials.
-func (t table) platforms() []string {
+func (t gatewayChoices) platforms() []string {
 	var out []string
 	for _, s := range t {
 		if s.Setup != nil {
@@ -210,7 +210,7 @@ func (t table) platforms() []string {
 
 // terminal returns the gateway of this terminal (needs no credentials;
 // its one user approves by default), if the table has one.
-func (t table) terminal() (confkit.Spec, bool) {
+func (t gatewayChoices) terminal() (confkit.Spec, bool) {
 	for _, s := range t {
 		if s.Setup == nil && len(s.DefaultApprovers) > 0 {
 			return s, true
@@ -231,7 +231,7 @@ func envSet(s confkit.Spec) bool {
 
 // askGateways asks which gateways to enable and each one's credentials,
 // checked online where the platform answers.
-func askGateways(ctx context.Context, p *prompter, t table, f initFlags, plan *initPlan) error {
+func askGateways(ctx context.Context, p *prompter, t gatewayChoices, f initFlags, plan *initPlan) error {
 	term, hasTerm := t.terminal()
 	var def []string
 	for _, s := range t {
@@ -250,7 +250,7 @@ func askGateways(ctx context.Context, p *prompter, t table, f initFlags, plan *i
 	if f.gateways != "" || p.yes {
 		var err error
 		if names, err = parseGateways(t, cmp.Or(f.gateways, strings.Join(def, ","))); err != nil {
-			return usageErr("-gateways: %v", err)
+			return initUsageErr("-gateways: %v", err)
 		}
 	}
 	// On a terminal a wrong answer is asked again; piped answers would
@@ -286,7 +286,7 @@ func askGateways(ctx context.Context, p *prompter, t table, f initFlags, plan *i
 }
 
 // parseGateways splits a comma- or space-separated list of gateway names.
-func parseGateways(t table, answer string) ([]string, error) {
+func parseGateways(t gatewayChoices, answer string) ([]string, error) {
 	var names []string
 	for _, n := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' }) {
 		n = strings.ToLower(strings.TrimSpace(n))
@@ -303,7 +303,7 @@ func parseGateways(t table, answer string) ([]string, error) {
 	return names, nil
 }
 
-func tableNames(t table) []string {
+func tableNames(t gatewayChoices) []string {
 	out := make([]string, len(t))
 	for i, s := range t {
 		out[i] = s.Name
@@ -319,7 +319,7 @@ func askCredentials(ctx context.Context, p *prompter, s confkit.Spec, plan *init
 	for _, sec := range s.Setup.Secrets {
 		env := os.Getenv(sec.Env)
 		if p.yes && env == "" {
-			return false, usageErr("-gateways %s: %s is not set (with -yes, tokens come from the environment)", s.Name, sec.Env)
+			return false, initUsageErr("-gateways %s: %s is not set (with -yes, tokens come from the environment)", s.Name, sec.Env)
 		}
 		v, err := p.secret(sec.Prompt, sec.Env, env)
 		if err != nil {

@@ -91,7 +91,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 		choice.model = m
 	}
 	plan.llm = choice
-	key, err := p.secret("API key (a local server needs none)", llmEnv, envOr(llmEnv))
+	key, err := p.secret("API key (a local server needs none)", llmEnv, initEnv(llmEnv))
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 	return nil
 }
 
-func envOr(name string) string { return strings.TrimSpace(os.Getenv(name)) }
+func initEnv(name string) string { return strings.TrimSpace(os.Getenv(name)) }
 
 // providerName names a provider by its base URL's host.
 func providerName(base string) string {
@@ -145,7 +145,7 @@ func defaultModel(name string) string {
 // askApprovers explains /whoami and asks who approves. When nobody named
 // is on an enabled gateway, this terminal's user approves, and its
 // gateway is enabled for that.
-func askApprovers(p *prompter, t table, f initFlags, plan *initPlan) error {
+func askApprovers(p *prompter, t gatewayChoices, f initFlags, plan *initPlan) error {
 	term, hasTerm := t.terminal()
 	def := ""
 	if hasTerm {
@@ -179,7 +179,7 @@ func askApprovers(p *prompter, t table, f initFlags, plan *initPlan) error {
 	for _, a := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' }) {
 		gw, id, ok := strings.Cut(a, ":")
 		if _, known := t.byName(gw); !ok || !known || id == "" {
-			return usageErr("approver %q: want gateway:id with a gateway of %s (send /whoami to the bot to learn yours)", a, strings.Join(tableNames(t), ", "))
+			return initUsageErr("approver %q: want gateway:id with a gateway of %s (send /whoami to the bot to learn yours)", a, strings.Join(tableNames(t), ", "))
 		}
 		plan.approvers = append(plan.approvers, a)
 		onEnabled = onEnabled || enabled[gw]

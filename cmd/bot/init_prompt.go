@@ -106,7 +106,7 @@ func (p *prompter) secret(question, env, def string) (string, error) {
 	if p.tty != nil {
 		restore, err := echoOff(p.tty)
 		if err != nil {
-			return "", fmt.Errorf("%w: cannot hide what is typed on this terminal (%v): pipe the answers, or use -yes with %s in the environment", errUsage, err, env)
+			return "", fmt.Errorf("%w: cannot hide what is typed on this terminal (%v): pipe the answers, or use -yes with %s in the environment", errInitUsage, err, env)
 		}
 		defer restore()
 	}

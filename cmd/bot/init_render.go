@@ -9,7 +9,7 @@ import (
 // renderConfig writes the configuration bot init gathered: the secrets
 // as ${VAR} (their values go to .env), everything else as answered, and
 // a comment pointing to the shipped config.yaml for the other keys.
-func renderConfig(t table, plan *initPlan) string {
+func renderConfig(t gatewayChoices, plan *initPlan) string {
 	var b strings.Builder
 	b.WriteString(`# gatehouse configuration, written by bot init. The secrets are in .env
 # beside this file (${VAR} expands from the environment, then from .env).
