@@ -168,10 +168,21 @@ func runInit(ctx context.Context, p *prompter, f initFlags) error {
 	p.say("")
 	p.say("Next: bot doctor -config %s   checks it (-online: also the tokens and the key)", f.path)
 	p.say("      bot -config %s          runs the bot", f.path)
-	if len(plan.gateways) > 0 {
+	if len(plan.gateways) > 0 && !approverOn(plan.approvers, plan.gateways) {
 		p.say("Send /whoami to the bot to learn your gateway:id; put it in hitl.approvers, and reload (kill -HUP).")
 	}
 	return nil
+}
+
+// approverOn reports whether one of approvers is on one of gateways.
+func approverOn(approvers, gateways []string) bool {
+	for _, a := range approvers {
+		gw, _, _ := strings.Cut(a, ":")
+		if slices.Contains(gateways, gw) {
+			return true
+		}
+	}
+	return false
 }
 
 func entryNames(es []dotenv.Entry) string {
