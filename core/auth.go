@@ -44,6 +44,7 @@ type Auth struct {
 
 	mu       sync.Mutex
 	told     map[Identity]time.Time // unknown senders last told, for rate limiting
+	whoTold  map[Identity]time.Time // unknown senders last answered /whoami
 	tellGap  time.Duration
 	tellKeep int
 }
@@ -52,6 +53,7 @@ type Auth struct {
 func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 	a := &Auth{
 		told:     make(map[Identity]time.Time),
+		whoTold:  make(map[Identity]time.Time),
 		tellGap:  10 * time.Minute,
 		tellKeep: 1000,
 	}
@@ -92,21 +94,31 @@ func (a *Auth) IsApprover(id Identity) bool { return a.lists.Load().approvers[id
 // Refusal returns the one short reply an unknown sender gets, or "" when that
 // sender was already told recently (so strangers cannot make the bot spam).
 func (a *Auth) Refusal(s Signal, now time.Time) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if last, ok := a.told[s.From]; ok && now.Sub(last) < a.tellGap {
+	if !a.mayTell(a.told, a.tellGap, s.From, now) {
 		return ""
 	}
-	if len(a.told) >= a.tellKeep {
-		for id, t := range a.told {
-			if now.Sub(t) >= a.tellGap {
-				delete(a.told, id)
+	return fmt.Sprintf("Sorry, I only talk to people on my allow list. Your identity is %s — ask the bot's owner to add it to gateways.%s.allow.", s.From, s.Conv.Gateway)
+}
+
+// mayTell reports whether the unknown sender id may be answered now,
+// noting it in told when so: at most once per gap, and, under a flood of
+// more than tellKeep senders within gap, not at all.
+func (a *Auth) mayTell(told map[Identity]time.Time, gap time.Duration, id Identity, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if last, ok := told[id]; ok && now.Sub(last) < gap {
+		return false
+	}
+	if len(told) >= a.tellKeep {
+		for k, t := range told {
+			if now.Sub(t) >= gap {
+				delete(told, k)
 			}
 		}
-		if len(a.told) >= a.tellKeep {
-			return "" // under a flood, stay silent rather than grow without bound
+		if len(told) >= a.tellKeep {
+			return false // under a flood, stay silent rather than grow without bound
 		}
 	}
-	a.told[s.From] = now
-	return fmt.Sprintf("Sorry, I only talk to people on my allow list. Your identity is %s — ask the bot's owner to add it to gateways.%s.allow.", s.From, s.Conv.Gateway)
+	told[id] = now
+	return true
 }

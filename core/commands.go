@@ -26,6 +26,7 @@ var coreCommands = []CommandHelp{
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
 	{Name: "schedules", Summary: "the configured schedules and their next run"},
 	{Name: "tools", Summary: "the tools offered, where each comes from and what the policy decides for it"},
+	whoamiCommand,
 }
 
 // maxCommandDistance is how far a mistyped command may be from a known

@@ -184,7 +184,8 @@ func (e *Engine) Run(ctx context.Context) error {
 // A message from an authorised sender that is a chat command, or is over
 // Config.MaxMessage, is answered at once, before the queue and without a
 // concurrency slot, so /approve, /pending or /cancel never wait behind a
-// slow turn; its Done is called before Submit returns.
+// slow turn; its Done is called before Submit returns. /whoami is answered
+// so for anyone, before the allow list.
 func (e *Engine) Submit(ctx context.Context, s Signal) error {
 	select {
 	case <-e.started:
@@ -197,6 +198,12 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 	key := s.Conv.Key()
 	if s.Kind == KindMessage {
 		e.cfg.Metrics.MessageReceived(s.Conv.Gateway)
+	}
+	if handled, err := e.whoami(s); handled || err != nil {
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		return nil
 	}
 	if s.Kind == KindMessage && e.cfg.Auth.Allowed(s) {
 		handled, err := e.fastPath(s)

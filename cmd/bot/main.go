@@ -2,6 +2,7 @@
 // terminal, whose risky actions wait for a human's approval.
 //
 //	bot [run] [-config config.yaml] [-v]   run the bot
+//	bot init [-config config.yaml] [-yes …] write a configuration and .env by asking
 //	bot doctor [-config config.yaml] [-online]  check the configuration (-online: and the services)
 //	bot audit [-since 24h] [-json] …       print the audit log
 //	bot healthcheck [-config …]            ask a running bot's /healthz
@@ -73,6 +74,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "run":
 		return runBot(ctx, args, stdin, stdout, stderr)
+	case "init":
+		return initCmd(ctx, args, stdin, stdout, stderr)
 	case "doctor":
 		return doctor(ctx, args, stdout, stderr)
 	case "audit":
@@ -109,6 +112,21 @@ commands:
       -config FILE    configuration file (default config.yaml); relative
                       paths in it are relative to its directory
       -v              show info logs on a terminal too
+  init                write a working configuration and, for its secrets, .env
+                      beside it (mode 0600), by asking: gateways, tokens (not
+                      shown; checked online when reachable), the LLM, who
+                      approves; never replaces a file without asking
+      -config FILE    the file to write (default config.yaml)
+      -yes            ask nothing: answers from these flags, tokens from the
+                      environment variables config.yaml names (…_BOT_TOKEN,
+                      OPENAI_API_KEY),
+                      defaults for the rest; refuses to replace a file
+      -gateways LIST  the gateways to enable, comma-separated
+      -approver LIST  who approves, gateway:id (send /whoami to the bot)
+      -llm-base-url U the OpenAI-compatible API (default OpenAI's)
+      -llm-model M    the model
+      -api-url N=URL  a gateway's API URL (self-hosted server, proxy); repeatable
+      -http-listen A  http.listen to write (default 127.0.0.1:9090)
   doctor              check the configuration and say what would run
       -config FILE    configuration file (default config.yaml)
       -online         also contact every configured service (LLM, gateways),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/dotenv"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -93,8 +94,13 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, a *app.App) {
 
 // loadConfigFile loads the configuration at path as the bot does at
 // start-up, for a reload.
+// ${VAR} expands from the environment, then from the .env file beside it.
 func loadConfigFile(path string) (*config.Config, error) {
-	cfg, err := config.Load(path, os.LookupEnv, gatewaytable.Specs())
+	env, err := dotenv.Read(dotenv.PathFor(path))
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(path, dotenv.Lookup(os.LookupEnv, env), gatewaytable.Specs())
 	if err == nil {
 		err = app.CheckStore(cfg)
 	}
@@ -115,7 +121,11 @@ func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, in
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig
 	}
-	sec := secrets.New(append(cfg.Secrets(), secrets.FromEnv(os.Environ())...)...)
+	env, _ := dotenv.Read(dotenv.PathFor(path)) // read without error just before
+	sec := secrets.New(append(append(cfg.Secrets(), secrets.FromEnv(os.Environ())...), secrets.FromEnv(dotenv.Environ(env))...)...)
+	if fi, err := os.Stat(dotenv.PathFor(path)); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(stderr, "bot: warning: %s holds secrets and is readable by other users (mode %#o): chmod 600 it\n", dotenv.PathFor(path), fi.Mode().Perm())
+	}
 	return cfg, sec, exitOK
 }
 

@@ -15,6 +15,9 @@ func Spec() confkit.Spec {
 		Name:        Name,
 		New:         func() confkit.Section { return NewSection() },
 		EnvPrefixes: []string{"DISCORD_"},
+		Setup: &confkit.Setup{Title: "Discord", URLKey: "api_url", Secrets: []confkit.SetupSecret{
+			{Key: "token", Env: "DISCORD_BOT_TOKEN", Prompt: "Discord bot token (Developer Portal: your application, Bot, Reset Token)"},
+		}},
 	}
 }
 

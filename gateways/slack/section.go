@@ -18,6 +18,10 @@ func Spec() confkit.Spec {
 		Name:        Name,
 		New:         func() confkit.Section { return NewSection() },
 		EnvPrefixes: []string{"SLACK_"},
+		Setup: &confkit.Setup{Title: "Slack", URLKey: "api_url", Secrets: []confkit.SetupSecret{
+			{Key: "bot_token", Env: "SLACK_BOT_TOKEN", Prompt: "Slack bot token, xoxb-… (your app's OAuth & Permissions page)"},
+			{Key: "app_token", Env: "SLACK_APP_TOKEN", Prompt: "Slack app-level token for Socket Mode, xapp-… (Basic Information, App-Level Tokens)"},
+		}},
 	}
 }
 

@@ -16,6 +16,9 @@ func Spec() confkit.Spec {
 		Name:        Name,
 		New:         func() confkit.Section { return NewSection() },
 		EnvPrefixes: []string{"TELEGRAM_"},
+		Setup: &confkit.Setup{Title: "Telegram", URLKey: "api_url", Secrets: []confkit.SetupSecret{
+			{Key: "token", Env: "TELEGRAM_BOT_TOKEN", Prompt: "Telegram bot token (from @BotFather: /newbot)"},
+		}},
 	}
 }
 

@@ -43,4 +43,7 @@ type Spec struct {
 	// gateway's settings come from ("<NAME>_"); the shell tool keeps them
 	// from commands.
 	EnvPrefixes []string
+	// Setup is what `bot init` asks about the gateway; nil when it asks
+	// nothing (the gateway needs no credentials).
+	Setup *Setup
 }
