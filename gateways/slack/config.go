@@ -71,6 +71,8 @@ type Config struct {
 	// MaxSkew is how old (or how far in the future) a signed Events API
 	// request may be; default 5m.
 	MaxSkew time.Duration
+	// FetchTimeout bounds one shared file's download; default 2m.
+	FetchTimeout time.Duration
 }
 
 // Deps are the gateway's collaborators.
@@ -106,6 +108,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.PingInterval = orDuration(c.PingInterval, 30*time.Second)
 	c.MaxSkew = orDuration(c.MaxSkew, 5*time.Minute)
+	c.FetchTimeout = orDuration(c.FetchTimeout, 2*time.Minute)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}

@@ -158,3 +158,36 @@ func TestDMMentionDeliveredAsBothEventsHandledOnce(t *testing.T) {
 	waitAcked(t, h.fake)
 	h.inbox.Empty(t)
 }
+
+// TestFilesOnlyWhenAddressed: a file shared in a DM (file_share, no text)
+// is a signal with its attachment; with channel: all, a top-level channel
+// message's files are not taken (its text is), a mention's are, and so
+// are those of a follow-up in the bot's thread. The gateway never fetches
+// on its own.
+func TestFilesOnlyWhenAddressed(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{}, func(c *Config) { c.Channel = ChannelAll }).start()
+	file := []fakeslack.File{{Name: "cat.png", Mimetype: "image/png", Data: []byte("abc")}}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "D1", User: "U1", Files: file})
+	s := h.inbox.Next(t)
+	if s.Text != "" || !s.Private || len(s.Attachments) != 1 || s.Attachments[0].Name != "cat.png" || s.Attachments[0].Kind != core.AttachImage || s.Attachments[0].Size != 3 {
+		t.Fatalf("DM: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", Text: "just sharing", Files: file})
+	if s := h.inbox.Next(t); s.Text != "just sharing" || len(s.Attachments) != 0 {
+		t.Fatalf("unaddressed: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", Files: file})
+	ts := h.fake.InjectMessage(fakeslack.Event{Type: "app_mention", Channel: "C2", User: "U1", Text: "<@U0BOT> read this", Files: file})
+	if s := h.inbox.Next(t); s.Text != "read this" || len(s.Attachments) != 1 || s.Attachments[0].MediaType != "image/png" {
+		t.Fatalf("mention: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", ThreadTS: ts, Files: file})
+	if s := h.inbox.Next(t); s.Conv.Thread != ts || len(s.Attachments) != 1 {
+		t.Fatalf("in the bot's thread: %+v", s)
+	}
+	if d := h.fake.FileDownloads(); len(d) != 0 {
+		t.Errorf("the gateway fetched on its own: %+v", d)
+	}
+	waitAcked(t, h.fake)
+	h.inbox.Empty(t)
+}

@@ -88,6 +88,7 @@ type Server struct {
 	limited    int                // 429s answered
 	buckets    map[string]*bucket // channel → its chat.postMessage allowance
 	socket     socketState
+	files      fileState
 }
 
 type msgKey struct{ channel, ts string }
@@ -215,6 +216,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, "/api/"))
 	case r.URL.Path == socketPath:
 		s.serveSocket(w, r)
+	case strings.HasPrefix(r.URL.Path, filesPath):
+		s.serveFile(w, r)
 	case strings.HasPrefix(r.URL.Path, responsePath):
 		s.serveResponseURL(w, r, strings.TrimPrefix(r.URL.Path, responsePath))
 	default:
