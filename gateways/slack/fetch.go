@@ -42,7 +42,7 @@ func (g *Gateway) attachments(files []slack.File) []core.Attachment {
 	out := make([]core.Attachment, 0, len(files))
 	for _, f := range files {
 		out = append(out, core.Attachment{Name: f.Name, MediaType: f.Mimetype, Size: int64(max(f.Size, 0)),
-			Kind: kindOf(f.Mimetype), Fetcher: fileFetcher{g: g, url: f.URLPrivateDownload}})
+			Kind: kindOf(f.Mimetype), Fetcher: fileFetcher{g: g, url: f.URLPrivateDownload, mediaType: f.Mimetype}})
 	}
 	return out
 }
@@ -66,8 +66,9 @@ func kindOf(mediaType string) core.AttachmentKind {
 // and a redirect is followed only within that host. Neither the URL nor
 // the token appears in an error.
 type fileFetcher struct {
-	g   *Gateway
-	url string
+	g         *Gateway
+	url       string
+	mediaType string // as announced
 }
 
 func (f fileFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
@@ -94,6 +95,9 @@ func (f fileFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("slack: download: HTTP %d", resp.StatusCode)
+	}
+	if loginPage(resp.Header.Get("Content-Type"), f.mediaType) {
+		return errors.New("slack: download: Slack answered with a web page, not the file (is the files:read scope missing?)")
 	}
 	if resp.ContentLength > max {
 		return fmt.Errorf("slack: download: %d bytes: %w", resp.ContentLength, core.ErrTooBig)
@@ -124,4 +128,14 @@ func (g *Gateway) filesClient() *http.Client {
 		}
 		return nil
 	}}
+}
+
+// loginPage reports whether a download answered with an HTML page where
+// the file is not one: Slack answers a token without files:read (or none)
+// with its sign-in page and a 200.
+func loginPage(contentType, announced string) bool {
+	html := func(t string) bool {
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(t)), "text/html")
+	}
+	return html(contentType) && !html(announced)
 }

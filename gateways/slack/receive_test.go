@@ -191,3 +191,24 @@ func TestFilesOnlyWhenAddressed(t *testing.T) {
 	waitAcked(t, h.fake)
 	h.inbox.Empty(t)
 }
+
+// TestFileWithoutTheScopeIsNotSaved: Slack answers a download by a token
+// without files:read with its sign-in page; the fetch fails naming the
+// scope instead of handing over the page as the file.
+func TestFileWithoutTheScopeIsNotSaved(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{NoFilesScope: true}).start()
+	h.fake.InjectMessage(fakeslack.Event{Channel: "D1", User: "U1", Files: []fakeslack.File{{Name: "a.pdf", Mimetype: "application/pdf", Data: []byte("%PDF")}}})
+	s := h.inbox.Next(t)
+	if len(s.Attachments) != 1 {
+		t.Fatalf("signal %+v", s)
+	}
+	var buf strings.Builder
+	err := s.Attachments[0].Fetcher.Fetch(t.Context(), &buf, 1000)
+	if err == nil || !strings.Contains(err.Error(), "files:read") || buf.Len() != 0 {
+		t.Fatalf("fetch: %v, wrote %q", err, buf.String())
+	}
+	if d := h.fake.FileDownloads(); len(d) != 1 || d[0].Authorization != "Bearer "+testBotToken {
+		t.Errorf("downloads %+v", d)
+	}
+	waitAcked(t, h.fake)
+}

@@ -122,7 +122,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		d.FileID = f.id
 	}
 	redirect := s.files.redirect
-	d.Served = f != nil && authorised && redirect == ""
+	d.Served = f != nil && authorised && redirect == "" && !s.opts.NoFilesScope
 	s.files.downloads = append(s.files.downloads, d)
 	s.mu.Unlock()
 	switch {
@@ -134,6 +134,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	case redirect != "":
 		http.Redirect(w, r, redirect+r.URL.Path, http.StatusFound)
+	case s.opts.NoFilesScope:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><html><head><title>Slack</title></head><body>Sign in to your workspace</body></html>"))
 	default:
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Length", strconv.Itoa(len(f.data)))

@@ -58,6 +58,9 @@ type Options struct {
 	ChannelRate time.Duration
 	// ChannelBurst is the bucket's size; default 3.
 	ChannelBurst int
+	// NoFilesScope answers file downloads as Slack does for a bot token
+	// without the files:read scope: 200 with its HTML sign-in page.
+	NoFilesScope bool
 	// EchoPosts makes every chat.postMessage come back as a message event
 	// from the bot (user BotUserID, bot_id BotID), as Slack delivers a bot's
 	// own messages to a subscription: the adapter must ignore them.
