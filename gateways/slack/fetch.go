@@ -73,6 +73,9 @@ type fileFetcher struct {
 
 func (f fileFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
 	g := f.g
+	if f.url == "" {
+		return errors.New("slack: download: the file has no url_private_download (deleted, external or hidden by the plan)")
+	}
 	u, err := url.Parse(f.url)
 	if err != nil || u.Scheme != g.files.Scheme || u.Host != g.files.Host || u.User != nil {
 		return errors.New("slack: download: the file's URL is not on Slack's file host; not fetched")

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -211,4 +212,17 @@ func TestFileWithoutTheScopeIsNotSaved(t *testing.T) {
 		t.Errorf("downloads %+v", d)
 	}
 	waitAcked(t, h.fake)
+}
+
+// TestFileWithoutADownloadURLIsNotFetched: a tombstoned, external or
+// hidden file has no url_private_download; its fetch fails saying so,
+// and a URL off the file host fails without a request.
+func TestFileWithoutADownloadURLIsNotFetched(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{})
+	for url, want := range map[string]string{"": "no url_private_download", "https://example.com/files-pri/x": "not on Slack's file host"} {
+		err := fileFetcher{g: h.gw, url: url}.Fetch(t.Context(), io.Discard, 1000)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "example.com") {
+			t.Errorf("%q: %v", url, err)
+		}
+	}
 }
