@@ -41,9 +41,13 @@ func (e *e2e) withFiles(from fakediscord.User, text string, files ...fakediscord
 	return fakediscord.Message{ChannelID: e.dc.DMChannel(from.ID), Author: from, Content: text, Attachments: files}
 }
 
-// noTokenSent fails when a download carried an Authorization header.
+// noTokenSent fails when a download carried an Authorization header, or
+// when an attachment's signed URL is in the log.
 func (e *e2e) noTokenSent(t *testing.T) {
 	t.Helper()
+	if logs := e.logs.String(); strings.Contains(logs, "/attachments/") || strings.Contains(logs, "hm=") {
+		t.Errorf("an attachment URL is in the log:\n%s", logs)
+	}
 	for _, d := range e.dc.Downloads() {
 		if d.Authorization != "" {
 			t.Errorf("a CDN download carried Authorization %q", d.Authorization)

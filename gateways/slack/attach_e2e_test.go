@@ -47,9 +47,13 @@ func (e *e2e) share(user, text string, files ...fakeslack.File) string {
 	return e.sl.InjectMessage(fakeslack.Event{Channel: fakeslack.DMChannel(user), User: user, Text: text, Files: files})
 }
 
-// bearerOnly fails when a download came without the bot token.
+// bearerOnly fails when a download came without the bot token, or when
+// a file URL is in the log.
 func (e *e2e) bearerOnly(t *testing.T) {
 	t.Helper()
+	if logs := e.logs.String(); strings.Contains(logs, "/files-pri/") {
+		t.Errorf("a file URL is in the log:\n%s", logs)
+	}
 	for _, d := range e.sl.FileDownloads() {
 		if d.Authorization != "Bearer "+e2eBotToken {
 			t.Errorf("a file download carried Authorization %q", d.Authorization)
