@@ -52,6 +52,8 @@ type Config struct {
 	// OpenBackoff spaces the attempts to open the websocket when it cannot
 	// be opened at start; default 1s up to 1m.
 	OpenBackoff gateways.Backoff
+	// FetchTimeout bounds one attachment's download; default 2m.
+	FetchTimeout time.Duration
 }
 
 // Deps are the gateway's collaborators.
@@ -91,6 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.RetryFor = orDuration(c.RetryFor, gateways.DefaultRetryFor)
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.TypingEvery = orDuration(c.TypingEvery, 8*time.Second)
+	c.FetchTimeout = orDuration(c.FetchTimeout, 2*time.Minute)
 	return c, nil
 }
 

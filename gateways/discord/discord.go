@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 
@@ -49,6 +50,7 @@ type Gateway struct {
 	log       zerolog.Logger
 	s         *discordgo.Session
 	self      discordgo.User // the bot's user, from GET /users/@me
+	cdn       *url.URL       // the only origin attachments are fetched from
 	secrets   *secrets.Set
 	approvals gateways.Approvals
 	out       *gateways.Outbox
@@ -93,6 +95,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 
 		delivery:    d.Metrics.Delivery(Name),
 		reconnected: d.Metrics.Reconnects(Name),
+	}
+	if g.cdn, err = cdnOrigin(cfg.APIURL); err != nil {
+		return nil, err
 	}
 	g.conn.lost = make(chan struct{}, 1)
 	if g.out, err = g.newOutbox(); err != nil {

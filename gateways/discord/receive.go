@@ -13,7 +13,7 @@ import (
 )
 
 // notSupported answers content the gateway cannot read yet.
-const notSupported = "Sorry, I can only read text for now: attachments and stickers without text are not supported yet."
+const notSupported = "Sorry, I can read text and attachments, but stickers are not supported yet."
 
 // onEvent decodes the dispatches the gateway handles from their raw JSON,
 // so that a malformed one is logged and skipped rather than handled half
@@ -73,20 +73,30 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, m *discor
 		return nil
 	}
 	conv := core.Conversation{Gateway: Name, Chat: m.ChannelID}
+	var atts []core.Attachment
+	if private || addressed { // a guild message's files only when the bot is addressed, even with guild: all
+		atts = g.attachments(m)
+	}
 	if strings.TrimSpace(text) == "" {
-		if len(m.Attachments) > 0 || len(m.StickerItems) > 0 {
-			g.replyLater(conv, notSupported, m.ID)
+		if !private && !addressed {
+			return nil
 		}
-		return nil
+		if len(atts) == 0 {
+			if len(m.StickerItems) > 0 {
+				g.replyLater(conv, notSupported, m.ID)
+			}
+			return nil
+		}
 	}
 	return inbox.Submit(ctx, core.Signal{
-		Kind:      core.KindMessage,
-		Conv:      conv,
-		From:      identity(m.Author.ID),
-		Text:      text,
-		MessageID: m.ID,
-		Private:   private,
-		At:        m.Timestamp,
+		Kind:        core.KindMessage,
+		Conv:        conv,
+		From:        identity(m.Author.ID),
+		Text:        text,
+		Attachments: atts,
+		MessageID:   m.ID,
+		Private:     private,
+		At:          m.Timestamp,
 	})
 }
 

@@ -72,12 +72,37 @@ func TestOwnMessagesIgnored(t *testing.T) {
 	}
 }
 
-func TestAttachmentOnlyGetsNotSupported(t *testing.T) {
+// TestGuildFilesOnlyWhenAddressed: a file alone in a DM is a signal with
+// its attachment; with guild: all, a guild message with a file that does
+// not address the bot reaches the core as its text alone (and without
+// text, not at all); addressed, it carries the file. The gateway never
+// fetches on its own. A sticker alone is still answered "not supported".
+func TestGuildFilesOnlyWhenAddressed(t *testing.T) {
 	fake := newFake(fakediscord.Options{})
-	h := newHarness(t, fake).start()
-	m := dm(fake, ann, "")
-	m.Attachments = []fakediscord.Attachment{{Filename: "cat.png", Size: 10}}
-	fake.InjectMessage(m)
+	h := newHarness(t, fake, func(c *Config) { c.Guild = GuildAll }).start()
+	file := func(m fakediscord.Message) fakediscord.Message {
+		m.Attachments = []fakediscord.Attachment{{Filename: "cat.png", ContentType: "image/png", Data: []byte("abc")}}
+		return m
+	}
+	fake.InjectMessage(file(dm(fake, ann, "")))
+	s := h.inbox.Next(t)
+	if s.Text != "" || len(s.Attachments) != 1 || s.Attachments[0].Name != "cat.png" || s.Attachments[0].Kind != core.AttachImage || s.Attachments[0].Size != 3 {
+		t.Fatalf("DM: %+v", s)
+	}
+	fake.InjectMessage(file(inGuild(ann, "just sharing")))
+	if s := h.inbox.Next(t); s.Text != "just sharing" || len(s.Attachments) != 0 {
+		t.Fatalf("unaddressed: %+v", s)
+	}
+	fake.InjectMessage(file(inGuild(ann, "")))
+	fake.InjectMessage(file(inGuild(ann, mention(fake)+" read this")))
+	if s := h.inbox.Next(t); s.Text != "read this" || len(s.Attachments) != 1 || s.Attachments[0].MediaType != "image/png" {
+		t.Fatalf("addressed: %+v", s)
+	}
+	if d := fake.Downloads(); len(d) != 0 {
+		t.Errorf("the gateway fetched on its own: %+v", d)
+	}
+	fake.InjectDispatch("MESSAGE_CREATE", []byte(`{"id":"91","channel_id":"`+fake.DMChannel(ann.ID)+`","type":0,"content":"",`+
+		`"author":{"id":"`+ann.ID+`","username":"ann","discriminator":"0"},"sticker_items":[{"id":"1","name":"wave","format_type":1}]}`))
 	ch := fake.DMChannel(ann.ID)
 	testutil.WaitFor(t, "the not-supported reply", func() bool {
 		msgs := fake.Messages(ch)

@@ -77,6 +77,8 @@ type Config struct {
 	// Threads is how many threads the gateway remembers when it has no
 	// Memory (the newest; default 4096).
 	Threads int
+	// FetchTimeout bounds one shared file's download; default 2m.
+	FetchTimeout time.Duration
 }
 
 // Deps are the gateway's collaborators.
@@ -124,6 +126,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Threads <= 0 {
 		c.Threads = 4096
 	}
+	c.FetchTimeout = orDuration(c.FetchTimeout, 2*time.Minute)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -16,6 +17,9 @@ import (
 // queue never delays an acknowledgement; only past this many waiting
 // signals does receiving wait too.
 const inboundQueue = 1024
+
+// fileShare is the subtype of a message event that shares files.
+const fileShare = "file_share"
 
 // inbound is one signal waiting to be submitted.
 type inbound struct {
@@ -69,29 +73,44 @@ func (g *Gateway) onEventsAPI(rs *runState, ev slackevents.EventsAPIEvent) {
 	}
 }
 
-// onMessage handles a message event: a DM, or (with channel: all, or in a
-// thread the bot is part of: see partOf) a channel message. Bot messages, the bot's
-// own, edits and other subtypes are ignored, and so are channel messages
-// that mention the bot: those arrive as app_mention too.
+// onMessage handles a message event, plain or sharing files (file_share):
+// a DM, or (with channel: all, or in a thread the bot is part of: see partOf) a
+// channel message. Bot messages, the bot's own, edits and other subtypes
+// are ignored, and so are channel messages that mention the bot: those
+// arrive as app_mention too. A channel message's files are taken only in
+// a thread the bot is part of (it talks with the bot there); with channel:
+// all, a top-level message that does not mention the bot is its text alone.
 func (g *Gateway) onMessage(rs *runState, e *slackevents.MessageEvent) {
-	if e.SubType != "" || e.BotID != "" || e.User == "" || e.User == g.botUser || e.Channel == "" || e.TimeStamp == "" {
+	if (e.SubType != "" && e.SubType != fileShare) || e.BotID != "" || e.User == "" || e.User == g.botUser || e.Channel == "" || e.TimeStamp == "" {
 		return
 	}
+	var files []slack.File
+	if e.Message != nil {
+		files = e.Message.Files
+	}
 	if e.ChannelType == "im" {
-		g.submitText(rs, core.Conversation{Gateway: Name, Chat: e.Channel}, e.User, e.Text, e.TimeStamp, true)
+		g.submit(rs, core.Conversation{Gateway: Name, Chat: e.Channel}, e.User, e.Text, files, e.TimeStamp, true)
 		return
 	}
 	if g.mentions(e.Text) {
 		return // the app_mention of the same message is handled
 	}
 	thread := e.ThreadTimeStamp
-	if g.cfg.Channel != ChannelAll && (thread == "" || !g.partOf(rs.ctx, e.Channel, thread, e.User)) {
+	inThread := false
+	if thread != "" && (g.cfg.Channel != ChannelAll || len(files) > 0) {
+		// With channel: all, only files need to know (no lookup otherwise).
+		inThread = g.partOf(rs.ctx, e.Channel, thread, e.User)
+	}
+	if g.cfg.Channel != ChannelAll && !inThread {
 		return
 	}
 	if thread == "" {
 		thread = e.TimeStamp
 	}
-	g.submitText(rs, core.Conversation{Gateway: Name, Chat: e.Channel, Thread: thread}, e.User, e.Text, e.TimeStamp, false)
+	if !inThread {
+		files = nil // channel: all; a message that does not address the bot: its text alone
+	}
+	g.submit(rs, core.Conversation{Gateway: Name, Chat: e.Channel, Thread: thread}, e.User, e.Text, files, e.TimeStamp, false)
 }
 
 // onMention handles an app_mention: answered in the message's thread (a
@@ -109,14 +128,15 @@ func (g *Gateway) onMention(rs *runState, e *slackevents.AppMentionEvent) {
 	if private {
 		conv.Thread = ""
 	}
-	g.submitText(rs, conv, e.User, g.stripMention(e.Text), e.TimeStamp, private)
+	g.submit(rs, conv, e.User, g.stripMention(e.Text), e.Files, e.TimeStamp, private)
 }
 
-// submitText queues a message signal, once per message (channel and ts):
-// Slack may deliver one message as two events, with two event ids.
-func (g *Gateway) submitText(rs *runState, conv core.Conversation, user, text, ts string, private bool) {
+// submit queues a message signal with its text and shared files, once
+// per message (channel and ts): Slack may deliver one message as two
+// events, with two event ids.
+func (g *Gateway) submit(rs *runState, conv core.Conversation, user, text string, files []slack.File, ts string, private bool) {
 	text = unescapeSlack(strings.TrimSpace(text))
-	if text == "" {
+	if text == "" && len(files) == 0 {
 		return
 	}
 	if !g.messages.add(conv.Chat + ":" + ts) {
@@ -126,13 +146,14 @@ func (g *Gateway) submitText(rs *runState, conv core.Conversation, user, text, t
 		g.takePart(rs.ctx, conv) // a stranger's thread is never remembered
 	}
 	g.enqueue(rs, core.Signal{
-		Kind:      core.KindMessage,
-		Conv:      conv,
-		From:      identity(user),
-		Text:      text,
-		MessageID: ts,
-		Private:   private,
-		At:        tsTime(ts),
+		Kind:        core.KindMessage,
+		Conv:        conv,
+		From:        identity(user),
+		Text:        text,
+		Attachments: g.attachments(files),
+		MessageID:   ts,
+		Private:     private,
+		At:          tsTime(ts),
 	})
 }
 

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +158,71 @@ func TestDMMentionDeliveredAsBothEventsHandledOnce(t *testing.T) {
 	}
 	waitAcked(t, h.fake)
 	h.inbox.Empty(t)
+}
+
+// TestFilesOnlyWhenAddressed: a file shared in a DM (file_share, no text)
+// is a signal with its attachment; with channel: all, a top-level channel
+// message's files are not taken (its text is), a mention's are, and so
+// are those of a follow-up in the bot's thread. The gateway never fetches
+// on its own.
+func TestFilesOnlyWhenAddressed(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{}, func(c *Config) { c.Channel = ChannelAll }).start()
+	file := []fakeslack.File{{Name: "cat.png", Mimetype: "image/png", Data: []byte("abc")}}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "D1", User: "U1", Files: file})
+	s := h.inbox.Next(t)
+	if s.Text != "" || !s.Private || len(s.Attachments) != 1 || s.Attachments[0].Name != "cat.png" || s.Attachments[0].Kind != core.AttachImage || s.Attachments[0].Size != 3 {
+		t.Fatalf("DM: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", Text: "just sharing", Files: file})
+	if s := h.inbox.Next(t); s.Text != "just sharing" || len(s.Attachments) != 0 {
+		t.Fatalf("unaddressed: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", Files: file})
+	ts := h.fake.InjectMessage(fakeslack.Event{Type: "app_mention", Channel: "C2", User: "U1", Text: "<@U0BOT> read this", Files: file})
+	if s := h.inbox.Next(t); s.Text != "read this" || len(s.Attachments) != 1 || s.Attachments[0].MediaType != "image/png" {
+		t.Fatalf("mention: %+v", s)
+	}
+	h.fake.InjectMessage(fakeslack.Event{Channel: "C2", User: "U1", ThreadTS: ts, Files: file})
+	if s := h.inbox.Next(t); s.Conv.Thread != ts || len(s.Attachments) != 1 {
+		t.Fatalf("in the bot's thread: %+v", s)
+	}
+	if d := h.fake.FileDownloads(); len(d) != 0 {
+		t.Errorf("the gateway fetched on its own: %+v", d)
+	}
+	waitAcked(t, h.fake)
+	h.inbox.Empty(t)
+}
+
+// TestFileWithoutTheScopeIsNotSaved: Slack answers a download by a token
+// without files:read with its sign-in page; the fetch fails naming the
+// scope instead of handing over the page as the file.
+func TestFileWithoutTheScopeIsNotSaved(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{NoFilesScope: true}).start()
+	h.fake.InjectMessage(fakeslack.Event{Channel: "D1", User: "U1", Files: []fakeslack.File{{Name: "a.pdf", Mimetype: "application/pdf", Data: []byte("%PDF")}}})
+	s := h.inbox.Next(t)
+	if len(s.Attachments) != 1 {
+		t.Fatalf("signal %+v", s)
+	}
+	var buf strings.Builder
+	err := s.Attachments[0].Fetcher.Fetch(t.Context(), &buf, 1000)
+	if err == nil || !strings.Contains(err.Error(), "files:read") || buf.Len() != 0 {
+		t.Fatalf("fetch: %v, wrote %q", err, buf.String())
+	}
+	if d := h.fake.FileDownloads(); len(d) != 1 || d[0].Authorization != "Bearer "+testBotToken {
+		t.Errorf("downloads %+v", d)
+	}
+	waitAcked(t, h.fake)
+}
+
+// TestFileWithoutADownloadURLIsNotFetched: a tombstoned, external or
+// hidden file has no url_private_download; its fetch fails saying so,
+// and a URL off the file host fails without a request.
+func TestFileWithoutADownloadURLIsNotFetched(t *testing.T) {
+	h := newHarness(t, fakeslack.Options{})
+	for url, want := range map[string]string{"": "no url_private_download", "https://example.com/files-pri/x": "not on Slack's file host"} {
+		err := fileFetcher{g: h.gw, url: url}.Fetch(t.Context(), io.Discard, 1000)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "example.com") {
+			t.Errorf("%q: %v", url, err)
+		}
+	}
 }

@@ -43,8 +43,9 @@ type Gateway struct {
 	cfg       Config
 	log       zerolog.Logger
 	api       *slack.Client
-	botUser   string // the bot's member id (auth.test user_id)
-	botID     string // the bot's bot_id
+	botUser   string   // the bot's member id (auth.test user_id)
+	botID     string   // the bot's bot_id
+	files     *url.URL // the only origin files are fetched from (with the bot token)
 	secrets   *secrets.Set
 	approvals gateways.Approvals
 	out       *gateways.Outbox
@@ -94,6 +95,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 
 		delivery:    d.Metrics.Delivery(Name),
 		reconnected: d.Metrics.Reconnects(Name),
+	}
+	if g.files, err = filesOrigin(cfg.APIURL); err != nil {
+		return nil, err
 	}
 	opts := []slack.Option{slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(cfg.HTTPClient), slack.OptionDebug(false)}
 	if cfg.AppToken != "" {

@@ -41,7 +41,8 @@ func detectMentions(content string, known map[string]User) ([]User, []string, bo
 // the message id. Sessions without the guild (or direct) messages intent do
 // not get it; sessions without the Message Content intent get it without
 // content unless it is a DM or mentions the bot. With no session yet, it
-// waits for the first IDENTIFY.
+// waits for the first IDENTIFY. Its attachments' Data is served by the
+// fake's CDN at their signed URL (Downloads records the requests).
 func (s *Server) InjectMessage(m Message) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -70,16 +71,12 @@ func (s *Server) InjectMessage(m Message) string {
 	if m.ReplyTo != "" {
 		st.Reference = &Reference{MessageID: m.ReplyTo}
 	}
-	for i, a := range m.Attachments {
-		if a.ID == "" {
-			a.ID = s.newIDLocked()
+	if len(m.Attachments) > 0 {
+		st.attachments = make([]Attachment, len(m.Attachments))
+		for i, a := range m.Attachments {
+			st.attachments[i] = s.addAttachmentLocked(m.ChannelID, a)
 		}
-		if a.URL == "" {
-			a.URL = s.srv.URL + "/attachments/" + m.ChannelID + "/" + a.ID + "/" + a.Filename
-		}
-		m.Attachments[i] = a
 	}
-	st.attachments = m.Attachments
 	if m.GuildID != "" {
 		st.member = m.Member
 		if st.member == nil {

@@ -59,6 +59,7 @@ func (s *Server) routes() http.Handler {
 		method, path, _ := strings.Cut(route, " ")
 		mux.Handle(method+" /api/v9"+path, s.wrap(route, h))
 	}
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{name}", s.serveAttachment)
 	mux.HandleFunc("GET /ws/", s.serveGateway)
 	mux.HandleFunc("GET /ws", s.serveGateway)
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {

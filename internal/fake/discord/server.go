@@ -91,6 +91,7 @@ type Server struct {
 	overLimit   int
 	globalUntil time.Time
 	early       int
+	cdn         cdnState
 }
 
 // New starts a fake on 127.0.0.1.

@@ -32,6 +32,10 @@ type Attachment struct {
 	Size        int    `json:"size"`
 	URL         string `json:"url"`
 	ContentType string `json:"content_type,omitempty"`
+	// Data is what the fake's CDN serves at URL; Size is len(Data) when
+	// zero (set it to announce another size). A URL set by the test is
+	// left alone and not served by the fake.
+	Data []byte `json:"-"`
 }
 
 // Message is an incoming message to inject (InjectMessage). ID is assigned

@@ -47,6 +47,13 @@ func (s *Server) eventLocked(ev Event) (map[string]any, string, string) {
 		"type": ev.Type, "text": ev.Text, "ts": ev.TS, "event_ts": ev.TS,
 		"channel": ev.Channel, "team": s.opts.TeamID,
 	}
+	if len(ev.Files) > 0 {
+		if ev.Type == "message" && ev.Subtype == "" && ev.BotID == "" {
+			ev.Subtype = "file_share"
+			obj["client_msg_id"] = fmt.Sprintf("%08d-fake-4000-8000-000000000000", s.nextLocked())
+		}
+		obj["files"], obj["upload"] = s.fileObjectsLocked(ev.Files), true
+	}
 	set := func(k, v string) {
 		if v != "" {
 			obj[k] = v

@@ -58,6 +58,9 @@ type Options struct {
 	ChannelRate time.Duration
 	// ChannelBurst is the bucket's size; default 3.
 	ChannelBurst int
+	// NoFilesScope answers file downloads as Slack does for a bot token
+	// without the files:read scope: 200 with its HTML sign-in page.
+	NoFilesScope bool
 	// EchoPosts makes every chat.postMessage come back as a message event
 	// from the bot (user BotUserID, bot_id BotID), as Slack delivers a bot's
 	// own messages to a subscription: the adapter must ignore them.
@@ -90,6 +93,7 @@ type Server struct {
 	limited    int                // 429s answered
 	buckets    map[string]*bucket // channel → its chat.postMessage allowance
 	socket     socketState
+	files      fileState
 }
 
 type msgKey struct{ channel, ts string }
@@ -218,6 +222,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, "/api/"))
 	case r.URL.Path == socketPath:
 		s.serveSocket(w, r)
+	case strings.HasPrefix(r.URL.Path, filesPath):
+		s.serveFile(w, r)
 	case strings.HasPrefix(r.URL.Path, responsePath):
 		s.serveResponseURL(w, r, strings.TrimPrefix(r.URL.Path, responsePath))
 	default:

@@ -119,7 +119,10 @@ type Event struct {
 	TS          string
 	ThreadTS    string
 	EventID     string
-	Extra       map[string]json.RawMessage
+	// Files are shared in the message: its files, with upload true, and
+	// for a user's message event subtype file_share unless Subtype is set.
+	Files []File
+	Extra map[string]json.RawMessage
 }
 
 // BlockAction is a button press to inject. MessageTS is the message carrying

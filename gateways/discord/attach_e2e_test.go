@@ -1,0 +1,191 @@
+package discord_test
+
+// End-to-end tests of attachments: files sent on Discord through the
+// unmodified discordgo and the fake gateway and CDN, saved by
+// internal/attach, seen by the fake OpenAI server.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+var (
+	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)
+	savedAt  = regexp.MustCompile(`saved at "([^"]+)"`)
+)
+
+// waitModel waits for the n-th request to the model and returns it.
+func (e *e2e) waitModel(t *testing.T, n int) fakeoai.Request {
+	t.Helper()
+	gatewaytest.WaitFirst(t, fmt.Sprintf("model request %d", n), e.ai.Requests, func(fakeoai.Request) bool { return len(e.ai.Requests()) > n })
+	return e.ai.Requests()[n]
+}
+
+// withFiles is a DM from from with text and files.
+func (e *e2e) withFiles(from fakediscord.User, text string, files ...fakediscord.Attachment) fakediscord.Message {
+	return fakediscord.Message{ChannelID: e.dc.DMChannel(from.ID), Author: from, Content: text, Attachments: files}
+}
+
+// noTokenSent fails when a download carried an Authorization header, or
+// when an attachment's signed URL is in the log.
+func (e *e2e) noTokenSent(t *testing.T) {
+	t.Helper()
+	if logs := e.logs.String(); strings.Contains(logs, "/attachments/") || strings.Contains(logs, "hm=") {
+		t.Errorf("an attachment URL is in the log:\n%s", logs)
+	}
+	for _, d := range e.dc.Downloads() {
+		if d.Authorization != "" {
+			t.Errorf("a CDN download carried Authorization %q", d.Authorization)
+		}
+	}
+}
+
+func TestE2EImageWithTextReachesAVisionProvider(t *testing.T) {
+	e := startE2EWith(t, func(c *config.Config) { c.LLM.Providers[0].Vision = true })
+	ch := e.dc.DMChannel(guest.ID)
+	e.dc.InjectMessage(e.withFiles(guest, "what is this?", fakediscord.Attachment{Filename: "shot.png", ContentType: "image/png", Data: pngBytes}))
+	e.waitSent(t, ch, fakeoai.DefaultAnswer)
+	user := e.waitModel(t, 0).Messages
+	last := user[len(user)-1]
+	if !strings.HasPrefix(last.Content, "what is this?") || !strings.Contains(last.Content, "image received") {
+		t.Errorf("the model saw %q", last.Content)
+	}
+	if len(last.Images) != 1 || last.Images[0].MediaType != "image/png" || !bytes.Equal(last.Images[0].Data, pngBytes) {
+		t.Fatalf("image parts %+v, want exactly the bytes sent", last.Images)
+	}
+	if d := e.dc.Downloads(); len(d) != 1 || !d[0].Served {
+		t.Errorf("downloads %+v, want one", d)
+	}
+	e.noTokenSent(t)
+}
+
+func TestE2EDocumentLandsUnderASanitisedName(t *testing.T) {
+	e := startE2E(t)
+	ch := e.dc.DMChannel(guest.ID)
+	long := strings.Repeat("n", 296) + ".txt"
+	for i, name := range []string{"../../etc/passwd", "evil\nname.txt", long} {
+		data := []byte(fmt.Sprintf("content %d of %q\n", i, name))
+		e.dc.InjectMessage(e.withFiles(guest, "", fakediscord.Attachment{Filename: name, ContentType: "text/plain", Data: data}))
+		user := e.waitModel(t, i).LastUser()
+		m := savedAt.FindStringSubmatch(user)
+		if m == nil {
+			t.Fatalf("%q: the model was not told a path: %q", name, user)
+		}
+		rel := m[1]
+		base := filepath.Base(rel)
+		if filepath.Dir(rel) != "inbox/discord-"+ch || strings.HasPrefix(base, ".") || strings.ContainsAny(base, "\n/\\") ||
+			strings.Contains(base, "..") || len(base) > len("20060102T150405Z-")+100 {
+			t.Errorf("%q saved as %q", name, rel)
+		}
+		if name == long && !strings.HasSuffix(base, ".txt") {
+			t.Errorf("the long name lost its extension: %q", base)
+		}
+		got, err := os.ReadFile(filepath.Join(e.workspace, rel))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%q: saved %q, %v; want the bytes sent", name, got, err)
+		}
+		if q, _ := json.Marshal(name); !strings.Contains(user, strings.ReplaceAll(string(q), `\u0026`, "&")) {
+			t.Errorf("the model was not told the name as sent, escaped: %q", user)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "..", "etc", "passwd")); err == nil {
+		t.Error("a file escaped the workspace")
+	}
+	e.noTokenSent(t)
+}
+
+func TestE2EAttachmentOverMaxBytesIsNotDownloaded(t *testing.T) {
+	e := startE2EWith(t, func(c *config.Config) { c.Attachments.MaxBytes = 1000 })
+	ch := e.dc.DMChannel(guest.ID)
+	e.dc.InjectMessage(e.withFiles(guest, "", fakediscord.Attachment{Filename: "big.log", Data: bytes.Repeat([]byte("x"), 5000)}))
+	if got := e.waitSent(t, ch, "the limit is 1000 bytes"); !strings.Contains(got.Content, "4.9 KiB") {
+		t.Errorf("the refusal does not name the size: %q", got.Content)
+	}
+	if d := e.dc.Downloads(); len(d) != 0 {
+		t.Errorf("downloads %+v: want none", d)
+	}
+	// A file announced small that turns out big is cut while read.
+	e.dc.InjectMessage(e.withFiles(guest, "and this", fakediscord.Attachment{Filename: "small.log", Size: 10, Data: bytes.Repeat([]byte("y"), 5000)}))
+	e.waitSent(t, ch, "over the limit of 1000 bytes")
+	e.waitSent(t, ch, fakeoai.DefaultAnswer) // the text is still handled
+	entries, _ := os.ReadDir(filepath.Join(e.workspace, "inbox", "discord-"+ch))
+	if len(entries) != 0 {
+		t.Errorf("stored: %v", entries)
+	}
+}
+
+func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
+	e := startE2E(t)
+	file := fakediscord.Attachment{Filename: "plans.txt", Data: []byte("secret plans")}
+	e.dc.InjectMessage(e.withFiles(stranger, "read this", file))
+	e.dc.InjectMessage(e.withFiles(stranger, "", file))
+	// An allowed user's file in a guild message that does not address the bot.
+	e.dc.InjectMessage(fakediscord.Message{ChannelID: team, GuildID: guild, Author: guest, Content: "look", Attachments: []fakediscord.Attachment{file}})
+	ch := e.dc.DMChannel(guest.ID)
+	e.dc.InjectMessage(fakediscord.Message{ChannelID: ch, Author: guest, Content: "marker"})
+	e.waitSent(t, ch, fakeoai.DefaultAnswer)
+	if d := e.dc.Downloads(); len(d) != 0 {
+		t.Errorf("downloads %+v: want none", d)
+	}
+	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
+		t.Errorf("the model saw %+v", reqs)
+	}
+}
+
+// TestE2EAttachmentOffTheCDNIsRefused: an attachment URL on another host
+// is never requested, and a CDN redirect to another host is not followed;
+// both are reported and the text is still handled; neither URL is logged.
+func TestE2EAttachmentOffTheCDNIsRefused(t *testing.T) {
+	var hits, withAuth atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			withAuth.Add(1)
+		}
+		_, _ = w.Write([]byte("data"))
+	}))
+	defer other.Close()
+	e := startE2E(t)
+	ch := e.dc.DMChannel(guest.ID)
+	e.dc.InjectMessage(e.withFiles(guest, "keep this", fakediscord.Attachment{Filename: "a.txt", URL: other.URL + "/attachments/1/2/a.txt?hm=sig", Size: 4}))
+	e.waitSent(t, ch, "could not download")
+	e.waitSent(t, ch, fakeoai.DefaultAnswer)
+	e.dc.RedirectAttachments(other.URL)
+	e.dc.InjectMessage(e.withFiles(guest, "and this", fakediscord.Attachment{Filename: "b.txt", Data: []byte("data")}))
+	testutil.WaitFor(t, "two refusals", func() bool { return countSent(e, ch, "could not download") == 2 })
+	if hits.Load() != 0 || withAuth.Load() != 0 {
+		t.Errorf("the other host was asked %d times (%d with Authorization)", hits.Load(), withAuth.Load())
+	}
+	if d := e.dc.Downloads(); len(d) != 1 || d[0].Served {
+		t.Errorf("downloads %+v, want the one redirected", d)
+	}
+	e.noTokenSent(t)
+	if logs := e.logs.String(); strings.Contains(logs, other.URL) || strings.Contains(logs, "hm=") {
+		t.Errorf("an attachment URL is in the log:\n%s", logs)
+	}
+}
+
+func countSent(e *e2e, ch, want string) int {
+	n := 0
+	for _, s := range e.dc.Messages(ch) {
+		if strings.Contains(s.Content, want) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,194 @@
+package slack_test
+
+// End-to-end tests of attachments: files shared on Slack through the
+// unmodified slack-go and the fake Slack (Socket Mode, url_private_download
+// behind the bot token), saved by internal/attach, seen by the fake OpenAI
+// server.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+var (
+	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)
+	savedAt  = regexp.MustCompile(`saved at "([^"]+)"`)
+)
+
+func startAttachE2E(t *testing.T, tune func(*config.Config)) *e2e {
+	t.Helper()
+	return startE2ETuned(t, fakeslack.Options{}, "", tune)
+}
+
+// waitModel waits for the n-th request to the model and returns it.
+func (e *e2e) waitModel(t *testing.T, n int) fakeoai.Request {
+	t.Helper()
+	gatewaytest.WaitFirst(t, fmt.Sprintf("model request %d", n), e.ai.Requests, func(fakeoai.Request) bool { return len(e.ai.Requests()) > n })
+	return e.ai.Requests()[n]
+}
+
+// share is a DM from user sharing files with text.
+func (e *e2e) share(user, text string, files ...fakeslack.File) string {
+	return e.sl.InjectMessage(fakeslack.Event{Channel: fakeslack.DMChannel(user), User: user, Text: text, Files: files})
+}
+
+// bearerOnly fails when a download came without the bot token, or when
+// a file URL is in the log.
+func (e *e2e) bearerOnly(t *testing.T) {
+	t.Helper()
+	if logs := e.logs.String(); strings.Contains(logs, "/files-pri/") {
+		t.Errorf("a file URL is in the log:\n%s", logs)
+	}
+	for _, d := range e.sl.FileDownloads() {
+		if d.Authorization != "Bearer "+e2eBotToken {
+			t.Errorf("a file download carried Authorization %q", d.Authorization)
+		}
+	}
+}
+
+func TestE2EImageWithTextReachesAVisionProvider(t *testing.T) {
+	e := startAttachE2E(t, func(c *config.Config) { c.LLM.Providers[0].Vision = true })
+	e.share(guest, "what is this?", fakeslack.File{Name: "shot.png", Mimetype: "image/png", Data: pngBytes})
+	e.waitPost(t, fakeslack.DMChannel(guest), fakeoai.DefaultAnswer)
+	msgs := e.waitModel(t, 0).Messages
+	user := msgs[len(msgs)-1]
+	if !strings.HasPrefix(user.Content, "what is this?") || !strings.Contains(user.Content, "image received") {
+		t.Errorf("the model saw %q", user.Content)
+	}
+	if len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || !bytes.Equal(user.Images[0].Data, pngBytes) {
+		t.Fatalf("image parts %+v, want exactly the bytes sent", user.Images)
+	}
+	if d := e.sl.FileDownloads(); len(d) != 1 || !d[0].Served {
+		t.Errorf("downloads %+v, want one", d)
+	}
+	e.bearerOnly(t)
+}
+
+func TestE2EDocumentLandsUnderASanitisedName(t *testing.T) {
+	e := startAttachE2E(t, nil)
+	dm := fakeslack.DMChannel(guest)
+	long := strings.Repeat("n", 296) + ".txt"
+	for i, name := range []string{"../../etc/passwd", "evil\nname.txt", long} {
+		data := []byte(fmt.Sprintf("content %d of %q\n", i, name))
+		e.share(guest, "", fakeslack.File{Name: name, Mimetype: "text/plain", Data: data})
+		user := e.waitModel(t, i).LastUser()
+		m := savedAt.FindStringSubmatch(user)
+		if m == nil {
+			t.Fatalf("%q: the model was not told a path: %q", name, user)
+		}
+		rel := m[1]
+		base := filepath.Base(rel)
+		if filepath.Dir(rel) != "inbox/slack-"+dm || strings.HasPrefix(base, ".") || strings.ContainsAny(base, "\n/\\") ||
+			strings.Contains(base, "..") || len(base) > len("20060102T150405Z-")+100 {
+			t.Errorf("%q saved as %q", name, rel)
+		}
+		if name == long && !strings.HasSuffix(base, ".txt") {
+			t.Errorf("the long name lost its extension: %q", base)
+		}
+		got, err := os.ReadFile(filepath.Join(e.workspace, rel))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%q: saved %q, %v; want the bytes sent", name, got, err)
+		}
+		if q, _ := json.Marshal(name); !strings.Contains(user, strings.ReplaceAll(string(q), `\u0026`, "&")) {
+			t.Errorf("the model was not told the name as sent, escaped: %q", user)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "..", "etc", "passwd")); err == nil {
+		t.Error("a file escaped the workspace")
+	}
+	e.bearerOnly(t)
+}
+
+func TestE2EAttachmentOverMaxBytesIsNotDownloaded(t *testing.T) {
+	e := startAttachE2E(t, func(c *config.Config) { c.Attachments.MaxBytes = 1000 })
+	dm := fakeslack.DMChannel(guest)
+	e.share(guest, "", fakeslack.File{Name: "big.log", Data: bytes.Repeat([]byte("x"), 5000)})
+	if got := e.waitPost(t, dm, "the limit is 1000 bytes"); !strings.Contains(got.Text, "4.9 KiB") {
+		t.Errorf("the refusal does not name the size: %q", got.Text)
+	}
+	if d := e.sl.FileDownloads(); len(d) != 0 {
+		t.Errorf("downloads %+v: want none", d)
+	}
+	// A file announced small that turns out big is cut while read.
+	e.share(guest, "and this", fakeslack.File{Name: "small.log", Size: 10, Data: bytes.Repeat([]byte("y"), 5000)})
+	e.waitPost(t, dm, "over the limit of 1000 bytes")
+	e.waitPost(t, dm, fakeoai.DefaultAnswer) // the text is still handled
+	entries, _ := os.ReadDir(filepath.Join(e.workspace, "inbox", "slack-"+dm))
+	if len(entries) != 0 {
+		t.Errorf("stored: %v", entries)
+	}
+}
+
+func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
+	e := startAttachE2E(t, nil)
+	file := fakeslack.File{Name: "plans.txt", Data: []byte("secret plans")}
+	e.share(stranger, "read this", file)
+	e.share(stranger, "", file)
+	e.sl.InjectMessage(fakeslack.Event{Type: "app_mention", Channel: channel, User: stranger, Text: "<@U0BOT> read this", Files: []fakeslack.File{file}})
+	e.sl.InjectDM(guest, "marker")
+	e.waitPost(t, fakeslack.DMChannel(guest), fakeoai.DefaultAnswer)
+	if d := e.sl.FileDownloads(); len(d) != 0 {
+		t.Errorf("downloads %+v: want none", d)
+	}
+	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
+		t.Errorf("the model saw %+v", reqs)
+	}
+}
+
+// TestE2EFileOnAnotherHostIsRefusedWithoutTheToken: a url_private_download
+// on another host (another port of 127.0.0.1) is never requested, so the
+// token never reaches it; a redirect from the file host to another host is
+// not followed. Both are reported, the text is still handled, and neither
+// URL is logged.
+func TestE2EFileOnAnotherHostIsRefusedWithoutTheToken(t *testing.T) {
+	var hits, withAuth atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			withAuth.Add(1)
+		}
+		_, _ = w.Write([]byte("data"))
+	}))
+	defer other.Close()
+	e := startAttachE2E(t, nil)
+	dm := fakeslack.DMChannel(guest)
+	e.share(guest, "keep this", fakeslack.File{Name: "a.txt", Size: 4, URLPrivateDownload: other.URL + "/files-pri/T0FAKE-F1/download/a.txt"})
+	e.waitPost(t, dm, "could not download")
+	e.waitPost(t, dm, fakeoai.DefaultAnswer)
+	e.sl.RedirectFiles(other.URL)
+	e.share(guest, "and this", fakeslack.File{Name: "b.txt", Data: []byte("data")})
+	testutil.WaitFor(t, "two refusals", func() bool {
+		n := 0
+		for _, p := range e.sl.Posts(dm) {
+			if strings.Contains(p.Text, "could not download") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if hits.Load() != 0 || withAuth.Load() != 0 {
+		t.Errorf("the other host was asked %d times (%d with Authorization)", hits.Load(), withAuth.Load())
+	}
+	if d := e.sl.FileDownloads(); len(d) != 1 || d[0].Served {
+		t.Errorf("downloads %+v, want the one redirected", d)
+	}
+	e.bearerOnly(t)
+	if logs := e.logs.String(); strings.Contains(logs, other.URL) || strings.Contains(logs, "/files-pri/") {
+		t.Errorf("a file URL is in the log:\n%s", logs)
+	}
+}
