@@ -88,6 +88,7 @@ type Server struct {
 	limited    int                // 429s answered
 	buckets    map[string]*bucket // channel → its chat.postMessage allowance
 	socket     socketState
+	uploads    uploadState // files.getUploadURLExternal … completeUploadExternal
 }
 
 type msgKey struct{ channel, ts string }
@@ -215,6 +216,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, strings.TrimPrefix(r.URL.Path, "/api/"))
 	case r.URL.Path == socketPath:
 		s.serveSocket(w, r)
+	case strings.HasPrefix(r.URL.Path, uploadPath):
+		s.serveUpload(w, r, strings.TrimPrefix(r.URL.Path, uploadPath))
 	case strings.HasPrefix(r.URL.Path, responsePath):
 		s.serveResponseURL(w, r, strings.TrimPrefix(r.URL.Path, responsePath))
 	default:
@@ -231,6 +234,9 @@ func (s *Server) handlers() map[string]handler {
 		"chat.postMessage":      s.postMessage,
 		"chat.update":           s.update,
 		"chat.postEphemeral":    s.postEphemeral,
+
+		"files.getUploadURLExternal":   s.getUploadURLExternal,
+		"files.completeUploadExternal": s.completeUploadExternal,
 	}
 }
 
