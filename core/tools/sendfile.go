@@ -156,17 +156,17 @@ func readForSend(root *os.Root, path, shown, gateway string, limit int64) ([]byt
 		return nil, fmt.Errorf("send_file: %q is not a regular file (%s)", shown, info.Mode().Type())
 	}
 	tooBig := func(size string) error {
-		return fmt.Errorf("send_file: %q is %s; %s takes files of at most %s from the bot", shown, size, gateway, sizeText(limit))
+		return fmt.Errorf("send_file: %q is %s; %s takes files of at most %s from the bot", shown, size, gateway, exactSize(limit))
 	}
 	if info.Size() > limit {
-		return nil, tooBig(sizeText(info.Size()))
+		return nil, tooBig(exactSize(info.Size()))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, pathErr(shown, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, tooBig("more than " + sizeText(limit))
+		return nil, tooBig("more than " + exactSize(limit))
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("send_file: %q is empty; there is nothing to send", shown)
@@ -197,6 +197,15 @@ func outName(path string) string {
 	}
 	keep := maxOutName - len(ext)
 	return name[:runeStart(name, keep)] + ext
+}
+
+// exactSize writes n bytes in a binary unit and, when that rounds, in
+// bytes too: "10 MiB (10485761 bytes)".
+func exactSize(n int64) string {
+	if n < 1<<10 {
+		return sizeText(n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", sizeText(n), n)
 }
 
 // sizeText writes n bytes in the largest binary unit under it.

@@ -87,7 +87,7 @@ func TestE2ESendFileOverTheLimitIsRefusedBeforeReading(t *testing.T) {
 	gatewaytest.PushSendFileTurn(e.ai, `{"path":"huge.bin"}`, "Too big.")
 	e.tg.InjectMessage(private(guest, "send huge.bin"))
 	res := gatewaytest.SendFileResult(t, e.ai)
-	if !strings.Contains(res, `"huge.bin" is 50 MiB; telegram takes files of at most 50 MiB`) {
+	if !strings.Contains(res, `"huge.bin" is 50 MiB (52428801 bytes); telegram takes files of at most 50 MiB (52428800 bytes)`) {
 		t.Errorf("the model was told %q", res)
 	}
 	e.waitSent(t, guest.ID, "Too big.")
