@@ -9,6 +9,9 @@ type OutgoingFile struct {
 	// Name is the file's base name as the recipient sees it (no
 	// directory, no control characters).
 	Name string
+	// Path is the file's path relative to the workspace, for a gateway
+	// that shows where the file is rather than sending it (the console).
+	Path string
 	// MediaType is the sniffed media type ("image/png",
 	// "application/octet-stream"): a gateway may show an image as a photo.
 	MediaType string

@@ -127,6 +127,7 @@ func (t sendFile) Run(ctx context.Context, args json.RawMessage) (string, error)
 	}
 	f := core.OutgoingFile{
 		Name:      outName(path),
+		Path:      path,
 		MediaType: http.DetectContentType(data),
 		Data:      data,
 		Caption:   a.Caption,
