@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 )
 
@@ -118,4 +120,31 @@ func TestE2ESendFileWaitsOutA429(t *testing.T) {
 // private is a text message from from in its private chat with the bot.
 func private(from faketg.User, text string) faketg.Message {
 	return faketg.Message{From: &from, Chat: faketg.Chat{ID: from.ID, Type: "private"}, Text: text}
+}
+
+// A rule can hold send_file like any tool: nothing is sent until an
+// approver approves; then the file goes to the conversation that asked
+// (the approved call keeps its conversation), not to the approver's.
+func TestE2ESendFileHeldByARuleGoesWhereItWasAskedOnceApproved(t *testing.T) {
+	e := startE2EWith(t, faketg.Options{}, func(c *config.Config) {
+		c.Policy.Rules = append([]config.Rule{{Tool: "send_file", Decision: config.DecisionApprove}}, c.Policy.Rules...)
+	})
+	e.writeWorkspace(t, "report.zip", binaryReport)
+	e.ai.Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: gatewaytest.SendFileCall, Name: "send_file", Args: `{"path":"report.zip"}`}),
+		fakeoai.Text("I asked an approver to allow it."),
+		fakeoai.Text("Sent."),
+	)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: team, Text: "@gatehouse_bot send the report"})
+	req, token := e.waitRequest(t, team.ID)
+	e.waitSent(t, team.ID, "I asked an approver to allow it.")
+	if n := len(e.tg.Uploads()); n != 0 {
+		t.Fatalf("%d files sent before the approval", n)
+	}
+	e.tg.InjectCallback(faketg.Callback{From: owner, ChatID: team.ID, MessageID: req.MessageID, Data: "a:" + token})
+	u := e.waitUpload(t)
+	if u.ChatID != team.ID || !bytes.Equal(u.Data, binaryReport) {
+		t.Fatalf("the approved file went to chat %d (%d bytes), want the group %d", u.ChatID, len(u.Data), team.ID)
+	}
+	e.waitSent(t, team.ID, "Sent.")
 }
