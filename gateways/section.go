@@ -78,8 +78,8 @@ type Deps struct {
 	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
 	Metrics *metrics.Registry
 	// MaxAttachment is attachments.max_bytes: a gateway that picks among
-	// sizes of one file (Telegram's photo sizes) takes the largest within
-	// it; 0 leaves the gateway's default.
+	// sizes of one file (a photo sent in several sizes) takes the largest
+	// within it; 0 leaves the gateway's default.
 	MaxAttachment int64
 }
 

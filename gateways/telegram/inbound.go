@@ -15,7 +15,7 @@ import (
 )
 
 // notSupported answers content the gateway cannot read yet.
-const notSupported = "Sorry, I can read text, photos, files, voice notes, audio and videos, but stickers, animations, contacts, locations, polls and dice are not supported yet."
+const notSupported = "Sorry, I can read text, photos, files, voice notes, audio and videos, but stickers, contacts, locations, polls and dice are not supported yet."
 
 // handleRaw decodes one update and handles it. A malformed update is
 // logged and skipped. It reports whether it submitted a signal (carrying

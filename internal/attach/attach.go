@@ -175,8 +175,12 @@ func (r *Receiver) one(ctx context.Context, log zerolog.Logger, root *os.Root, d
 	if mediaType == "" || isImage(sniffed) {
 		mediaType = sniffed
 	}
-	desc := fmt.Sprintf("[%s received: saved at %s; sent as %s, %s, %d bytes]", a.Kind, strconv.Quote(sv.rel),
-		strconv.Quote(textutil.Shorten(a.Name, maxNameShown)), strconv.Quote(textutil.Shorten(mediaType, 100)), sv.size)
+	sentAs := "sent without a name"
+	if a.Name != "" {
+		sentAs = "sent as " + strconv.Quote(textutil.Shorten(a.Name, maxNameShown))
+	}
+	desc := fmt.Sprintf("[%s received: saved at %s; %s, %s, %d bytes]", a.Kind, strconv.Quote(sv.rel),
+		sentAs, strconv.Quote(textutil.Shorten(mediaType, 100)), sv.size)
 	if r.o.Images && isImage(sniffed) && len(out.Images) < r.o.MaxImages {
 		if data, err := root.ReadFile(sv.rel); err == nil && int64(len(data)) <= r.o.MaxBytes {
 			out.Images = append(out.Images, llm.Image{MediaType: sniffed, Data: data})

@@ -203,7 +203,7 @@ func TestImagesAreSniffed(t *testing.T) {
 	if len(got.Images) != 2 || got.Images[0].MediaType != "image/png" || !bytes.Equal(got.Images[0].Data, png) {
 		t.Fatalf("images %+v, want two PNGs", got.Images)
 	}
-	if strings.Count(got.Text, "received: saved at") != 4 {
+	if strings.Count(got.Text, "received: saved at") != 4 || strings.Count(got.Text, "sent without a name") != 2 {
 		t.Errorf("text %q", got.Text)
 	}
 	r, _, _ = newReceiver(t, func(o *Options) { o.Images = false })

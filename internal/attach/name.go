@@ -60,7 +60,12 @@ func cut(name string, max int) string {
 	for room > 0 && !utf8.RuneStart(base[room]) {
 		room--
 	}
-	return base[:room] + ext
+	// A cut that ends at a dot would make ".." with the extension's.
+	base = strings.TrimRight(base[:room], ". ")
+	if base == "" {
+		base = "file"
+	}
+	return base + ext
 }
 
 // defaultName names a file that came without a usable name.
