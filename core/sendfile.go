@@ -10,7 +10,8 @@ type OutgoingFile struct {
 	// directory, no control characters).
 	Name string
 	// Path is the file's path relative to the workspace, for a gateway
-	// that shows where the file is rather than sending it (the console).
+	// that shows where the file is rather than sending it (a local
+	// terminal on the machine of the workspace).
 	Path string
 	// MediaType is the sniffed media type ("image/png",
 	// "application/octet-stream"): a gateway may show an image as a photo.

@@ -21,13 +21,13 @@ import (
 )
 
 // MaxSendBytes caps what send_file reads of one file whatever the
-// platform takes (Slack's gigabyte included): the whole file is held in
-// memory while it is checked for secrets and sent. It is Telegram's limit,
-// the largest of the others.
+// platform takes (up to a gigabyte on some): the whole file is held in
+// memory while it is checked for secrets and sent. It is the largest
+// limit of the other platforms.
 const MaxSendBytes = 50 << 20
 
 // MaxCaption is the longest caption send_file takes, in UTF-16 units:
-// Telegram's, the smallest of the platforms'.
+// the smallest of the platforms' caption limits.
 const MaxCaption = 1024
 
 // sendFileTimeout bounds one send_file: longer than the registry's
