@@ -48,3 +48,28 @@ func TestConsoleAttachSavesTheFile(t *testing.T) {
 		t.Fatalf("bot audit exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestDoctorSaysWhatBecomesOfFiles: bot doctor names where received files
+// go, which provider sees images and which transcribes voice.
+func TestDoctorSaysWhatBecomesOfFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := strings.Replace(offlineConfig(t), "  max_bytes: 20MiB ", "  max_bytes: 5MiB ", 1)
+	cfg = strings.Replace(cfg, "  dir: inbox ", "  dir: uploads ", 1)
+	cfg = strings.Replace(cfg, "  providers:\n", `  providers:
+    - {name: local, base_url: "http://127.0.0.1:1/v1", model: llava, vision: true}
+`, 1)
+	cfg = strings.Replace(cfg, "  max_steps: 10", "  transcribe: {provider: local, model: whisper-1}\n  max_steps: 10", 1)
+	writeFile(t, dir, "config.yaml", cfg)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	for _, want := range []string{
+		"no api_key (local server), vision",
+		"received files up to 5MiB saved in " + filepath.Join(dir, "workspace", "uploads"),
+		"images: up to 4 a message sent to providers with vision (local first)",
+		"voice and audio: transcribed by local, model whisper-1",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor (exit %d) lacks %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+}
