@@ -46,6 +46,10 @@ type Config struct {
 	// Status add their lines to /status (the MCP servers' states, say);
 	// optional. Like every reply, the answer is redacted.
 	Status []StatusReporter
+	// Actuators is the registry the Engine dispatches through; nil makes
+	// a new one. Given, it can be shared with what is built before the
+	// Engine (the send_file tool finds its gateway there).
+	Actuators *Actuators
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from
@@ -85,7 +89,7 @@ const DefaultSystemPrompt = "You are gatehouse, a helpful assistant in a team ch
 // signals strictly in order, different conversations concurrently.
 type Engine struct {
 	cfg       Config
-	actuators Actuators
+	actuators *Actuators
 	queues    *queues
 	sem       chan struct{}
 	log       zerolog.Logger
@@ -127,12 +131,16 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Redact == nil {
 		cfg.Redact = func(s string) string { return s }
 	}
+	if cfg.Actuators == nil {
+		cfg.Actuators = &Actuators{}
+	}
 	return &Engine{
-		cfg:     cfg,
-		queues:  newQueues(cfg.QueueSize),
-		sem:     make(chan struct{}, cfg.Concurrency),
-		log:     cfg.Log,
-		started: make(chan struct{}),
+		cfg:       cfg,
+		actuators: cfg.Actuators,
+		queues:    newQueues(cfg.QueueSize),
+		sem:       make(chan struct{}, cfg.Concurrency),
+		log:       cfg.Log,
+		started:   make(chan struct{}),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 )
@@ -25,10 +26,13 @@ type BuiltinOptions struct {
 	Sandbox supervise.Sandbox
 	// Supervisor is the shell's supervisor executable (see ShellOptions).
 	Supervisor string
+	// Files finds the gateway send_file sends through (the Engine's
+	// actuators); nil: send_file is listed but refuses every call.
+	Files core.FileSenders
 }
 
 // RegisterBuiltins registers shell, read_file, write_file, list_dir,
-// http_get and current_time.
+// send_file, http_get and current_time.
 func RegisterBuiltins(r *Registry, o BuiltinOptions) error {
 	ws, err := NewWorkspace(o.Workspace)
 	if err != nil {
@@ -39,6 +43,7 @@ func RegisterBuiltins(r *Registry, o BuiltinOptions) error {
 		NewReadFile(ws),
 		NewWriteFile(ws),
 		NewListDir(ws),
+		NewSendFile(ws, o.Files, o.Secrets),
 		NewHTTPGet(o.HTTP),
 		NewCurrentTime(o.Now),
 	} {

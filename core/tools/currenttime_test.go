@@ -42,7 +42,7 @@ func TestRegisterBuiltins(t *testing.T) {
 		timeout  time.Duration
 	}{
 		"current_time": {true, DefaultTimeout}, "http_get": {true, HTTPTimeout}, "list_dir": {true, DefaultTimeout},
-		"read_file": {true, DefaultTimeout}, "shell": {false, ShellTimeout}, "write_file": {false, DefaultTimeout},
+		"read_file": {true, DefaultTimeout}, "send_file": {true, sendFileTimeout}, "shell": {false, ShellTimeout}, "write_file": {false, DefaultTimeout},
 	}
 	size := 0
 	for _, s := range r.Specs() {

@@ -62,6 +62,7 @@ func (r *Registry) Act(ctx context.Context, a core.Action) (core.Result, error) 
 	}
 	note, release := r.checkpoint(ctx, a)
 	defer release()
+	ctx = withConversation(ctx, a.Conv) // send_file's destination
 	out, err := r.run(ctx, a.Conv.Key(), a.Call.Name, json.RawMessage(a.Call.Args))
 	if err == nil {
 		return core.Result{Output: r.withNote(note, out)}, nil

@@ -210,13 +210,14 @@ func (g *Gateway) migrated(chat int64, err error) error {
 // classify tells the delivery layer what a failed request means: a 429
 // with retry_after is a pause for the chat (Telegram does not say whether
 // a global limit was hit; the global pacing keeps below it), a refused
-// formatting is retried at once as plain text, a send to a group upgraded
+// formatting is retried at once as plain text, a refused photo at once as
+// a document, a send to a group upgraded
 // to a supergroup at once to the supergroup, another 4xx is permanent,
 // anything else (5xx, transport, a malformed answer) transient.
 func (g *Gateway) classify(err error) gateways.Failure {
 	var apiErr *tgbotapi.Error
 	switch {
-	case errors.Is(err, errFormatting), errors.Is(err, errMigrated):
+	case errors.Is(err, errFormatting), errors.Is(err, errMigrated), errors.Is(err, errPhoto):
 		return gateways.Failure{Verdict: gateways.RetryAfter}
 	case !errors.As(err, &apiErr) || apiErr.Code >= 500:
 		return gateways.Failure{Verdict: gateways.Transient}

@@ -136,7 +136,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if cp != nil {
 		hook, undo = cp, cp
 	}
-	if a.tools, err = buildTools(cfg, o.Secrets, hook, o.Log); err != nil {
+	// The Engine's actuators, made first: send_file finds its gateway there.
+	actuators := &core.Actuators{}
+	if a.tools, err = buildTools(cfg, o.Secrets, hook, actuators, o.Log); err != nil {
 		return err
 	}
 	if a.mcp, err = buildMCP(cfg, a.tools, o.Secrets, o.Log); err != nil {
@@ -167,6 +169,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
+		Actuators:    actuators,
 		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, policy},
 		Auth:         a.auth,
 		History:      a.store,

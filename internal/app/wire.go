@@ -30,8 +30,9 @@ import (
 )
 
 // buildTools registers the built-in tools; cp, when not nil, records the
-// workspace before every changing call.
-func buildTools(cfg *config.Config, sec *secrets.Set, cp tools.Checkpointer, log zerolog.Logger) (*tools.Registry, error) {
+// workspace before every changing call; files, when not nil, are the
+// gateways send_file sends through.
+func buildTools(cfg *config.Config, sec *secrets.Set, cp tools.Checkpointer, files core.FileSenders, log zerolog.Logger) (*tools.Registry, error) {
 	timeouts := make(map[string]time.Duration, len(cfg.Tools.Timeouts))
 	for name, d := range cfg.Tools.Timeouts {
 		timeouts[name] = d.D()
@@ -53,6 +54,7 @@ func buildTools(cfg *config.Config, sec *secrets.Set, cp tools.Checkpointer, log
 		EnvPrefixes: gatewaytable.EnvPrefixes(),
 		HTTP:        tools.HTTPOptions{AllowPrivate: cfg.Tools.HTTP.AllowPrivate, MaxBytes: cfg.Tools.HTTP.MaxBytes},
 		Sandbox:     sandbox, // the supervisor is this binary, re-executed
+		Files:       files,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
@@ -205,7 +207,7 @@ func buildAttachments(cfg *config.Config, media mediaAbilities, audit attach.Aud
 // tools over cfg.Tools.Workspace (created if missing). `bot policy test`
 // uses it to judge calls exactly as the bot does.
 func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Registry, error) {
-	return buildTools(cfg, sec, nil, log)
+	return buildTools(cfg, sec, nil, nil, log)
 }
 
 // Policy returns the policy gate of cfg's policy.rules over the tools of

@@ -36,6 +36,7 @@ type body struct {
 	allowedMentions *AllowedMentions
 	flags           int
 	embeds          bool
+	files           []uploadedFile // multipart files[n] (createMessage)
 }
 
 // parseBody decodes and checks a message payload.
@@ -117,7 +118,7 @@ func readBody(r *http.Request) (body, *apiError) {
 }
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(r)
+	b, e := readMessage(r)
 	if e != nil {
 		writeAPIError(w, e)
 		return
@@ -136,7 +137,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 // createLocked checks and stores a bot message, echoes it on the gateway
 // and returns its message object.
 func (s *Server) createLocked(channel string, b body, via, interaction string) (map[string]any, *apiError) {
-	if b.content == "" && len(b.components) == 0 && !b.embeds {
+	if b.content == "" && len(b.components) == 0 && !b.embeds && len(b.files) == 0 {
 		return nil, errEmptyMessage
 	}
 	if ref := b.reference; ref != nil && ref.MessageID != "" {
@@ -159,6 +160,7 @@ func (s *Server) createLocked(channel string, b body, via, interaction string) (
 		embeds: b.embeds,
 	}
 	m.mentions, m.mentionRoles, m.everyone = detectMentions(m.Content, s.users)
+	m.attachments = s.storeFilesLocked(m.Sent, b.files)
 	s.messages[m.ID] = m
 	s.sent = append(s.sent, m.Sent)
 	obj := s.objectLocked(m, true)

@@ -72,7 +72,7 @@ func (s *Server) routes() http.Handler {
 // next queued fault before h runs.
 func (s *Server) wrap(route string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r))
 		if r.Header.Get("Authorization") != "Bot "+s.opts.Token {
 			writeAPIError(w, &apiError{status: http.StatusUnauthorized, code: 0, message: "401: Unauthorized"})
 			return

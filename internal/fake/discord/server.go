@@ -68,6 +68,7 @@ type Server struct {
 	users       map[string]User
 	messages    map[string]*stored
 	sent        []Sent
+	files       []File // sent with messages (multipart files[n])
 	edits       []Edit
 	typing      []Typing
 	responses   []InteractionResponse

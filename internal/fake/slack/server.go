@@ -94,6 +94,7 @@ type Server struct {
 	buckets    map[string]*bucket // channel → its chat.postMessage allowance
 	socket     socketState
 	files      fileState
+	uploads    uploadState // files.getUploadURLExternal … completeUploadExternal
 }
 
 type msgKey struct{ channel, ts string }
@@ -224,6 +225,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveSocket(w, r)
 	case strings.HasPrefix(r.URL.Path, filesPath):
 		s.serveFile(w, r)
+	case strings.HasPrefix(r.URL.Path, uploadPath):
+		s.serveUpload(w, r, strings.TrimPrefix(r.URL.Path, uploadPath))
 	case strings.HasPrefix(r.URL.Path, responsePath):
 		s.serveResponseURL(w, r, strings.TrimPrefix(r.URL.Path, responsePath))
 	default:
@@ -235,12 +238,14 @@ type handler func(http.ResponseWriter, params)
 
 func (s *Server) handlers() map[string]handler {
 	return map[string]handler{
-		"auth.test":             s.authTest,
-		"apps.connections.open": s.connectionsOpen,
-		"chat.postMessage":      s.postMessage,
-		"chat.update":           s.update,
-		"chat.postEphemeral":    s.postEphemeral,
-		"conversations.replies": s.replies,
+		"auth.test":                    s.authTest,
+		"apps.connections.open":        s.connectionsOpen,
+		"chat.postMessage":             s.postMessage,
+		"chat.update":                  s.update,
+		"chat.postEphemeral":           s.postEphemeral,
+		"conversations.replies":        s.replies,
+		"files.getUploadURLExternal":   s.getUploadURLExternal,
+		"files.completeUploadExternal": s.completeUploadExternal,
 	}
 }
 

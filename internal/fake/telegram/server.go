@@ -6,7 +6,8 @@
 // enforces the 4096-character limit, checks HTML entities, and can inject
 // updates, callback queries and faults. It stores files (AddFile) that
 // getFile describes and GET /file/bot<TOKEN>/<path> serves, recording
-// every download.
+// every download, and takes the files the bot sends (sendDocument,
+// sendPhoto: multipart, recorded byte for byte, see Uploads).
 //
 // Importers alias it: faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram".
 package telegram
@@ -74,6 +75,7 @@ type Server struct {
 	webhook  webhookState
 	migrated map[int64]int64 // group chat id → the supergroup it was upgraded to
 	files    fileState
+	uploads  []Upload // sendDocument and sendPhoto
 }
 
 type update struct {
@@ -285,6 +287,8 @@ func (s *Server) handlers() map[string]handler {
 		"getFile":                s.getFile,
 		"getUpdates":             s.getUpdates,
 		"sendMessage":            s.sendMessage,
+		"sendDocument":           s.sendDocument,
+		"sendPhoto":              s.sendPhoto,
 		"editMessageText":        s.editMessageText,
 		"editMessageReplyMarkup": s.editMessageReplyMarkup,
 		"answerCallbackQuery":    s.answerCallbackQuery,

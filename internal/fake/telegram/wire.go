@@ -33,10 +33,14 @@ func (p params) bool(key string) bool {
 }
 
 // parseParams reads the query string and a form-encoded, multipart or JSON
-// body.
+// body (a multipart one up to maxUpload).
 func parseParams(r *http.Request) (params, error) {
-	r.Body = http.MaxBytesReader(nil, r.Body, maxBody)
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	limit := int64(maxBody)
+	if ct == "multipart/form-data" {
+		limit = maxUpload // files: sendDocument, sendPhoto
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, limit)
 	p := params{}
 	switch ct {
 	case "application/json":
