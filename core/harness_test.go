@@ -120,6 +120,9 @@ type harnessOpts struct {
 	live         bool // the test gateway shows replies live (h.lives)
 	usage        core.UsageRecorder
 	metrics      *metrics.Registry
+	// wrap, when set, is the gateway registered instead of the recorder:
+	// it wraps it (h.gw still sees every reply it passes on).
+	wrap func(*recorder) core.Actuator
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -179,6 +182,9 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if o.live {
 		h.lives = &liveGateway{recorder: h.gw}
 		gw = h.lives
+	}
+	if o.wrap != nil {
+		gw = o.wrap(h.gw)
 	}
 	if err := eng.Register("test", gw); err != nil {
 		t.Fatal(err)
