@@ -122,6 +122,9 @@ type harnessOpts struct {
 	metrics      *metrics.Registry
 	vision       []bool // per fake: the provider takes images
 	attachments  core.AttachmentReceiver
+	// wrap, when set, is the gateway registered instead of the recorder:
+	// it wraps it (h.gw still sees every reply it passes on).
+	wrap func(*recorder) core.Actuator
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -183,6 +186,9 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if o.live {
 		h.lives = &liveGateway{recorder: h.gw}
 		gw = h.lives
+	}
+	if o.wrap != nil {
+		gw = o.wrap(h.gw)
 	}
 	if err := eng.Register("test", gw); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // errUserCancelled is the cause of a turn's context cancelled by /cancel.
@@ -29,6 +30,21 @@ type runningTurn struct {
 	// its conversation, so that no write lands after the reset.
 	mu        sync.Mutex
 	forgotten bool // by /reset: the turn's writes are dropped; under mu
+
+	// answered is set once the turn has written its last history message
+	// and runs no more tools: all that is left is delivering its final
+	// reply. The person may already be reading it (see answer).
+	answered atomic.Bool
+}
+
+// answer records that rt has given its final answer: its tool calls are
+// over and its history holds everything it will write; only the delivery
+// of the reply is left (which may end after the person has read it). A
+// nil turn is ignored.
+func (rt *runningTurn) answer() {
+	if rt != nil {
+		rt.answered.Store(true)
+	}
 }
 
 // write runs f, one of the turn's writes to its conversation's history,
@@ -103,6 +119,16 @@ func (r *runningTurns) forget(conv string, reset func() error) (stopped bool, er
 	rt.forgotten = true
 	rt.cancel(errReset)
 	return true, nil
+}
+
+// working reports whether conv has a turn in progress that has not given
+// its final answer yet (see runningTurn.answer): one that may still run a
+// tool or write to the history, a cancelled one winding down included.
+func (r *runningTurns) working(conv string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rt := r.m[conv]
+	return rt != nil && !rt.answered.Load()
 }
 
 // busy reports whether conv has a turn in progress, a cancelled one that

@@ -355,6 +355,10 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 	if err := t.append(ctx, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
 	}
+	// Nothing more of the turn is written or run: from here the person
+	// may be reading its answer, and an /undo must not be told that a
+	// turn is in progress.
+	t.rt.answer()
 	t.send(ctx, a)
 	return true, nil
 }

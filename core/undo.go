@@ -56,7 +56,9 @@ func (e *Engine) undo(ctx context.Context, log zerolog.Logger, s Signal) (reply 
 		}
 		steps = n
 	}
-	if e.turns.busy(s.Conv.Key()) {
+	// A turn that has given its answer is over for the person reading
+	// it, and writes nothing more: it does not hold /undo back.
+	if e.turns.working(s.Conv.Key()) {
 		return "A turn is in progress in this conversation: wait for it to end (or /cancel it), then /undo.", false
 	}
 	reply, note := e.cfg.Undo.Undo(ctx, UndoRequest{Conv: s.Conv, By: s.From, Approver: e.cfg.Auth.IsApprover(s.From), Steps: steps})

@@ -200,3 +200,69 @@ func TestUndoWaitsForACancelledTurnToEnd(t *testing.T) {
 		t.Errorf("the Undoer got %d requests, want 1 (after the turn ended)", n)
 	}
 }
+
+// slowDelivery is a gateway whose delivery of one reply text is confirmed
+// only once release is closed: the platform has shown it (the recorder
+// has it), its answer is slow to come back.
+type slowDelivery struct {
+	*recorder
+	text    string
+	release chan struct{}
+}
+
+func (g slowDelivery) Act(ctx context.Context, a core.Action) (core.Result, error) {
+	res, err := g.recorder.Act(ctx, a)
+	if a.Text == g.text {
+		<-g.release
+	}
+	return res, err
+}
+
+// TestUndoRightAfterTheAnswer: the person has read the turn's answer, but
+// the gateway has not confirmed its delivery yet, so the turn has not quite
+// ended: an /undo then restores the workspace, as for a turn that ended
+// (it was refused as "a turn is in progress": issue 21 item 10, an
+// approver's /undo right after the outcome's answer in a group), and the
+// model reads the /undo's note after its answer.
+func TestUndoRightAfterTheAnswer(t *testing.T) {
+	u := &fakeUndoer{}
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	h := newHarness(t, harnessOpts{undo: u, wrap: func(r *recorder) core.Actuator {
+		return slowDelivery{recorder: r, text: "It ran: notes.txt is written.", release: release}
+	}})
+	t.Cleanup(open) // before the harness's cleanup, which waits for the turn
+	h.fake().Push(fakeoai.Text("It ran: notes.txt is written."))
+	h.say(t, "c", "write notes.txt")
+	if got := h.gw.next(t).Text; got != "It ran: notes.txt is written." {
+		t.Fatalf("the answer = %q", got)
+	}
+	h.say(t, "c", "/undo")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "Restored the workspace") {
+		t.Fatalf("/undo right after the answer was answered %q; want the workspace restored", got)
+	}
+	if n := len(u.requests()); n != 1 {
+		t.Fatalf("the Undoer got %d requests, want 1", n)
+	}
+	open()
+	if err := h.eng.WaitIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.fake().Push(fakeoai.Text("ok"))
+	h.say(t, "c", "what now?")
+	h.gw.next(t)
+	msgs := h.fake().Requests()[1].Messages
+	var order []string
+	for _, m := range msgs {
+		switch {
+		case strings.Contains(m.Content, "It ran: notes.txt is written."):
+			order = append(order, "answer")
+		case strings.Contains(m.Content, "workspace restored"):
+			order = append(order, "note")
+		}
+	}
+	if strings.Join(order, ",") != "answer,note" {
+		t.Fatalf("the model's history has %v; want the answer, then the /undo's note", order)
+	}
+}

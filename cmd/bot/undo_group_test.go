@@ -19,7 +19,9 @@ import (
 // hitl.notify), the command runs; the member's /undo in the group is
 // refused, the approver's /undo there restores the workspace and is
 // answered. Reported as never answered with nothing restored; not
-// reproduced here (it passes on main too).
+// reproduced as such, but an /undo right after the outcome's answer was
+// told "a turn is in progress" (the turn had not quite ended): each /undo
+// is sent once.
 func TestUndoByApproverInGroup(t *testing.T) {
 	t.Parallel()
 	tg := faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
@@ -82,30 +84,24 @@ log: {level: info, format: json}
 	testutil.WaitFor(t, "the approved write", func() bool { _, err := os.Stat(made); return err == nil })
 	waitSent(group.ID, "MODEL: ok.")
 
-	// undo sends /undo from u in the group and returns the answer; while
-	// the outcome turn is still ending (its reply is sent just before it
-	// ends), the answer is that a turn is in progress, and it tries again.
+	// undo sends /undo from u in the group, once, and returns the
+	// answer: the outcome turn's answer was seen, so no turn is in
+	// progress for /undo (it was answered so, issue 21 item 10).
 	undo := func(u faketg.User, text string) string {
 		t.Helper()
-		for range 50 {
-			before := len(tg.Sent())
-			tg.InjectMessage(faketg.Message{From: &u, Chat: group, Text: text})
-			var got string
-			testutil.WaitFor(t, "the answer to "+text+" from "+u.Username, func() bool {
-				for _, s := range tg.Sent()[before:] {
-					if s.ChatID == group.ID && s.Method == "sendMessage" {
-						got = s.Plain
-						return true
-					}
+		before := len(tg.Sent())
+		tg.InjectMessage(faketg.Message{From: &u, Chat: group, Text: text})
+		var got string
+		testutil.WaitFor(t, "the answer to "+text+" from "+u.Username, func() bool {
+			for _, s := range tg.Sent()[before:] {
+				if s.ChatID == group.ID && s.Method == "sendMessage" {
+					got = s.Plain
+					return true
 				}
-				return false
-			})
-			if !strings.Contains(got, "A turn is in progress") {
-				return got
 			}
-		}
-		t.Fatal("a turn stayed in progress")
-		return ""
+			return false
+		})
+		return got
 	}
 	if got := undo(member, "/undo@"+tg.Bot().Username); !strings.Contains(got, "Not authorised (your identity is telegram:1002)") {
 		t.Fatalf("the member's /undo was answered %q; want it refused", got)
