@@ -1,0 +1,74 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/hitl/hitltest"
+	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres"
+	"github.com/gatehouse-bot/gatehouse/store/storetest"
+)
+
+// openAt opens the database dsn names and closes it when the test ends.
+func openAt(t testing.TB, dsn string, o postgres.Options) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dsn, o)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// openFresh opens a store on a fresh database of the test server.
+func openFresh(t testing.TB, o postgres.Options) *postgres.DB {
+	t.Helper()
+	return openAt(t, pgtest.DSN(t), o)
+}
+
+func TestHistoryContract(t *testing.T) {
+	storetest.HistoryContract(t, func(t *testing.T, max int) core.History {
+		return openFresh(t, postgres.Options{History: max})
+	})
+}
+
+func TestAuditContract(t *testing.T) {
+	storetest.AuditContract(t, func(t *testing.T) store.Audit { return openFresh(t, postgres.Options{}) })
+}
+
+func TestCursorContract(t *testing.T) {
+	storetest.CursorContract(t, func(t *testing.T) store.Cursors { return openFresh(t, postgres.Options{}) })
+}
+
+func TestUsageContract(t *testing.T) {
+	storetest.UsageContract(t, func(t *testing.T, now func() time.Time) store.UsageStore {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}
+
+func TestCheckpointContract(t *testing.T) {
+	storetest.CheckpointContract(t, func(t *testing.T) store.Checkpoints { return openFresh(t, postgres.Options{}) })
+}
+
+// The hitl package's own contracts, against PostgreSQL.
+
+func TestHitlStoreContract(t *testing.T) {
+	hitltest.StoreContract(t, func(t *testing.T) hitl.Store { return openFresh(t, postgres.Options{}) })
+}
+
+func TestHitlStandingContract(t *testing.T) {
+	hitltest.StandingContract(t, func(t *testing.T) hitl.StandingStore { return openFresh(t, postgres.Options{}) })
+}
+
+func TestHitlAuditContract(t *testing.T) {
+	hitltest.AuditContract(t, func(t *testing.T) hitl.Audit { return openFresh(t, postgres.Options{}) })
+}

@@ -1,0 +1,136 @@
+// Package postgres is the store on a PostgreSQL database through
+// github.com/jackc/pgx/v5 (a connection pool). It keeps what store/sqlite
+// keeps, in the same schema versions, and is correct for one bot on the
+// database; what several instances on one database need beyond that
+// (leases, a durable inbox, pacing across instances) is not built yet.
+//
+// Every write is one statement or one transaction, committed as the
+// server commits (synchronous_commit as configured there): a claimed
+// approval stays claimed. The exactly-once point, ClaimApproval, is one
+// conditional UPDATE, so it holds across connections and processes.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// DefaultHistory is how many messages Load returns when Options.History
+// is 0.
+const DefaultHistory = 40
+
+// connectTimeout bounds one connection attempt when the DSN sets none.
+const connectTimeout = 10 * time.Second
+
+// Options tune a DB; zero fields take the defaults.
+type Options struct {
+	// History is how many of a conversation's newest messages Load returns
+	// (before llm.Trim); 0 means DefaultHistory.
+	History int
+	// Retention is how long conversation history is kept before Prune
+	// deletes it; 0 keeps it for ever.
+	Retention time.Duration
+	// Now is the clock for stored timestamps and pruning; nil means time.Now.
+	Now func() time.Time
+	// ReadOnly opens an existing database for reading only (`bot audit`,
+	// `bot doctor`): every connection has default_transaction_read_only
+	// on, nothing is migrated or pruned, and the schema version must be
+	// this build's.
+	ReadOnly bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.History <= 0 {
+		o.History = DefaultHistory
+	}
+	if o.Retention < 0 {
+		o.Retention = 0
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// DB is an open PostgreSQL store. It is safe for concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+	opts Options
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open connects to the database dsn names (a postgres:// URL or key=value
+// DSN), applies pending schema migrations under an advisory lock and
+// prunes old history (unless o.ReadOnly). A DSN that does not parse gives
+// a *DSNError; a server that cannot be reached or refuses the login, an
+// error naming its host and port, never the password. A database written
+// by a newer gatehouse is refused with store.ErrSchemaTooNew and left
+// untouched.
+func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
+	pc, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		// A server that does not answer (a host down, a dropped packet)
+		// is reported, not waited for: connect_timeout in the DSN sets
+		// another bound.
+		pc.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if o.ReadOnly {
+		pc.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	where := whereConfig(pc)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", where, err)
+	}
+	db := &DB{pool: pool, opts: o.withDefaults()}
+	if err := pool.Ping(ctx); err != nil {
+		return nil, errors.Join(connectError(where, err), db.Close())
+	}
+	if o.ReadOnly {
+		if err := db.checkSchema(ctx); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		return db, nil
+	}
+	if err := db.migrate(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if _, err := db.Prune(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+func (db *DB) now() time.Time { return db.opts.Now() }
+
+// nanos stores t as Unix nanoseconds; the zero time is 0.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos reverses nanos, in UTC.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

@@ -1,0 +1,21 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+)
+
+// Prune deletes history messages older than Options.Retention and returns
+// how many it removed; with Retention 0 it deletes nothing. The audit log
+// (append-only), approvals, usage and cursors are always kept.
+func (db *DB) Prune(ctx context.Context) (int64, error) {
+	if db.opts.Retention == 0 {
+		return 0, nil
+	}
+	cutoff := db.now().Add(-db.opts.Retention)
+	tag, err := db.pool.Exec(ctx, `DELETE FROM messages WHERE created < $1`, nanos(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("postgres: prune history: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
