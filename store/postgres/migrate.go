@@ -100,4 +100,3 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	}
 	return nil
 }
-

@@ -191,7 +191,7 @@ func TestOpenFaultsNeverShowThePassword(t *testing.T) {
 				t.Errorf("error %q shows the password or is not one line", msg)
 			}
 			t.Log(msg)
-		if _, ok := errors.AsType[*postgres.DSNError](err); ok != tt.dsnError {
+			if _, ok := errors.AsType[*postgres.DSNError](err); ok != tt.dsnError {
 				t.Errorf("error %q: a *DSNError = %v; want %v", msg, ok, tt.dsnError)
 			}
 		})
