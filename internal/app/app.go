@@ -252,7 +252,7 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
 	}
 	a.health.setReady()
-	a.log.Info().Int("gateways", len(a.gateways)).Msg("gatehouse running")
+	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.cfg.Store.InstanceName()).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
 		err = nil
