@@ -26,6 +26,11 @@ var ErrNotCreated = errors.New("store: not created yet")
 // starts, and until then this build cannot read it.
 var ErrSchemaOld = errors.New("store: schema older than this gatehouse")
 
+// ErrLocked is matched (errors.Is) by the error of opening a store for
+// the bot while another gatehouse instance runs on it. The caller stops;
+// retrying is pointless while that instance runs.
+var ErrLocked = errors.New("another gatehouse instance holds it")
+
 // ErrSchemaTooNew is matched (errors.Is) by the error of opening a store
 // written by a newer gatehouse; the store is left untouched. The caller
 // tells the user to upgrade gatehouse.

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -43,6 +44,8 @@ type Options struct {
 	// on, nothing is migrated or pruned, and the schema version must be
 	// this build's.
 	ReadOnly bool
+
+	noLock bool // tests only (export_test.go): open past the instance lock
 }
 
 func (o Options) withDefaults() Options {
@@ -61,6 +64,7 @@ func (o Options) withDefaults() Options {
 // DB is an open PostgreSQL store. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	lock *pgx.Conn // the connection holding the instance lock; nil when read-only
 	opts Options
 }
 
@@ -73,6 +77,14 @@ var _ store.Store = (*DB)(nil)
 // error naming its host and port, never the password. A database written
 // by a newer gatehouse is refused with store.ErrSchemaTooNew and left
 // untouched.
+//
+// Unless o.ReadOnly, Open first takes the instance lock, a session-level
+// advisory lock held on a connection of its own until Close: a database
+// another bot runs on is refused with store.ErrLocked before anything
+// reads or writes it (its restart recovery would mark the other bot's
+// running approvals interrupted). Several instances on one database are
+// not built yet (issue 22). The lock lives as long as that connection: a
+// server restart ends it, and the bot holds no lock until it restarts.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	pc, err := ParseDSN(dsn)
 	if err != nil {
@@ -96,6 +108,11 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err := pool.Ping(ctx); err != nil {
 		return nil, errors.Join(connectError(where, err), db.Close())
 	}
+	if !o.ReadOnly && !o.noLock {
+		if db.lock, err = lockInstance(ctx, pc, where); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+	}
 	if o.ReadOnly {
 		if err := db.checkSchema(ctx); err != nil {
 			return nil, errors.Join(err, db.Close())
@@ -111,10 +128,41 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	return db, nil
 }
 
-// Close closes the connection pool.
+// Close closes the connection pool, then releases the instance lock.
 func (db *DB) Close() error {
 	db.pool.Close()
+	if db.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		// Ending the session releases its advisory locks.
+		err := db.lock.Close(ctx)
+		db.lock = nil
+		if err != nil {
+			return fmt.Errorf("postgres: close: %w", err)
+		}
+	}
 	return nil
+}
+
+// instanceLockID is the advisory lock key of the instance lock (goose's
+// migration lock uses another).
+const instanceLockID int64 = 0x67617465686f7573 // "gatehous"
+
+// lockInstance takes the instance lock on a connection of its own and
+// returns that connection, or store.ErrLocked when another session holds it.
+func lockInstance(ctx context.Context, pc *pgxpool.Config, where string) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig.Copy())
+	if err != nil {
+		return nil, connectError(where, err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, instanceLockID).Scan(&ok); err != nil {
+		return nil, errors.Join(fmt.Errorf("postgres: %s: instance lock: %w", where, err), conn.Close(ctx))
+	}
+	if !ok {
+		return nil, errors.Join(fmt.Errorf("postgres: database %s: %w", where, store.ErrLocked), conn.Close(ctx))
+	}
+	return conn, nil
 }
 
 func (db *DB) now() time.Time { return db.opts.Now() }

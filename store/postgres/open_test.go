@@ -38,7 +38,8 @@ func exec(t *testing.T, dsn string, stmts ...string) {
 }
 
 // TestInstancesStartingTogetherMigrateOnce: stores opened at once on a
-// new database all start, and goose's table records each version once
+// new database (past the instance lock, as several instances will) all
+// start, and goose's table records each version once
 // (the advisory lock let one instance migrate; the others found it done).
 func TestInstancesStartingTogetherMigrateOnce(t *testing.T) {
 	dsn := pgtest.DSN(t)
@@ -46,7 +47,7 @@ func TestInstancesStartingTogetherMigrateOnce(t *testing.T) {
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Go(func() {
-			db, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+			db, err := postgres.OpenWithoutLock(context.Background(), dsn, postgres.Options{})
 			if err == nil {
 				err = db.Close()
 			}
@@ -77,7 +78,13 @@ func TestInstancesStartingTogetherMigrateOnce(t *testing.T) {
 // naming both versions, by the bot and by `bot audit`'s read-only open.
 func TestNewerSchemaRefused(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	openAt(t, dsn, postgres.Options{})
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	exec(t, dsn, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (99, true)`)
 	want := "database schema version 99 is newer than this gatehouse"
 	for _, ro := range []bool{false, true} {
@@ -115,13 +122,18 @@ func TestReadOnly(t *testing.T) {
 }
 
 // TestClaimOnceAcrossStores: 100 claims of one approval at once, through
-// two stores on the database (as two instances would), succeed once.
+// two stores on the database (as two instances will), succeed once.
 func TestClaimOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
-	a, b := openAt(t, dsn, postgres.Options{}), openAt(t, dsn, postgres.Options{})
+	a := openAt(t, dsn, postgres.Options{})
+	b, err := postgres.OpenWithoutLock(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
 	now := time.Now()
-	err := a.CreateApproval(ctx, record.Approval{Token: "CLAIMONE", Conv: core.Conversation{Gateway: "console", Chat: "c"},
+	err = a.CreateApproval(ctx, record.Approval{Token: "CLAIMONE", Conv: core.Conversation{Gateway: "console", Chat: "c"},
 		RequestedBy: "console:local", Call: llm.ToolCall{Name: "shell", Args: "{}"}, Digest: "d",
 		Created: now, Expires: now.Add(time.Hour), Status: record.StatusPending})
 	if err != nil {
@@ -210,4 +222,25 @@ func freePort(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// TestSecondInstanceRefused: while one bot's store is open, a second
+// writable Open is refused with store.ErrLocked naming the database, and
+// a read-only one works; once the first closes, the second opens.
+func TestSecondInstanceRefused(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	first, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = postgres.Open(ctx, dsn, postgres.Options{})
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), postgres.Where(dsn)) {
+		t.Fatalf("second Open = %v; want ErrLocked naming %s", err, postgres.Where(dsn))
+	}
+	openAt(t, dsn, postgres.Options{ReadOnly: true})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openAt(t, dsn, postgres.Options{})
 }
