@@ -138,3 +138,16 @@ func TestPostgresDSNChecked(t *testing.T) {
 		t.Errorf("Where = %q; want db.example:5433/gatehouse", got)
 	}
 }
+
+// TestDriversShareSchemaVersions: every driver has as many migrations as
+// the others, so a schema version means one schema in every driver: a
+// migration added to one driver needs its counterpart in the others.
+func TestDriversShareSchemaVersions(t *testing.T) {
+	ds := storetable.Drivers()
+	for _, d := range ds[1:] {
+		if d.SchemaVersion != ds[0].SchemaVersion {
+			t.Errorf("driver %s is at schema version %d, %s at %d; give each migration its counterpart",
+				d.Name, d.SchemaVersion, ds[0].Name, ds[0].SchemaVersion)
+		}
+	}
+}
