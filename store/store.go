@@ -137,6 +137,14 @@ type Checkpoints interface {
 	CheckpointBlobs(ctx context.Context) (map[string]int64, error)
 }
 
+// Server is implemented by a store on a database server: `bot doctor`
+// shows the server's version.
+type Server interface {
+	// ServerVersion is the server's product and version, e.g.
+	// "PostgreSQL 15.18".
+	ServerVersion(ctx context.Context) (string, error)
+}
+
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors), and checks at compile time that

@@ -88,9 +88,10 @@ func TestPostgresFaults(t *testing.T) {
 // pgtestServer is the test server's DSN, "" when none is set.
 func pgtestServer() string { return os.Getenv(pgtest.Env) }
 
-// TestPostgresStore: the bot runs on PostgreSQL: a piped conversation with
-// an approved shell command is answered, its approval audited; `bot
-// audit` and `bot doctor` then read the same database, read-only.
+// TestPostgresStore: the bot runs on PostgreSQL: a piped question is
+// answered and its tool call audited; `bot audit` and `bot doctor` (which
+// names the database and the server's version) then read the same
+// database, read-only.
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
@@ -109,8 +110,11 @@ func TestPostgresStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "postgres " + u.Host + u.Path + " (schema version"
-	if r := runOnce(t, dir, env, "", "doctor"); !strings.Contains(r.stdout, want) || strings.Contains(r.stdout+r.stderr, passwordOf(u)) {
-		t.Errorf("bot doctor: exit %d; want %q and no password\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	r = runOnce(t, dir, env, "", "doctor")
+	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "server: PostgreSQL ") ||
+		strings.Contains(r.stdout+r.stderr, passwordOf(u)) {
+		t.Errorf("bot doctor: exit %d; want %q, the server's version and no password\nstdout:\n%s\nstderr:\n%s",
+			r.code, want, r.stdout, r.stderr)
 	}
 }
 

@@ -68,7 +68,10 @@ type DB struct {
 	opts Options
 }
 
-var _ store.Store = (*DB)(nil)
+var (
+	_ store.Store  = (*DB)(nil)
+	_ store.Server = (*DB)(nil)
+)
 
 // Open connects to the database dsn names (a postgres:// URL or key=value
 // DSN), applies pending schema migrations under an advisory lock and
@@ -166,6 +169,16 @@ func lockInstance(ctx context.Context, pc *pgxpool.Config, where string) (*pgx.C
 }
 
 func (db *DB) now() time.Time { return db.opts.Now() }
+
+// ServerVersion is "PostgreSQL" and the server's version (server_version,
+// e.g. "15.18 (Debian 15.18-0+deb12u1)").
+func (db *DB) ServerVersion(ctx context.Context) (string, error) {
+	var v string
+	if err := db.pool.QueryRow(ctx, `SHOW server_version`).Scan(&v); err != nil {
+		return "", fmt.Errorf("postgres: server version: %w", err)
+	}
+	return "PostgreSQL " + v, nil
+}
 
 // nanos stores t as Unix nanoseconds; the zero time is 0.
 func nanos(t time.Time) int64 {
