@@ -38,7 +38,8 @@ COPY --from=build /out/bot /usr/local/bin/bot
 COPY --from=build /out/config.yaml /etc/gatehouse/config.yaml
 WORKDIR /data
 VOLUME /data
-# http.listen in the image's config: /healthz /readyz /metrics.
+# http.listen in the image's config: /healthz /readyz /metrics. POST
+# /-/reload is off (http.reload: false); `docker kill -s HUP` reloads.
 EXPOSE 9090
 USER gatehouse
 # The image has no curl: `bot healthcheck` GETs /healthz on http.listen from

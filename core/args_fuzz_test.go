@@ -12,7 +12,8 @@ import (
 // FuzzCanonicalArgs feeds CanonicalArgs what a model may propose as a
 // call's arguments. Arguments that are not one valid JSON value come back
 // as they are; valid ones come back as valid JSON with the same meaning,
-// on one line, and canonicalising again changes nothing.
+// on one line, and canonicalising again changes nothing; valid ones that
+// give a key twice in one object come back as they are.
 func FuzzCanonicalArgs(f *testing.F) {
 	for _, s := range []string{
 		`{"path":"notes.txt"}`, `{ "command" : "rm \u002drf /" }`, `{"b":1,"a":[true,null,2.50]}`,
@@ -26,6 +27,13 @@ func FuzzCanonicalArgs(f *testing.F) {
 		if !json.Valid([]byte(args)) {
 			if out != args {
 				t.Fatalf("invalid JSON %q was changed to %q", args, out)
+			}
+			return
+		}
+		if core.RepeatedKey(args) != nil {
+			// One form would keep one copy of the key and hide the other.
+			if out != args {
+				t.Fatalf("arguments with a repeated key %q were changed to %q", args, out)
 			}
 			return
 		}

@@ -60,7 +60,14 @@ func (t *turnState) runCalls(ctx context.Context, calls []llm.ToolCall) (msgs []
 
 // runCall decides one call through the gates and acts on the decision.
 func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string, failed, denied bool) {
-	if err := t.cfg.Tools.CheckArgs(call.Name, call.Args); err != nil {
+	// A key given twice is refused first, on the arguments as the model
+	// wrote them (CanonicalArgs leaves them so): a rule would judge one
+	// copy and the tool could act on the other.
+	err := RepeatedKey(call.Args)
+	if err == nil {
+		err = t.cfg.Tools.CheckArgs(call.Name, call.Args)
+	}
+	if err != nil {
 		// The gates never see a call whose arguments do not fit the
 		// tool's schema: a rule could be dodged by a key's spelling.
 		t.log.Info().Str("tool", call.Name).Err(err).Msg("tool call arguments refused")

@@ -22,7 +22,7 @@ var coreCommands = []CommandHelp{
 	{Name: "help", Summary: "list the commands"},
 	{Name: "start", Summary: "the same list, as a greeting"},
 	{Name: "status", Summary: "model, gateways, this conversation's pending approvals, history size, today's usage, uptime"},
-	{Name: "reset", Summary: "forget this conversation's history (pending approvals stay)"},
+	{Name: "reset", Summary: "forget this conversation's history and stop its turn in progress (pending approvals stay)"},
 	{Name: "cancel", Summary: "stop this conversation's turn in progress and its running tool calls"},
 	{Name: "schedules", Summary: "the configured schedules and their next run"},
 	{Name: "tools", Summary: "the tools offered, where each comes from and what the policy decides for it"},
@@ -228,12 +228,17 @@ func (e *Engine) uptime() time.Duration {
 	return e.cfg.Now().Sub(start).Round(time.Second)
 }
 
-// reset answers /reset: the conversation's history goes, pending
-// approvals stay.
+// reset answers /reset: the conversation's history goes, and its turn in
+// progress is stopped with nothing of it stored afterwards; pending
+// approvals, and approved actions running, stay.
 func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversation) string {
-	if err := e.cfg.History.Reset(ctx, conv.Key()); err != nil {
+	stopped, err := e.turns.forget(conv.Key(), func() error { return e.cfg.History.Reset(ctx, conv.Key()) })
+	if err != nil {
 		log.Error().Err(err).Msg("history reset")
 		return "Could not forget this conversation's history (the bot's log has the details)."
+	}
+	if stopped {
+		return "Done: I forgot this conversation's history and stopped the turn in progress (nothing of it is kept). Pending approvals stay (/pending lists them)."
 	}
 	return "Done: I forgot this conversation's history. Pending approvals stay (/pending lists them)."
 }

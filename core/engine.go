@@ -272,9 +272,9 @@ func (e *Engine) process(s Signal) bool {
 	if e.work.Err() != nil {
 		return false
 	}
-	ctx, end := e.turns.start(e.work, s.Conv.Key())
+	ctx, rt, end := e.turns.start(e.work, s.Conv.Key())
 	defer end()
-	e.handle(ctx, s)
+	e.handle(ctx, rt, s)
 	return true
 }
 

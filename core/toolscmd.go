@@ -11,9 +11,10 @@ import (
 // PolicyFor is the policy's decision for any call of tool name, for
 // people (/tools): "allow", "approve", "deny", or "depends on arguments"
 // when the first rule whose tool pattern matches also has an args
-// pattern. Standing allows are not considered: they are per call.
+// pattern. Standing allows are not considered: they are per call. The
+// rules are those in force (the last SetRules'), as Check uses them.
 func (g *PolicyGate) PolicyFor(name string, readOnly bool) string {
-	for _, r := range g.Rules {
+	for _, r := range g.rules() {
 		if ok, err := path.Match(r.Tool, name); err != nil || !ok {
 			continue
 		}

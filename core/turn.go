@@ -19,8 +19,9 @@ const maxRejections = 3
 
 // handle runs one signal: Perceive, then a turn of Reason → Act. It never
 // lets a panic escape: the panic is logged with its stack and the user is
-// told something went wrong.
-func (e *Engine) handle(ctx context.Context, s Signal) {
+// told something went wrong. rt is the turn's record in e.turns: every
+// history write of the turn goes through it.
+func (e *Engine) handle(ctx context.Context, rt *runningTurn, s Signal) {
 	log := e.log.With().Str("conv", s.Conv.Key()).Logger()
 	defer func() {
 		if r := recover(); r != nil {
@@ -34,7 +35,7 @@ func (e *Engine) handle(ctx context.Context, s Signal) {
 	if !ok {
 		return
 	}
-	e.turn(ctx, log, s, text)
+	e.turn(ctx, log, rt, s, text)
 }
 
 // perceive checks who is talking and routes commands to the broker. It
@@ -63,12 +64,14 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 
 // turn appends the user's text to the history and loops Reason → Act until
 // the LLM replies, the step limit is reached, or a step fails for good.
-func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text string) {
+// /reset stops it, and nothing it would still write is stored.
+func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, s Signal, text string) {
 	key := s.Conv.Key()
+	t := turnState{Engine: e, log: log, sig: s, key: key, rt: rt}
 	if c, over := e.budgetReached(ctx, log, s); over {
 		if s.Kind == KindApprovalOutcome {
 			// The outcome happened: the model learns of it in the next turn.
-			if err := e.cfg.History.Append(ctx, key, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
+			if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
 				log.Error().Err(err).Msg("history append")
 			}
 		}
@@ -79,10 +82,9 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 		stop := typer.StartTyping(ctx, s.Conv)
 		defer stop()
 	}
-	if err := e.cfg.History.Append(ctx, key, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
+	if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
 		log.Error().Err(err).Msg("history append")
 	}
-	t := turnState{Engine: e, log: log, sig: s, key: key}
 	defer func() { t.live.abandon(withdrawnNote) }() // a panic or an early return never leaves one open
 	for step := 0; ; step++ {
 		if step == e.cfg.MaxSteps {
@@ -91,8 +93,13 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, s Signal, text st
 			return
 		}
 		done, err := t.step(ctx)
-		if errors.Is(context.Cause(ctx), errUserCancelled) {
-			e.cancelled(ctx, log, key)
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, errReset):
+			// /reset answered; what the turn did is forgotten with the rest.
+			log.Info().Msg("turn stopped by /reset")
+			return
+		case errors.Is(cause, errUserCancelled):
+			t.cancelled(ctx)
 			return
 		}
 		if err != nil && e.work.Err() != nil {
@@ -120,12 +127,18 @@ const cancelNote = "[gatehouse] The user stopped this turn with /cancel: its run
 
 // cancelled ends a turn stopped by /cancel: the model is told in a history
 // note; the user already got /cancel's answer.
-func (e *Engine) cancelled(ctx context.Context, log zerolog.Logger, key string) {
-	log.Info().Msg("turn cancelled by /cancel")
+func (t *turnState) cancelled(ctx context.Context) {
+	t.log.Info().Msg("turn cancelled by /cancel")
 	note := llm.Message{Role: llm.RoleUser, Content: cancelNote}
-	if err := e.cfg.History.Append(context.WithoutCancel(ctx), key, note); err != nil {
-		log.Error().Err(err).Msg("history append")
+	if err := t.append(context.WithoutCancel(ctx), note); err != nil {
+		t.log.Error().Err(err).Msg("history append")
 	}
+}
+
+// append adds msgs to the turn's conversation's history, unless /reset
+// forgot that history since the turn began.
+func (t *turnState) append(ctx context.Context, msgs ...llm.Message) error {
+	return t.rt.write(func() error { return t.cfg.History.Append(ctx, t.key, msgs...) })
 }
 
 // turnState carries one turn's bookkeeping across steps.
@@ -134,10 +147,11 @@ type turnState struct {
 	log        zerolog.Logger
 	sig        Signal
 	key        string
-	failures   int       // consecutive steps whose tool calls all failed
-	rejections int       // proposals the gates turned down in this step
-	shortened  bool      // the history was shortened once after "context too long"
-	live       *liveSink // the last request's live reply; nil when the gateway has none
+	rt         *runningTurn // its history writes go through rt.write
+	failures   int          // consecutive steps whose tool calls all failed
+	rejections int          // proposals the gates turned down in this step
+	shortened  bool         // the history was shortened once after "context too long"
+	live       *liveSink    // the last request's live reply; nil when the gateway has none
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -176,7 +190,7 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 	results, allFailed := t.runCalls(ctx, msg.ToolCalls)
 	t.redactForHistory(&msg)
 	// The calls ran: record them even when the turn is being cancelled.
-	if err := t.cfg.History.Append(context.WithoutCancel(ctx), t.key, append([]llm.Message{msg}, results...)...); err != nil {
+	if err := t.append(context.WithoutCancel(ctx), append([]llm.Message{msg}, results...)...); err != nil {
 		return true, fmt.Errorf("history append: %w", err)
 	}
 	if t.rejections >= maxRejections {
@@ -255,7 +269,7 @@ func (t *turnState) reasonShorter(ctx context.Context, cause error) (llm.Respons
 	if len(kept) == len(hist) {
 		return llm.Response{}, fmt.Errorf("%w: %w", errContextFull, cause)
 	}
-	if err := t.cfg.History.Replace(ctx, t.key, kept); err != nil {
+	if err := t.rt.write(func() error { return t.cfg.History.Replace(ctx, t.key, kept) }); err != nil {
 		return llm.Response{}, fmt.Errorf("history replace: %w", err)
 	}
 	t.log.Warn().Int("before", len(hist)).Int("after", len(kept)).Msg("context too long: older messages dropped, asking again")
@@ -282,9 +296,9 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 			return true, fmt.Errorf("%w %d times in a row (%s)", errRefused, t.rejections, d.Rule)
 		}
 		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
-		return false, t.cfg.History.Append(ctx, t.key, msg, note)
+		return false, t.append(ctx, msg, note)
 	}
-	if err := t.cfg.History.Append(ctx, t.key, msg); err != nil {
+	if err := t.append(ctx, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
 	}
 	t.send(ctx, a)

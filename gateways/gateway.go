@@ -52,6 +52,26 @@ type Cursors interface {
 	SetCursor(ctx context.Context, key, value string) error
 }
 
+// Memory remembers keys, by scope, across restarts: what a gateway must
+// not forget when the bot restarts, such as the Slack threads the bot takes
+// part in. A key is remembered from its latest Remember until the store
+// prunes it (store.MemoryKeep after it; the oldest go first past
+// store.MemoryMax keys in a scope), so a gateway remembers only what an
+// allowed user or the bot itself caused, never what a stranger sends.
+// Scopes and keys are short ids (at most 256 bytes each).
+type Memory interface {
+	Remember(ctx context.Context, scope, key string) error
+	Remembered(ctx context.Context, scope, key string) (bool, error)
+}
+
+// Admission says whether a signal's sender passes the allow list
+// (core.Auth implements it). The engine decides who may talk; a gateway
+// asks it only to decide what to remember about a sender, and what to look
+// up for one (see Memory).
+type Admission interface {
+	Allowed(s core.Signal) bool
+}
+
 // Readier is an optional ability of a gateway: whether it is connected to
 // its platform now. /readyz is ready only when every gateway that is a
 // Readier returns nil. A polling gateway is ready when its last poll was

@@ -46,6 +46,11 @@ type Status struct {
 	Lines []string
 	// Runs is true when the gateway will run as configured.
 	Runs bool
+	// Problems are what stops an enabled gateway from running as
+	// configured (a token of the wrong shape, or in the wrong key), each
+	// naming its key; doctor reports each as a problem. They hold no
+	// secret.
+	Problems []string
 }
 
 // Deps are what a gateway's constructor may use besides its section.
@@ -53,6 +58,12 @@ type Deps struct {
 	Log zerolog.Logger
 	// Cursors persists positions (update offsets); nil keeps them in memory.
 	Cursors Cursors
+	// Memory remembers keys across restarts (the Slack threads the bot is
+	// part of); nil keeps them in memory.
+	Memory Memory
+	// Auth is the allow list as the engine applies it; nil treats every
+	// sender as allowed (tests).
+	Auth Admission
 	// Approvals resolves button presses.
 	Approvals Approvals
 	// HTTPClient, when set, makes the platform API requests (tests).

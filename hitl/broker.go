@@ -32,12 +32,17 @@ type Options struct {
 	// Approvers are the identities whose messages and button presses may
 	// resolve approvals. It must not be empty: deny by default.
 	Approvers []core.Identity
+	// People groups the identities of one person (hitl.people): with
+	// AllowSelfApproval false, no identity of the person who caused a
+	// request may approve it. An identity in no group is a person of its
+	// own; an identity may be in one group only.
+	People [][]core.Identity
 	// Notify are conversations that receive every request besides the one
 	// that asked (e.g. the owner's DM).
 	Notify []core.Conversation
-	// AllowSelfApproval lets the identity that caused a request approve it.
+	// AllowSelfApproval lets the person who caused a request approve it.
 	// When false (four-eyes), the requester may still deny it (withdrawing a
-	// request only reduces risk) but another approver must approve it. The
+	// request only reduces risk) but another person must approve it. The
 	// configuration key hitl.allow_self_approval defaults to true; the zero
 	// value here is the stricter false.
 	AllowSelfApproval bool
@@ -80,7 +85,7 @@ type Options struct {
 type Broker struct {
 	d         core.Dispatcher
 	o         Options
-	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers
+	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers, people included
 	log       zerolog.Logger
 
 	mu       sync.Mutex
@@ -151,22 +156,32 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
-	b.approvers.Store(newApproverSet(o.Approvers, b.log))
+	b.approvers.Store(newApproverSet(o.Approvers, o.People, b.log))
 	// Cancelled by Run at shutdown, after the grace period.
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
 }
 
-// approverSet is the approvers as configured and as a set.
+// approverSet is the approvers as configured and as a set, with the
+// people their identities belong to.
 type approverSet struct {
 	list []core.Identity
 	set  map[core.Identity]bool
+	// person numbers the group of hitl.people each grouped identity is
+	// in, from 1; an identity not in it is a person of its own.
+	person map[core.Identity]int
 }
 
 // newApproverSet builds the set of list, leaving out (with a warning) any
-// schedule identity.
-func newApproverSet(list []core.Identity, log zerolog.Logger) *approverSet {
-	a := &approverSet{list: slices.Clone(list), set: make(map[core.Identity]bool, len(list))}
+// schedule identity, and the person of each identity of people (checked
+// by validatePeople).
+func newApproverSet(list []core.Identity, people [][]core.Identity, log zerolog.Logger) *approverSet {
+	a := &approverSet{list: slices.Clone(list), set: make(map[core.Identity]bool, len(list)), person: make(map[core.Identity]int)}
+	for i, group := range people {
+		for _, id := range group {
+			a.person[id] = i + 1
+		}
+	}
 	for _, id := range list {
 		if id.IsSchedule() {
 			// A schedule acts on the configuration's authority; letting it
@@ -179,15 +194,75 @@ func newApproverSet(list []core.Identity, log zerolog.Logger) *approverSet {
 	return a
 }
 
-// SetApprovers replaces the approvers (a configuration reload): commands
-// and button presses checked from now on are judged by the new list;
-// pending approvals stay and can be resolved by the new approvers. The
-// list is checked as NewBroker checks it; on error nothing changes.
-func (b *Broker) SetApprovers(ids []core.Identity) error {
+// samePerson reports whether x and y are identities of one person: the
+// same identity, or two of one group of hitl.people.
+func (a *approverSet) samePerson(x, y core.Identity) bool {
+	if x == y {
+		return true
+	}
+	p, ok := a.person[x]
+	return ok && a.person[y] == p
+}
+
+// byPerson returns the approvers grouped by person, in the order each
+// person's first identity is listed.
+func (a *approverSet) byPerson() [][]core.Identity {
+	var out [][]core.Identity
+	at := make(map[int]int) // group of hitl.people → index in out
+	for _, id := range a.list {
+		if !a.set[id] {
+			continue
+		}
+		p, ok := a.person[id]
+		if !ok {
+			out = append(out, []core.Identity{id})
+			continue
+		}
+		if i, seen := at[p]; seen {
+			out[i] = append(out[i], id)
+			continue
+		}
+		at[p] = len(out)
+		out = append(out, []core.Identity{id})
+	}
+	return out
+}
+
+// SetApprovers replaces the approvers and the people their identities
+// belong to (a configuration reload: hitl.approvers and hitl.people):
+// commands and button presses checked from now on are judged by the new
+// lists; pending approvals stay and can be resolved by the new approvers.
+// The lists are checked as NewBroker checks them; on error nothing
+// changes.
+func (b *Broker) SetApprovers(ids []core.Identity, people ...[]core.Identity) error {
 	if err := validateApprovers(ids); err != nil {
 		return err
 	}
-	b.approvers.Store(newApproverSet(ids, b.log))
+	if err := validatePeople(people); err != nil {
+		return err
+	}
+	b.approvers.Store(newApproverSet(ids, people, b.log))
+	return nil
+}
+
+// validatePeople refuses an identity not shaped gateway:id, an empty
+// group and an identity in more than one group.
+func validatePeople(people [][]core.Identity) error {
+	in := make(map[core.Identity]int)
+	for i, group := range people {
+		if len(group) == 0 {
+			return fmt.Errorf("hitl: people[%d]: an empty group; list the identities of one person", i)
+		}
+		for _, id := range group {
+			if g, rest, ok := splitIdentity(id); !ok || g == "" || rest == "" {
+				return fmt.Errorf("hitl: people[%d]: identity %q: want gateway:id, e.g. slack:U0123ABCD", i, id)
+			}
+			if j, dup := in[id]; dup {
+				return fmt.Errorf("hitl: people[%d]: identity %q is already in people[%d]: an identity belongs to one person", i, id, j)
+			}
+			in[id] = i
+		}
+	}
 	return nil
 }
 
@@ -208,6 +283,9 @@ func validateApprovers(ids []core.Identity) error {
 // validate checks the options a person configured.
 func (o *Options) validate() error {
 	if err := validateApprovers(o.Approvers); err != nil {
+		return err
+	}
+	if err := validatePeople(o.People); err != nil {
 		return err
 	}
 	for _, c := range o.Notify {
@@ -270,6 +348,13 @@ func (b *Broker) NotifyTargets() []core.Conversation { return slices.Clone(b.o.N
 
 // TTL returns how long a request waits for a decision.
 func (b *Broker) TTL() time.Duration { return b.o.TTL }
+
+// People returns the approvers grouped by person (hitl.people): the
+// identities of one person together, each person once.
+func (b *Broker) People() [][]core.Identity { return b.approvers.Load().byPerson() }
+
+// samePerson reports whether x and y are identities of one person.
+func (b *Broker) samePerson(x, y core.Identity) bool { return b.approvers.Load().samePerson(x, y) }
 
 // IsApprover reports whether id may resolve approvals.
 func (b *Broker) IsApprover(id core.Identity) bool { return b.approvers.Load().set[id] }

@@ -139,7 +139,7 @@ func (b *Broker) pendingText(ctx context.Context, from core.Identity) string {
 	now := b.o.Now()
 	lines := []string{fmt.Sprintf("%d pending approval(s):", len(list))}
 	for _, a := range list {
-		lines = append(lines, pendingLine(a, now, !b.o.AllowSelfApproval && a.RequestedBy == from))
+		lines = append(lines, pendingLine(a, now, !b.o.AllowSelfApproval && b.samePerson(a.RequestedBy, from)))
 	}
 	return strings.Join(append(lines, "Answer with /approve <token> or /deny <token> [reason]; /show <token> prints one in full."), "\n")
 }

@@ -29,9 +29,11 @@ func (b *Broker) Commands() []core.CommandHelp {
 // maxStatusTokens bounds the requests named on the /status line.
 const maxStatusTokens = 5
 
-// StatusLines says, for /status, which approvals of conv wait for a
-// decision and how many of its approved actions are running. /status
-// answers people, never the LLM, so tokens may appear.
+// StatusLines says, for /status, who the approvers are (by person: the
+// identities of one person joined by " = ", persons by "; "), which
+// approvals of conv wait for a decision and how many of its approved
+// actions are running. /status answers people, never the LLM, so tokens
+// may appear.
 func (b *Broker) StatusLines(ctx context.Context, conv core.Conversation) []string {
 	list, err := b.Pending(ctx)
 	if err != nil {
@@ -44,7 +46,7 @@ func (b *Broker) StatusLines(ctx context.Context, conv core.Conversation) []stri
 			here = append(here, a.Token+" "+a.Call.Name)
 		}
 	}
-	var lines []string
+	lines := []string{approversLine(b.People())}
 	switch n := len(here); {
 	case n == 0:
 		lines = append(lines, "No pending approvals here.")
@@ -57,4 +59,17 @@ func (b *Broker) StatusLines(ctx context.Context, conv core.Conversation) []stri
 		lines = append(lines, fmt.Sprintf("Approved actions running here: %d (/cancel stops them).", n))
 	}
 	return lines
+}
+
+// approversLine is /status's line naming the approvers by person.
+func approversLine(people [][]core.Identity) string {
+	persons := make([]string, len(people))
+	for i, ids := range people {
+		names := make([]string, len(ids))
+		for j, id := range ids {
+			names[j] = string(id)
+		}
+		persons[i] = strings.Join(names, " = ")
+	}
+	return "Approvers: " + strings.Join(persons, "; ")
 }

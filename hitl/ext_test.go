@@ -46,17 +46,18 @@ func TestCommandsListsEveryVerb(t *testing.T) {
 func TestStatusLines(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := context.Background()
-	if got := h.b.StatusLines(ctx, convA); len(got) != 1 || got[0] != "No pending approvals here." {
+	const approvers = "Approvers: beta:boss; alpha:admin"
+	if got := h.b.StatusLines(ctx, convA); len(got) != 2 || got[0] != approvers || got[1] != "No pending approvals here." {
 		t.Fatalf("status with nothing pending = %q", got)
 	}
 	first := h.hold(t, lsCall)
 	second := h.hold(t, llm.ToolCall{ID: "c2", Name: "write_file", Args: `{"content":"x","path":"a"}`})
 	got := strings.Join(h.b.StatusLines(ctx, convA), "\n")
-	want := "Pending approvals here: 2 (" + first + " shell, " + second + " write_file)"
+	want := approvers + "\nPending approvals here: 2 (" + first + " shell, " + second + " write_file)"
 	if got != want {
 		t.Errorf("status = %q, want %q", got, want)
 	}
-	if got := h.b.StatusLines(ctx, convB); len(got) != 1 || got[0] != "No pending approvals here." {
+	if got := h.b.StatusLines(ctx, convB); len(got) != 2 || got[0] != approvers || got[1] != "No pending approvals here." {
 		t.Errorf("another conversation's status = %q", got)
 	}
 	started, release := blockRuns(h)
@@ -86,7 +87,7 @@ func TestCancelRuns(t *testing.T) {
 	if n := h.b.CancelRuns(convA); n != 0 {
 		t.Errorf("CancelRuns after the run ended = %d, want 0", n)
 	}
-	if got := h.b.StatusLines(context.Background(), convA); len(got) != 1 || got[0] != "No pending approvals here." {
+	if got := h.b.StatusLines(context.Background(), convA); len(got) != 2 || got[1] != "No pending approvals here." {
 		t.Errorf("status after the run ended = %q", got)
 	}
 	if st := h.status(t, tok); st != record.StatusFailed {

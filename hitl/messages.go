@@ -112,6 +112,8 @@ func runNotice(a record.Approval, res core.Result, runErr error) string {
 	switch {
 	case errors.Is(runErr, errRunCancelled):
 		return head + " was cancelled (/cancel) while it ran; it may have done part of its work." + outputBlock(res.Output)
+	case errors.Is(runErr, errRunStopped):
+		return head + " was stopped by shutdown while it ran; it may have done part of its work." + outputBlock(res.Output)
 	case runErr != nil:
 		return head + " could not be run: " + runErr.Error()
 	case res.Failed:
@@ -167,6 +169,8 @@ func llmRan(a record.Approval, res core.Result, runErr error) string {
 	switch {
 	case errors.Is(runErr, errRunCancelled):
 		return head + " but a person cancelled it (/cancel) while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
+	case errors.Is(runErr, errRunStopped):
+		return head + " but the bot was shutting down and stopped it while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
 	case runErr != nil:
 		return head + " but could not be run: " + runErr.Error()
 	case res.Failed:

@@ -45,7 +45,7 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 	if cmd.Verb == VerbDeny {
 		return b.deny(ctx, from, conv, a, cmd.Reason)
 	}
-	if !b.o.AllowSelfApproval && a.RequestedBy == from {
+	if !b.o.AllowSelfApproval && b.samePerson(a.RequestedBy, from) {
 		b.refuse(ctx, a, from, VerbApprove, "self-approval is off")
 		return answer{toast: "you cannot approve your own request",
 			reply: "You asked for this action, so another approver must approve it (self-approval is off). You may /deny it."}

@@ -45,6 +45,11 @@ func (b *Broker) release() {
 // errRunCancelled marks the end of a run that CancelRuns cut short.
 var errRunCancelled = errors.New("cancelled while running (/cancel)")
 
+// errRunStopped marks the end of a run that shutdown cut short, past its
+// grace period: like a cancelled one, it may have done part of its work,
+// so it is recorded interrupted, not failed.
+var errRunStopped = errors.New("stopped by shutdown while running")
+
 // run is one approved action going on.
 type run struct {
 	conv      string // the approval's conversation key
@@ -118,14 +123,22 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	b.mu.Lock()
 	cancelled := r.cancelled
 	b.mu.Unlock()
-	if cancelled && (runErr != nil || res.Failed) {
+	switch {
+	case runErr == nil && !res.Failed:
+	case cancelled:
 		runErr = errRunCancelled
+	case b.runCtx.Err() != nil:
+		// stopRuns cancelled the runs still going on past the grace.
+		runErr = errRunStopped
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
 	defer cancel()
 	a.Status, a.Note = record.StatusExecuted, clip(res.Output, maxOutputRunes)
 	if runErr != nil || res.Failed {
 		a.Status = record.StatusFailed
+	}
+	if errors.Is(runErr, errRunStopped) {
+		a.Status = record.StatusInterrupted
 	}
 	if runErr != nil {
 		a.Note = runErr.Error()

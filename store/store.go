@@ -1,5 +1,5 @@
 // Package store is gatehouse's persistence: conversation history, token
-// usage, approvals, the audit log and gateway cursors, behind the small
+// usage, approvals, the audit log, gateway cursors and memory, behind the small
 // interfaces the core, hitl and the gateways already use. Implementations
 // live in sub-packages (sqlite, the embedded default); store/storetest holds
 // the contract suites every implementation must pass.
@@ -123,6 +123,25 @@ type Cursors interface {
 	SetCursor(ctx context.Context, key, value string) error
 }
 
+// The bounds of Memory: a remembered key is kept for MemoryKeep after its
+// latest Remember, at most MemoryMax keys a scope (Prune forgets the
+// oldest past it), and a scope or key longer than MaxMemoryKey bytes is
+// refused.
+const (
+	MemoryKeep   = 90 * 24 * time.Hour
+	MemoryMax    = 100_000
+	MaxMemoryKey = 256
+)
+
+// Memory remembers keys by scope across restarts: the methods of
+// gateways.Memory (store/storetest.MemoryContract checks them).
+// Remembered is false for a key never remembered, or pruned; Remember of
+// a remembered key renews it.
+type Memory interface {
+	Remember(ctx context.Context, scope, key string) error
+	Remembered(ctx context.Context, scope, key string) (bool, error)
+}
+
 // Checkpoints is the index of workspace checkpoints: the methods of
 // checkpoint.Index (internal/checkpoint), listed here so that store packages
 // need not import it. The blobs the files name live beside the store, in a
@@ -147,7 +166,7 @@ type Server interface {
 
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
-// StandingStore) and the gateways (Cursors), and checks at compile time that
+// StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
 // Store satisfies those consumers' interfaces.
 type Store interface {
 	core.History
@@ -156,11 +175,13 @@ type Store interface {
 	Audit
 	Standing
 	Cursors
+	Memory
 	Checkpoints
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
-	// history for ever. The audit log is append-only and never pruned.
-	// Call it at start-up and then daily.
+	// history for ever. It also forgets the Memory keys past MemoryKeep or
+	// MemoryMax, whatever the retention. The audit log is append-only and
+	// never pruned. Call it at start-up and then daily.
 	Prune(ctx context.Context) (int64, error)
 	// Close releases the store.
 	Close() error

@@ -153,7 +153,7 @@ func TestDoctorReportsDiscord(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "discord-token-123456") {
 		t.Errorf("doctor printed the Discord token:\n%s", r.stdout)
 	}
-	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token, guild_id: \"5001\"}\nhttp: {listen: \"\"}\n")
+	writeFile(t, dir, "config.yaml", "gateways:\n  console: {enabled: false}\n  discord: {token: x-discord-token, guild_id: \"5001\"}\nhitl: {approvers: [\"discord:500\"]}\nhttp: {listen: \"\"}\n")
 	r = runOnce(t, dir, baseEnv(dir), "", "doctor")
 	if r.code != exitOK || !strings.Contains(r.stdout, "slash commands in guild 5001") {
 		t.Fatalf("bot doctor with only Discord: exit %d; want %d\n%s", r.code, exitOK, r.stdout)
@@ -192,7 +192,7 @@ func TestDoctorGatewayLines(t *testing.T) {
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
 			"          slack: disabled (set gateways.slack.bot_token (SLACK_BOT_TOKEN) and app_token (SLACK_APP_TOKEN) to enable)",
 		}},
-		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=123:tg-doctor-token", "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
+		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=" + shapedTelegramToken, "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",

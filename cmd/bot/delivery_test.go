@@ -25,6 +25,7 @@ func TestDeliveryFailureLoggedAndCounted(t *testing.T) {
 	writeFile(t, dir, "config.yaml", fmt.Sprintf(`gateways:
   console: {enabled: false}
   telegram: {token: %q, api_url: %q}
+hitl: {approvers: ["telegram:42"]}
 tools: {workspace: ./workspace}
 store: {dsn: gatehouse.db}
 http: {listen: %q}

@@ -23,6 +23,7 @@ func TestDiscordThroughTheBinary(t *testing.T) {
 	writeFile(t, dir, "config.yaml", fmt.Sprintf(`gateways:
   console: {enabled: false}
   discord: {token: ${DISCORD_BOT_TOKEN}, api_url: %q}
+hitl: {approvers: ["discord:500"]}
 tools: {workspace: ./workspace}
 store: {dsn: gatehouse.db}
 http: {listen: %q}

@@ -20,8 +20,11 @@ import (
 )
 
 // doctor checks the configuration and says, per component, what is
-// configured, what is missing and what would be used. It exits 0 only when
-// the configured setup can run.
+// configured, what is missing and what would be used. What stops the bot
+// from running as configured is a problem; what it runs with but should
+// be looked at (an MCP server that does not start, an LLM provider
+// --online cannot reach) is a warning. Both are listed again, apart, at
+// the end; doctor exits 0 unless there is a problem.
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, path := newFlags("doctor", stderr)
 	online := fs.Bool("online", false, "also contact every configured service (LLM providers, gateways) and report each with its latency")
@@ -35,6 +38,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r := &report{w: stdout}
 	r.line("config", "%s: valid", *path)
 	doctorLLM(r, cfg)
+	doctorBudget(r, cfg)
 	doctorGateways(r, cfg)
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
@@ -47,20 +51,20 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *online {
 		doctorOnline(ctx, r, cfg, sec)
 	}
-	if r.problems > 0 {
-		fmt.Fprintf(stdout, "\n%d problem(s): the bot cannot run as configured.\n", r.problems)
-		return exitFail
-	}
-	fmt.Fprintln(stdout, "\nready: `bot` will run as shown.")
-	return exitOK
+	return r.finish()
 }
 
-// report prints doctor's lines: a component, then what it found.
+// report prints doctor's lines: a component, then what it found. It keeps
+// the problems and warnings for the summary.
 type report struct {
 	w        io.Writer
 	last     string
-	problems int
+	problems []finding
+	warnings []finding
 }
+
+// finding is one problem or warning: its component and what was found.
+type finding struct{ component, text string }
 
 func (r *report) line(component, format string, args ...any) {
 	label := component
@@ -71,9 +75,46 @@ func (r *report) line(component, format string, args ...any) {
 	fmt.Fprintf(r.w, "%-9s %s\n", label, fmt.Sprintf(format, args...))
 }
 
+// problem reports what stops the bot from running as configured.
 func (r *report) problem(component, format string, args ...any) {
-	r.problems++
-	r.line(component, "PROBLEM: "+format, args...)
+	text := fmt.Sprintf(format, args...)
+	r.problems = append(r.problems, finding{component, text})
+	r.line(component, "PROBLEM: %s", text)
+}
+
+// warning reports what the bot runs with but the user should know of.
+func (r *report) warning(component, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	r.warnings = append(r.warnings, finding{component, text})
+	r.line(component, "warning: %s", text)
+}
+
+// finish prints the problems and the warnings, each list apart, and the
+// verdict, and returns doctor's exit code: exitFail when there is a
+// problem, exitOK otherwise (warnings included).
+func (r *report) finish() int {
+	list := func(head string, fs []finding) {
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(r.w, "%s\n", head)
+		for _, f := range fs {
+			fmt.Fprintf(r.w, "  %s: %s\n", f.component, f.text)
+		}
+	}
+	fmt.Fprintln(r.w)
+	list("problems (the bot cannot run as configured):", r.problems)
+	list("warnings (the bot runs, but look at these):", r.warnings)
+	switch {
+	case len(r.problems) > 0:
+		fmt.Fprintf(r.w, "\n%d problem(s): the bot cannot run as configured.\n", len(r.problems))
+		return exitFail
+	case len(r.warnings) > 0:
+		fmt.Fprintf(r.w, "\nready: `bot` will run as shown, with %d warning(s) above.\n", len(r.warnings))
+	default:
+		fmt.Fprintln(r.w, "ready: `bot` will run as shown.")
+	}
+	return exitOK
 }
 
 func doctorLLM(r *report, cfg *config.Config) {
@@ -100,6 +141,42 @@ func doctorLLM(r *report, cfg *config.Config) {
 	r.line("llm", "max_steps %d, timeout %s, history %d messages", cfg.LLM.MaxSteps, cfg.LLM.Timeout, cfg.LLM.History)
 }
 
+// doctorBudget lists the daily caps (budget.*).
+func doctorBudget(r *report, cfg *config.Config) {
+	b := cfg.Budget
+	demo := ""
+	if !usesProvider(cfg) {
+		demo = "; the offline demo model's answers count no tokens"
+	}
+	if b.ConversationDailyTokens <= 0 && b.DailyTokens <= 0 && b.DailyUSD <= 0 {
+		r.line("budget", "no daily caps (budget.conversation_daily_tokens, daily_tokens, daily_usd)%s", demo)
+		return
+	}
+	tokens := func(n int) string {
+		if n <= 0 {
+			return "unlimited"
+		}
+		return fmt.Sprintf("%d tokens", n)
+	}
+	usd := "unlimited"
+	if b.DailyUSD > 0 {
+		usd = fmt.Sprintf("$%.2f", b.DailyUSD)
+	}
+	r.line("budget", "daily caps (UTC days): conversation_daily_tokens %s, daily_tokens %s, daily_usd %s%s",
+		tokens(b.ConversationDailyTokens), tokens(b.DailyTokens), usd, demo)
+}
+
+// usesProvider reports whether an LLM provider is used rather than the
+// offline demo model.
+func usesProvider(cfg *config.Config) bool {
+	for _, p := range cfg.LLM.Providers {
+		if app.ProviderSkipped(p) == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // doctorGateways prints what each gateway of the gateway table says about
 // itself, offline.
 func doctorGateways(r *report, cfg *config.Config) {
@@ -117,6 +194,9 @@ func doctorGateways(r *report, cfg *config.Config) {
 		for _, l := range st.Lines {
 			r.line("gateways", "%s", l)
 		}
+		for _, p := range st.Problems {
+			r.problem("gateways", "%s", p)
+		}
 	}
 	if n == 0 {
 		r.problem("gateways", "no gateway is enabled")
@@ -129,6 +209,9 @@ func doctorHITL(r *report, cfg *config.Config) {
 		r.problem("hitl", "hitl.approvers is empty: held actions could never be approved")
 	} else {
 		r.line("hitl", "approvers: %s", strings.Join(h.Approvers, ", "))
+		if err := app.CheckApprovers(cfg); err != nil {
+			r.problem("hitl", "%v", err)
+		}
 	}
 	notify := "none"
 	if len(h.Notify) > 0 {
@@ -179,7 +262,7 @@ func doctorSandbox(r *report, setting string) {
 		r.line("sandbox", "workspace-write (Landlock ABI %d): shell commands write only the workspace and a private TMPDIR", abi)
 	}
 	for _, w := range warnings {
-		r.line("sandbox", "warning: %s", w)
+		r.warning("sandbox", "%s", w)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 
 // doctorMCP starts every enabled MCP server (in parallel, each within its
 // start_timeout), lists its tools and stops it: a server that cannot start
-// is a problem. Nothing printed holds a secret (env and header values).
+// is a warning: the bot runs without its tools, and keeps trying to start
+// it. Nothing printed holds a secret (env and header values).
 func doctorMCP(ctx context.Context, r *report, cfg *config.Config, sec *secrets.Set) {
 	for _, s := range cfg.MCP.Servers {
 		if !s.On() {
@@ -46,7 +47,7 @@ func doctorMCP(ctx context.Context, r *report, cfg *config.Config, sec *secrets.
 	for i, l := range lines {
 		l = textutil.Visible(sec.Redact(l))
 		if failed[i] {
-			r.problem("mcp", "%s", l)
+			r.warning("mcp", "%s", l)
 		} else {
 			r.line("mcp", "%s", l)
 		}

@@ -26,6 +26,7 @@ func discordHealthConfig(dir, url, listen string) string {
 	return fmt.Sprintf(`gateways:
   console: {enabled: false}
   discord: {token: "${DISCORD_BOT_TOKEN}", api_url: %q}
+hitl: {approvers: ["discord:500"]}
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: %q}
@@ -39,6 +40,7 @@ func slackHealthConfig(dir, url, listen string) string {
 	return fmt.Sprintf(`gateways:
   console: {enabled: false}
   slack: {bot_token: "${SLACK_BOT_TOKEN}", app_token: "${SLACK_APP_TOKEN}", api_url: %q, allow: ["U1"]}
+hitl: {approvers: ["slack:U1"]}
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: %q}

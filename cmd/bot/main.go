@@ -22,6 +22,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/gatehouse-bot/gatehouse/internal/logging"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -35,6 +37,7 @@ const (
 )
 
 func main() {
+	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()
 	ctx, stop := stopOnSignal()
@@ -109,7 +112,9 @@ commands:
   doctor              check the configuration and say what would run
       -config FILE    configuration file (default config.yaml)
       -online         also contact every configured service (LLM, gateways),
-                      each reported with its latency; exit 1 if any fails
+                      each reported with its latency; a gateway that fails
+                      is a problem, a provider a warning
+                      (exit 1 only for problems)
   audit               print the audit log (read-only, beside a running bot)
       -config FILE    configuration file (default config.yaml)
       -since D        how far back: 90m, 24h, 7d (default 24h)

@@ -22,17 +22,22 @@ const onlineTimeout = 10 * time.Second
 
 // doctorOnline contacts every configured service — each LLM provider's
 // GET /models and each enabled gateway's online check — and reports each
-// with its latency; a failure is a problem. Every line passes through
-// sec: no secret is printed.
+// with its latency. A gateway that fails is a problem (the bot checks its
+// credentials at start-up and stops); a provider that fails is a warning
+// (the bot runs, and asks it again, or the next one, at every turn). With
+// nothing to contact it says so. Every line passes through sec: no secret
+// is printed.
 func doctorOnline(ctx context.Context, r *report, cfg *config.Config, sec *secrets.Set) {
 	client := &http.Client{Timeout: onlineTimeout}
+	contacted := 0
 	for _, p := range cfg.LLM.Providers {
 		if app.ProviderSkipped(p) != "" {
 			continue
 		}
+		contacted++
 		took, err := getModels(ctx, client, p)
 		if err != nil {
-			r.problem("online", "%s", sec.Redact(fmt.Sprintf("llm %s: GET %s/models failed after %s: %v", p.Name, config.RedactURL(strings.TrimRight(p.BaseURL, "/")), took, err)))
+			r.warning("online", "%s", sec.Redact(fmt.Sprintf("llm %s: GET %s/models failed after %s: %v", p.Name, config.RedactURL(strings.TrimRight(p.BaseURL, "/")), took, err)))
 			continue
 		}
 		r.line("online", "%s", sec.Redact(fmt.Sprintf("llm %s: GET /models ok in %s", p.Name, took)))
@@ -47,6 +52,7 @@ func doctorOnline(ctx context.Context, r *report, cfg *config.Config, sec *secre
 		if !ok || !s.Section.Doctor().Runs {
 			continue
 		}
+		contacted++
 		st := od.DoctorOnline(ctx, gateways.Deps{HTTPClient: client})
 		for _, l := range st.Lines {
 			if st.Runs {
@@ -58,6 +64,9 @@ func doctorOnline(ctx context.Context, r *report, cfg *config.Config, sec *secre
 		if !st.Runs && len(st.Lines) == 0 {
 			r.problem("online", "%s: online check failed", s.Name)
 		}
+	}
+	if contacted == 0 {
+		r.line("online", "nothing to contact: no LLM provider is in use (the offline demo model needs no network) and no enabled gateway is on a platform")
 	}
 }
 

@@ -34,11 +34,13 @@ var latency = regexp.MustCompile(`(ok in|after) [0-9.]+(µs|ms|s)`)
 
 // TestDoctorOnline: with live fakes every service is reported ok with its
 // latency and doctor exits 0; with both fakes dead each is reported
-// failed and doctor exits 1. No secret is printed either way.
+// failed — Telegram as a problem (the bot would not start), the provider
+// as a warning (the bot runs and asks it again) — and doctor exits 1. No
+// secret is printed either way.
 func TestDoctorOnline(t *testing.T) {
 	t.Parallel()
 	llm := fakeopenai.Start(t)
-	tg := faketg.New(faketg.Options{})
+	tg := faketg.New(faketg.Options{Token: shapedTelegramToken})
 	t.Cleanup(tg.Close)
 	dir := t.TempDir()
 	writeFile(t, dir, "config.yaml", onlineConfig(dir, llm.URL(), tg.URL()))
@@ -81,7 +83,7 @@ func TestDoctorOnline(t *testing.T) {
 	if dead.code != 1 {
 		t.Fatalf("doctor --online with dead fakes: exit %d, want 1\n%s%s", dead.code, dead.stdout, dead.stderr)
 	}
-	for _, want := range []string{"PROBLEM: llm fake: GET", "PROBLEM: telegram: getMe failed after"} {
+	for _, want := range []string{"warning: llm fake: GET", "PROBLEM: telegram: getMe failed after"} {
 		if !strings.Contains(dead.stdout, want) {
 			t.Errorf("doctor --online with dead fakes does not say %q:\n%s", want, dead.stdout)
 		}

@@ -137,7 +137,7 @@ type call struct {
 
 // prepare canonicalises and checks the call's arguments exactly as the
 // Engine does before any gate; an error is the caller's mistake (unknown
-// tool, unknown argument, invalid JSON).
+// tool, unknown argument, a key given twice, invalid JSON).
 func (j *judge) prepare(c call) (core.Action, error) {
 	args := strings.TrimSpace(c.args)
 	if args == "" {
@@ -146,6 +146,12 @@ func (j *judge) prepare(c call) (core.Action, error) {
 	var v any
 	if err := json.Unmarshal([]byte(args), &v); err != nil {
 		return core.Action{}, fmt.Errorf("arguments: invalid JSON: %w", err)
+	}
+	// A key given twice is refused on the raw text, as the Engine does: a
+	// decoder keeps one copy, and the rule would judge a call the tool may
+	// not run.
+	if err := core.RepeatedKey(args); err != nil {
+		return core.Action{}, err
 	}
 	args = core.CanonicalArgs(args)
 	if err := j.catalog.CheckArgs(c.tool, args); err != nil {

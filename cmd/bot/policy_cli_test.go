@@ -372,3 +372,33 @@ func TestPolicyTestSecretGate(t *testing.T) {
 		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestPolicyTestRefusesRepeatedKeys: a key given twice, at any depth, is
+// refused as the running bot refuses it (exit 2, the key named on stderr),
+// for a built-in tool and an MCP tool alike; canonicalising first judged
+// {"command":"echo FIRST","command":"echo SECOND"} as the second.
+func TestPolicyTestRefusesRepeatedKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", policyConfig(t))
+	cases := []struct{ name, tool, args, want string }{
+		{"shell", "shell", `{"command":"echo FIRST","command":"echo SECOND"}`, `key "command" given twice at the top level`},
+		{"MCP", "mcp__github__get_issue", `{"n":1,"n":2}`, `key "n" given twice at the top level`},
+		{"MCP nested", "mcp__github__get_issue", `{"q":{"labels":[{"name":"a","name":"b"}]}}`, `key "name" given twice in the object at q.labels[0]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-tool", c.tool, "-args", c.args)
+			if r.code != exitConfig || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+				t.Fatalf("exit %d; want %d and stderr saying %q\nstdout:\n%s\nstderr:\n%s", r.code, exitConfig, c.want, r.stdout, r.stderr)
+			}
+		})
+	}
+	// In a table of cases, args is a YAML mapping: YAML refuses a repeated
+	// key itself; the case names it.
+	writeFile(t, dir, "cases.yaml", "cases:\n  - name: twice\n    tool: shell\n    args: {command: echo FIRST, command: echo SECOND}\n    want: allow\n")
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-cases", "cases.yaml")
+	if r.code != exitConfig || !strings.Contains(r.stderr, "command") {
+		t.Fatalf("cases with a repeated key: exit %d; want %d naming the key\nstdout:\n%s\nstderr:\n%s", r.code, exitConfig, r.stdout, r.stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -104,6 +105,11 @@ func loadConfigFile(path string) (*config.Config, error) {
 // key and returns exitConfig with a nil config.
 func loadConfig(path string, stderr io.Writer) (*config.Config, *secrets.Set, int) {
 	cfg, err := loadConfigFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The first run outside the repository: say how to name the file.
+		fmt.Fprintf(stderr, "bot: %s: no such file; pass -config PATH\n", path)
+		return nil, nil, exitConfig
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bot:", err)
 		return nil, nil, exitConfig

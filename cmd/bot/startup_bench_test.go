@@ -27,6 +27,7 @@ func BenchmarkStartToFirstPoll(b *testing.B) {
 gateways:
   console: {enabled: false}
   telegram: {token: %q, api_url: %q}
+hitl: {approvers: ["telegram:42"]}
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: ""}

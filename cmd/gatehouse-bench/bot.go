@@ -52,8 +52,10 @@ func buildBot(ctx context.Context, dir string, profile bool) (string, error) {
 }
 
 // writeConfig writes the bot's configuration for the fakes into dir: the
-// Telegram gateway open to everyone, the console off, no HTTP listener,
-// info-level JSON logs (the production default level).
+// Telegram gateway open to everyone, the console off (the approver is a
+// Telegram user who never writes: an approver must be on an enabled
+// gateway), no HTTP listener, info-level JSON logs (the production
+// default level).
 func writeConfig(dir string, tg *faketg.Server, ai *fakeopenai.Server) (string, error) {
 	yaml := fmt.Sprintf(`llm:
   providers:
@@ -62,7 +64,7 @@ gateways:
   console: {enabled: false}
   telegram: {token: %q, api_url: %q, allow: ["*"]}
 hitl:
-  approvers: [console:local]
+  approvers: ["telegram:1"]
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: ""}

@@ -12,7 +12,8 @@ const DemoName = "demo"
 // Demo is the offline demo model: no network, no intelligence. It turns a
 // few clear requests into calls of the tools it is offered, summarises tool
 // results and approval outcomes, and otherwise says what it is and what it
-// can do. It is deterministic.
+// can do. It is deterministic. It calls no API and spends no tokens: its
+// answers report no usage, so they count against no budget.
 type Demo struct{}
 
 var _ Provider = (*Demo)(nil)
@@ -28,8 +29,9 @@ func (d *Demo) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, fmt.Errorf("%s: %w", DemoName, err)
 	}
-	msg := d.answer(req)
-	return Response{Message: msg, Usage: estimateUsage(req, msg), Provider: DemoName}, nil
+	// No Usage: a made-up token count would count against the budgets
+	// (budget.*) though nothing was spent.
+	return Response{Message: d.answer(req), Provider: DemoName}, nil
 }
 
 func (d *Demo) answer(req Request) Message {
@@ -87,13 +89,15 @@ func offered(tools []ToolSpec, name string) bool {
 	return false
 }
 
-// demoExamples are the requests the demo understands, by tool.
+// demoExamples are the requests the demo understands, by tool, in an
+// order that works on a fresh checkout, where the workspace is empty:
+// notes.txt is written (once approved) before it is read.
 var demoExamples = []struct{ tool, example string }{
-	{"shell", "run `ls -la`"},
 	{"current_time", "what time is it"},
 	{"list_dir", "list files"},
-	{"read_file", "read notes.txt"},
 	{"write_file", "write hello to notes.txt"},
+	{"read_file", "read notes.txt"},
+	{"shell", "run `ls -la`"},
 	{"http_get", "fetch https://example.com"},
 }
 
@@ -131,20 +135,4 @@ func gist(text string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return line
-}
-
-// estimateUsage counts about four characters a token.
-func estimateUsage(req Request, msg Message) Usage {
-	in := 0
-	for _, m := range req.Messages {
-		in += len(m.Content)
-		for _, c := range m.ToolCalls {
-			in += len(c.Name) + len(c.Args)
-		}
-	}
-	out := len(msg.Content)
-	for _, c := range msg.ToolCalls {
-		out += len(c.Name) + len(c.Args)
-	}
-	return Usage{PromptTokens: in/4 + 1, CompletionTokens: out/4 + 1}
 }

@@ -28,8 +28,8 @@ func demoAsk(t *testing.T, tools []llm.ToolSpec, msgs ...llm.Message) llm.Respon
 	if resp.Provider != "demo" || resp.Message.Role != llm.RoleAssistant {
 		t.Errorf("provider %q role %q", resp.Provider, resp.Message.Role)
 	}
-	if resp.Usage.PromptTokens <= 0 || resp.Usage.CompletionTokens <= 0 {
-		t.Errorf("usage = %+v", resp.Usage)
+	if resp.Usage != (llm.Usage{}) {
+		t.Errorf("usage = %+v; the demo spends no tokens and reports none (a budget would count them)", resp.Usage)
 	}
 	return resp
 }

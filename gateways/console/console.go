@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,10 @@ type Console struct {
 	// prompt is shown before each line the user types; empty when piped.
 	prompt string
 
-	mu      sync.Mutex // serialises writes to out
+	mu sync.Mutex // serialises writes to out; guards typed
+	// typed is what the user has typed of the line, when keyReader edits
+	// it: a notice shows it again after the prompt.
+	typed   []byte
 	closed  chan struct{}
 	once    sync.Once
 	running atomic.Bool // Run has started reading
@@ -73,17 +77,27 @@ func (c *Console) Ready() error {
 
 // Run reads lines until the input ends or ctx ends, submitting each
 // non-empty line as a message from console:local. A line longer than
-// MaxLine is cut, and the user told so. Run returns nil at the end of input
-// and when the engine stops (shutdown); it returns an error when reading
-// fails. Reading stdin cannot be interrupted, so on cancellation Run
-// returns at once and leaves the reader goroutine blocked until the process
-// exits.
+// MaxLine is cut, and the user told so. On an interactive terminal the
+// console edits the line itself (keyReader), so a long paste arrives
+// whole rather than cut at the terminal's 4,095 bytes; Run puts the
+// terminal back as it found it before it returns. Run returns nil at the
+// end of input and when the engine stops (shutdown); it returns an error
+// when reading fails. Reading stdin cannot be interrupted, so on
+// cancellation Run returns at once and leaves the reader goroutine blocked
+// until the process exits.
 func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
+	next := newLineReader(c.in).next
+	if f, ok := c.in.(*os.File); ok && c.prompt != "" {
+		if leave, err := enterKeyMode(f); err == nil {
+			defer leave()
+			next = newKeyReader(c).next
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a reader blocked on sending a line gives up
 	lines := make(chan string)
 	readErr := make(chan error, 1)
-	go c.read(ctx, lines, readErr)
+	go c.read(ctx, next, lines, readErr)
 	c.running.Store(true)
 	if c.prompt != "" {
 		c.write("gatehouse console — type a message, /pending for approvals, Ctrl-D to quit.\n" + c.prompt)
@@ -118,20 +132,19 @@ func (c *Console) submit(ctx context.Context, inbox gateways.Inbox, line string)
 	return fmt.Errorf("console: submit: %w", err)
 }
 
-// read sends each non-empty line, trimmed, to lines until the input ends or
-// ctx ends. Before closing lines it sends the read error to errc: nil at
-// the end of input or on cancellation.
-func (c *Console) read(ctx context.Context, lines chan<- string, errc chan<- error) {
+// read sends each non-empty line next returns, trimmed, to lines until the
+// input ends or ctx ends. Before closing lines it sends the read error to
+// errc: nil at the end of input or on cancellation.
+func (c *Console) read(ctx context.Context, next func() (string, bool, error), lines chan<- string, errc chan<- error) {
 	var err error
 	defer func() {
 		errc <- err
 		close(lines)
 	}()
-	r := newLineReader(c.in)
 	for {
 		var line string
 		var cut bool
-		line, cut, err = r.next()
+		line, cut, err = next()
 		if cut {
 			c.notice(tooLongNotice)
 		}
@@ -174,7 +187,8 @@ func (c *Console) Act(_ context.Context, a core.Action) (core.Result, error) {
 	return core.Result{}, nil
 }
 
-// notice prints text as the bot's, then the prompt again.
+// notice prints text as the bot's, then the prompt again, followed by
+// what the user had typed of the line.
 func (c *Console) notice(text string) {
 	var b strings.Builder
 	if c.prompt != "" {
@@ -184,7 +198,10 @@ func (c *Console) notice(text string) {
 	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n")
 	b.WriteString(c.prompt)
-	c.write(b.String())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b.Write(c.typed)
+	io.WriteString(c.out, b.String()) //nolint:errcheck // a closed terminal has no one to tell
 }
 
 func (c *Console) write(s string) {

@@ -55,6 +55,10 @@ func usersMe(ctx context.Context, client *http.Client, u, tok string, sec *secre
 	if err != nil {
 		return "", fmt.Errorf("read: %w", err)
 	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		// The token is refused: say which key and variable hold it.
+		return "", fmt.Errorf("%s: HTTP %d: %s", tokenKey, resp.StatusCode, textutil.Graphic(textutil.Shorten(sec.Redact(string(body)), 200)))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(sec.Redact(string(body)), 200)))
 	}

@@ -56,3 +56,20 @@ func TestDoctorOnlineErrorBodyRedactedBeforeCut(t *testing.T) {
 		t.Errorf("line %q holds the token's first bytes %q", st.Lines[0], prefix)
 	}
 }
+
+// TestDoctorOnlineNamesARefusedToken: a token Discord refuses (401) is
+// named by its key and variable, never shown.
+func TestDoctorOnlineNamesARefusedToken(t *testing.T) {
+	fake := newFake(fakediscord.Options{})
+	defer fake.Close()
+	on := true
+	const wrong = "MTk5OTk5.wrong-discord-token-for-doctor"
+	s := &Section{Enable: &on, Token: wrong, APIURL: fake.URL()}
+	st := s.DoctorOnline(context.Background(), gateways.Deps{})
+	if st.Runs || len(st.Lines) != 1 || !strings.Contains(st.Lines[0], "gateways.discord.token (DISCORD_BOT_TOKEN): HTTP 401") {
+		t.Fatalf("refused token: %+v", st)
+	}
+	if strings.Contains(st.Lines[0], wrong) {
+		t.Errorf("line %q holds the token", st.Lines[0])
+	}
+}

@@ -78,10 +78,14 @@ func (s *Section) URLs() []string { return []string{s.APIURL, s.GatewayURL} }
 // Allow returns gateways.discord.allow.
 func (s *Section) Allow() []string { return s.AllowList }
 
+// tokenKey names the bot token's key and the variable the shipped
+// configuration takes it from, for doctor's lines.
+const tokenKey = "gateways.discord.token (DISCORD_BOT_TOKEN)"
+
 // Doctor says whether the gateway runs and who may talk to it.
 func (s *Section) Doctor() gateways.Status {
 	if !s.Enabled() {
-		return gateways.Status{Lines: []string{Name + ": disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)"}}
+		return gateways.Status{Lines: []string{Name + ": disabled (set " + tokenKey + " to enable)"}}
 	}
 	line := Name + ": enabled; guild channels: " + s.Guild + "; who may talk: " + gateways.WhoMayTalk(s.AllowList)
 	if s.GuildID != "" {

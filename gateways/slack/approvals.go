@@ -37,7 +37,7 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 	}
 	sections := splitSections(text) // what the request shows once resolved
 	if len(sections) > maxSections {
-		if err := g.reply(ctx, conv, text); err != nil {
+		if err := g.reply(ctx, conv, text, true); err != nil {
 			return fmt.Errorf("slack: approval request to %s: %w", conv.Key(), err)
 		}
 		text = "Approval needed: " + p.Tool + " (the request is above)"
@@ -48,7 +48,7 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 	fallback := "Approval needed: " + p.Tool
 	var late *core.ApprovalResolution // resolved while the request was being sent
 	_, err := g.out.Reply(ctx, conv, fallback, func(ctx context.Context, c gateways.Chunk) (string, error) {
-		ts, err := g.post(ctx, conv, slack.MsgOptionText(escapeMrkdwn(c.Text), false), slack.MsgOptionBlocks(blocks...))
+		ts, err := g.post(ctx, conv, true, slack.MsgOptionText(escapeMrkdwn(c.Text), false), slack.MsgOptionBlocks(blocks...))
 		if err != nil {
 			return "", err
 		}

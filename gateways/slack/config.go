@@ -71,6 +71,12 @@ type Config struct {
 	// MaxSkew is how old (or how far in the future) a signed Events API
 	// request may be; default 5m.
 	MaxSkew time.Duration
+	// LookupTimeout bounds the conversations.replies call that asks
+	// whether the bot is part of a thread it does not remember; default 5s.
+	LookupTimeout time.Duration
+	// Threads is how many threads the gateway remembers when it has no
+	// Memory (the newest; default 4096).
+	Threads int
 }
 
 // Deps are the gateway's collaborators.
@@ -80,6 +86,14 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Memory keeps the threads the bot is part of across restarts; nil
+	// keeps the newest Config.Threads of them in memory.
+	Memory gateways.Memory
+	// Auth is the allow list: a thread is remembered for a sender who
+	// passes it, and only for such a sender is Slack asked whether the bot
+	// is part of a thread it does not remember. nil treats every sender as
+	// allowed (tests).
+	Auth gateways.Admission
 }
 
 // withDefaults validates c and fills in its defaults.
@@ -106,6 +120,10 @@ func (c Config) withDefaults() (Config, error) {
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.PingInterval = orDuration(c.PingInterval, 30*time.Second)
 	c.MaxSkew = orDuration(c.MaxSkew, 5*time.Minute)
+	c.LookupTimeout = orDuration(c.LookupTimeout, 5*time.Second)
+	if c.Threads <= 0 {
+		c.Threads = 4096
+	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}

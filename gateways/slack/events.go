@@ -159,7 +159,11 @@ func (g *Gateway) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if n := r.Header.Get(headerRetryNum); n != "" {
 		g.log.Debug().Str("retry", textutil.Visible(n)).Str("reason", textutil.Visible(r.Header.Get("X-Slack-Retry-Reason"))).Msg("Slack delivered an event again")
 	}
-	w.WriteHeader(http.StatusOK) // within Slack's 3 s: the work is queued
+	// Within Slack's 3 s, and sent whole before the work, which may ask
+	// Slack about a thread (conversations.replies) first.
+	w.Header().Set("Content-Length", "0")
+	w.WriteHeader(http.StatusOK)
+	http.NewResponseController(w).Flush() //nolint:errcheck // the answer is complete either way
 	g.onEventsAPI(rs, ev)
 }
 

@@ -42,14 +42,20 @@ func newFake(o fakeslack.Options) *fakeslack.Server {
 // Its cleanup stops both and checks that no log line holds a secret.
 func newHarness(t testing.TB, o fakeslack.Options, tune ...func(*Config)) *harness {
 	t.Helper()
-	fake := newFake(o)
+	return newHarnessWith(t, newFake(o), Deps{}, tune...)
+}
+
+// newHarnessWith is newHarness on fake with the Memory and Auth of d.
+func newHarnessWith(t testing.TB, fake *fakeslack.Server, d Deps, tune ...func(*Config)) *harness {
+	t.Helper()
 	h := &harness{t: t, fake: fake, inbox: testutil.NewInbox(), appr: gatewaytest.NewApprovals("approved — running…"), logs: &testutil.SyncBuffer{}}
 	cfg := FastConfig(fake)
 	cfg.SigningSecret = testSecret
 	for _, f := range tune {
 		f(&cfg)
 	}
-	gw, err := New(context.Background(), cfg, Deps{Log: zerolog.New(h.logs).Level(zerolog.DebugLevel), Approvals: h.appr})
+	d.Log, d.Approvals = zerolog.New(h.logs).Level(zerolog.DebugLevel), h.appr
+	gw, err := New(context.Background(), cfg, d)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

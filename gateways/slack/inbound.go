@@ -70,7 +70,7 @@ func (g *Gateway) onEventsAPI(rs *runState, ev slackevents.EventsAPIEvent) {
 }
 
 // onMessage handles a message event: a DM, or (with channel: all, or in a
-// thread the bot is part of) a channel message. Bot messages, the bot's
+// thread the bot is part of: see partOf) a channel message. Bot messages, the bot's
 // own, edits and other subtypes are ignored, and so are channel messages
 // that mention the bot: those arrive as app_mention too.
 func (g *Gateway) onMessage(rs *runState, e *slackevents.MessageEvent) {
@@ -85,8 +85,7 @@ func (g *Gateway) onMessage(rs *runState, e *slackevents.MessageEvent) {
 		return // the app_mention of the same message is handled
 	}
 	thread := e.ThreadTimeStamp
-	inThread := thread != "" && g.threads.has(e.Channel+":"+thread)
-	if g.cfg.Channel != ChannelAll && !inThread {
+	if g.cfg.Channel != ChannelAll && (thread == "" || !g.partOf(rs.ctx, e.Channel, thread, e.User)) {
 		return
 	}
 	if thread == "" {
@@ -123,8 +122,8 @@ func (g *Gateway) submitText(rs *runState, conv core.Conversation, user, text, t
 	if !g.messages.add(conv.Chat + ":" + ts) {
 		return // the same message as another event (a DM mention: message.im and app_mention)
 	}
-	if conv.Thread != "" {
-		g.threads.add(conv.Chat + ":" + conv.Thread)
+	if g.allowed(identity(user), conv) {
+		g.takePart(rs.ctx, conv) // a stranger's thread is never remembered
 	}
 	g.enqueue(rs, core.Signal{
 		Kind:      core.KindMessage,

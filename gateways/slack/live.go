@@ -25,7 +25,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 	}
 	return g.out.StartLive(ctx, conv, gateways.LiveFuncs{
 		Send: func(ctx context.Context, text string, _ int) (string, error) {
-			return g.post(ctx, conv, slack.MsgOptionText(toMrkdwn(text), false))
+			return g.post(ctx, conv, true, slack.MsgOptionText(toMrkdwn(text), false))
 		},
 		Edit: func(ctx context.Context, ts, text string) error {
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)

@@ -2,6 +2,8 @@ package slack
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -31,10 +33,28 @@ func (s *Section) DoctorOnline(ctx context.Context, d gateways.Deps) gateways.St
 		Do: func(ctx context.Context, client *http.Client) (string, error) {
 			api := slack.New(s.BotToken.Value(), slack.OptionAPIURL(strings.TrimRight(base, "/")+"/"), slack.OptionHTTPClient(client))
 			who, err := api.AuthTestContext(ctx)
+			if refused(err) {
+				// Say which key and variable hold the refused token.
+				return "", fmt.Errorf("%s: %w", botTokenKey, err)
+			}
 			if err != nil {
 				return "", err
 			}
 			return textutil.Graphic(textutil.Shorten(who.User, 64)), nil
 		},
 	}.Run(ctx, d.HTTPClient)
+}
+
+// refused reports whether err is Slack refusing the token itself (an
+// error of auth.test's that a token fixes).
+func refused(err error) bool {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Err {
+	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type":
+		return true
+	}
+	return false
 }

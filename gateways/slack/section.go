@@ -52,6 +52,49 @@ func NewSection() *Section {
 	return &Section{APIURL: DefaultAPIURL, Mode: ModeSocket, Channel: ChannelMention}
 }
 
+// The tokens' keys with the variables the shipped configuration takes
+// them from, for doctor's lines.
+const (
+	botTokenKey = "gateways.slack.bot_token (SLACK_BOT_TOKEN)"
+	appTokenKey = "gateways.slack.app_token (SLACK_APP_TOKEN)"
+)
+
+// The prefixes of Slack's token kinds.
+const (
+	botPrefix  = "xoxb-" // a bot token (OAuth & Permissions)
+	appPrefix  = "xapp-" // an app-level token (Basic Information), for Socket Mode
+	userPrefix = "xoxp-" // a user token: not what the bot uses
+)
+
+// tokenProblems says which token is of the wrong kind or in the wrong
+// key, without showing it: bot_token takes an xoxb- token, app_token
+// (socket mode) an xapp- token.
+func (s *Section) tokenProblems() []string {
+	var p []string
+	bot := s.BotToken.Value()
+	switch {
+	case strings.HasPrefix(bot, botPrefix):
+	case strings.HasPrefix(bot, appPrefix):
+		p = append(p, botTokenKey+": an app-level token (xapp-…) belongs in app_token; bot_token takes the bot token (xoxb-…, OAuth & Permissions)")
+	case strings.HasPrefix(bot, userPrefix):
+		p = append(p, botTokenKey+": a user token (xoxp-…); bot_token takes the bot token (xoxb-…, OAuth & Permissions)")
+	default:
+		p = append(p, botTokenKey+": not a Slack bot token (want xoxb-…, OAuth & Permissions)")
+	}
+	if s.Mode == ModeEvents {
+		return p
+	}
+	app := s.AppToken.Value()
+	switch {
+	case strings.HasPrefix(app, appPrefix):
+	case strings.HasPrefix(app, botPrefix):
+		p = append(p, appTokenKey+": a bot token (xoxb-…) belongs in bot_token; app_token takes the app-level token (xapp-…, Basic Information › App-Level Tokens)")
+	default:
+		p = append(p, appTokenKey+": not a Slack app-level token (want xapp-…, Basic Information › App-Level Tokens)")
+	}
+	return p
+}
+
 // credentials are the keys the section's mode needs.
 func (s *Section) credentials() []confkit.Credential {
 	second := confkit.Credential{Key: "app_token", Set: s.AppToken != ""}
@@ -104,10 +147,10 @@ func (s *Section) URLs() []string { return []string{s.APIURL} }
 func (s *Section) Allow() []string { return s.AllowList }
 
 // Doctor says whether the gateway runs, how it receives and who may talk
-// to it.
+// to it; a token of the wrong kind, or in the wrong key, is a problem.
 func (s *Section) Doctor() gateways.Status {
 	if !s.Enabled() {
-		return gateways.Status{Lines: []string{Name + ": disabled (set gateways.slack.bot_token (SLACK_BOT_TOKEN) and app_token (SLACK_APP_TOKEN) to enable)"}}
+		return gateways.Status{Lines: []string{Name + ": disabled (set " + botTokenKey + " and app_token (SLACK_APP_TOKEN) to enable)"}}
 	}
 	how := "socket mode"
 	if s.Mode == ModeEvents {
@@ -118,7 +161,7 @@ func (s *Section) Doctor() gateways.Status {
 		how = "events API on " + where + EventsPath
 	}
 	return gateways.Status{Runs: true, Lines: []string{fmt.Sprintf("%s: enabled (%s, channels: %s); who may talk: %s",
-		Name, how, s.Channel, gateways.WhoMayTalk(s.AllowList))}}
+		Name, how, s.Channel, gateways.WhoMayTalk(s.AllowList))}, Problems: s.tokenProblems()}
 }
 
 // Warnings returns none: every valid section runs.
@@ -147,7 +190,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if cfg.Mode == ModeEvents && cfg.Listen == "" && d.Mount == nil {
 		return nil, fmt.Errorf("gateways.slack.listen: empty, and http.listen is empty too: nothing would serve the Events API")
 	}
-	gw, err := New(ctx, cfg, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics})
+	gw, err := New(ctx, cfg, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics, Memory: d.Memory, Auth: d.Auth})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.slack: %w", err)
 	}

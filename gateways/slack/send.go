@@ -44,7 +44,9 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	case ok:
 		err = g.answerSlash(ctx, a.Conv, call, a.Text)
 	default:
-		err = g.reply(ctx, a.Conv, a.Text)
+		// A reply to a stranger (the allow list's refusal) does not make
+		// the bot part of the thread: strangers add nothing to its memory.
+		err = g.reply(ctx, a.Conv, a.Text, a.From.Gateway() != Name || g.allowed(a.From, a.Conv))
 	}
 	if err != nil {
 		return core.Result{}, fmt.Errorf("slack: reply to %s: %w", a.Conv.Key(), err)
@@ -52,20 +54,22 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	return core.Result{}, nil
 }
 
-// reply posts text, converted to mrkdwn, in conv's thread.
-func (g *Gateway) reply(ctx context.Context, conv core.Conversation, text string) error {
+// reply posts text, converted to mrkdwn, in conv's thread; with
+// takePart, the thread is remembered as one the bot is part of.
+func (g *Gateway) reply(ctx context.Context, conv core.Conversation, text string, takePart bool) error {
 	if conv.Chat == "" {
 		return errors.New("no channel")
 	}
 	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
-		return g.post(ctx, conv, slack.MsgOptionText(toMrkdwn(c.Text), false))
+		return g.post(ctx, conv, takePart, slack.MsgOptionText(toMrkdwn(c.Text), false))
 	})
 	return err
 }
 
 // post makes one chat.postMessage attempt in conv's thread and returns
-// the message's ts. A thread the bot posted in is one it is part of.
-func (g *Gateway) post(ctx context.Context, conv core.Conversation, opts ...slack.MsgOption) (string, error) {
+// the message's ts. With takePart, a thread the bot posted in is
+// remembered as one it is part of.
+func (g *Gateway) post(ctx context.Context, conv core.Conversation, takePart bool, opts ...slack.MsgOption) (string, error) {
 	if conv.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(conv.Thread))
 	}
@@ -76,8 +80,8 @@ func (g *Gateway) post(ctx context.Context, conv core.Conversation, opts ...slac
 	if err != nil {
 		return "", g.scrub(err)
 	}
-	if conv.Thread != "" {
-		g.threads.add(conv.Chat + ":" + conv.Thread)
+	if takePart {
+		g.takePart(ctx, conv)
 	}
 	return ts, nil
 }

@@ -52,10 +52,11 @@ type Gateway struct {
 	delivery    metrics.Delivery
 	reconnected func()
 	prompts     *gateways.PromptBook[promptRef]
-	threads     *recentSet // channel:thread_ts the bot is part of
-	events      *recentSet // event ids handled (Events API retries)
-	messages    *recentSet // channel:ts of the messages handled
-	slashes     *slashBook // slash commands awaiting their answer
+	threads     gateways.Memory    // channel:thread_ts the bot is part of, in threadScope
+	auth        gateways.Admission // nil: every sender is allowed
+	events      *recentSet         // event ids handled (Events API retries)
+	messages    *recentSet         // channel:ts of the messages handled
+	slashes     *slashBook         // slash commands awaiting their answer
 	listener    net.Listener
 	run         atomic.Pointer[runState]
 	wg          sync.WaitGroup // presses and background replies started by Run
@@ -85,7 +86,8 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 			url.QueryEscape(cfg.BotToken), url.QueryEscape(cfg.AppToken)),
 		approvals: d.Approvals,
 		prompts:   new(gateways.PromptBook[promptRef]),
-		threads:   newRecentSet(4096),
+		threads:   d.Memory,
+		auth:      d.Auth,
 		events:    newRecentSet(4096),
 		messages:  newRecentSet(4096),
 		slashes:   newSlashBook(),
@@ -96,6 +98,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	opts := []slack.Option{slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(cfg.HTTPClient), slack.OptionDebug(false)}
 	if cfg.AppToken != "" {
 		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
+	}
+	if g.threads == nil {
+		g.threads = &memThreads{set: newRecentSet(cfg.Threads)}
 	}
 	g.api = slack.New(cfg.BotToken, opts...)
 	if g.out, err = g.newOutbox(); err != nil {

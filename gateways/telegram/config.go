@@ -52,6 +52,13 @@ type Config struct {
 	// crash loses none; Telegram then answers at once instead of waiting);
 	// default 1s. New messages wait at most this long meanwhile.
 	RepollEvery time.Duration
+	// PollFloor is the least time from one long poll's start to the
+	// next's when the first was answered with nothing: an endpoint that
+	// answers getUpdates at once whatever its timeout (a proxy, a
+	// misbehaving self-hosted server, an emulator) is then polled once
+	// a PollFloor, not thousands of times a second. It does not hold back
+	// the short poll after start or after a failure. Default 1s.
+	PollFloor time.Duration
 	// HTTPClient makes the requests; default a client without an overall
 	// timeout (each request carries its own deadline) that keeps
 	// MaxIdleConns connections to the API open between requests.
@@ -117,6 +124,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.PollTimeout = orDuration(c.PollTimeout, 30*time.Second)
 	c.StallMargin = orDuration(c.StallMargin, 15*time.Second)
 	c.RepollEvery = orDuration(c.RepollEvery, time.Second)
+	c.PollFloor = orDuration(c.PollFloor, time.Second)
 	c.RetryAfterUnit = orDuration(c.RetryAfterUnit, time.Second)
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.TypingEvery = orDuration(c.TypingEvery, 4*time.Second)

@@ -85,6 +85,7 @@ func FastConfig(fake *faketg.Server) Config {
 		RetryAfterUnit: 10 * time.Millisecond,
 		RetryFor:       10 * time.Second,
 		RepollEvery:    20 * time.Millisecond,
+		PollFloor:      20 * time.Millisecond,
 		SendTimeout:    5 * time.Second,
 		TypingEvery:    20 * time.Millisecond,
 	}

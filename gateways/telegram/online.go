@@ -64,7 +64,12 @@ func getMe(ctx context.Context, client *http.Client, u string, sec *secrets.Set)
 		return "", fmt.Errorf("HTTP %d, not a Bot API answer", resp.StatusCode)
 	}
 	if !r.OK {
-		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, textutil.Graphic(textutil.Shorten(sec.Redact(r.Description), 200)))
+		desc := textutil.Graphic(textutil.Shorten(sec.Redact(r.Description), 200))
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			// The token is refused: say which key and variable hold it.
+			return "", fmt.Errorf("%s: %s (HTTP %d)", tokenKey, desc, resp.StatusCode)
+		}
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, desc)
 	}
 	return textutil.Graphic(textutil.Shorten(r.Result.Username, 64)), nil
 }

@@ -37,3 +37,46 @@ func TestDoctorOnlineDescriptionRedactedBeforeCut(t *testing.T) {
 		t.Errorf("line %q holds the token's first bytes %q", st.Lines[0], prefix)
 	}
 }
+
+// TestDoctorOnlineNamesARefusedToken: a token the Bot API refuses (401)
+// is named by its key and variable, never shown.
+func TestDoctorOnlineNamesARefusedToken(t *testing.T) {
+	const tok = "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]any{"ok": false, "error_code": 401, "description": "Unauthorized"}) //nolint:errcheck // the test reads the line
+	}))
+	defer srv.Close()
+	on := true
+	s := &Section{Enable: &on, Token: confkit.Secret(tok), APIURL: srv.URL}
+	st := s.DoctorOnline(context.Background(), gateways.Deps{})
+	if st.Runs || len(st.Lines) != 1 || !strings.Contains(st.Lines[0], "gateways.telegram.token (TELEGRAM_BOT_TOKEN): Unauthorized") {
+		t.Fatalf("refused token: %+v", st)
+	}
+	if strings.Contains(st.Lines[0], tok[11:]) {
+		t.Errorf("line %q holds the token", st.Lines[0])
+	}
+}
+
+// TestDoctorTokenShape: a token without the shape @BotFather gives
+// (id:35 characters) is a problem naming the key, without the token.
+func TestDoctorTokenShape(t *testing.T) {
+	for tok, ok := range map[string]bool{
+		"1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0": true,
+		"1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw":  false, // 34: cut short
+		"bot1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs": false,
+		"xoxb-1-a-slack-token":                           false,
+		"1234567890 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0": false,
+	} {
+		s := NewSection()
+		s.Token = confkit.Secret(tok)
+		st := s.Doctor()
+		if !st.Runs || (len(st.Problems) == 0) != ok {
+			t.Errorf("token %q: Doctor() = %+v; want a problem: %v", tok, st, !ok)
+			continue
+		}
+		if !ok && (!strings.Contains(st.Problems[0], "gateways.telegram.token (TELEGRAM_BOT_TOKEN): not a Telegram bot token") || strings.Contains(st.Problems[0], tok)) {
+			t.Errorf("problem %q: want the key named and no token", st.Problems[0])
+		}
+	}
+}

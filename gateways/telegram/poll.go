@@ -21,12 +21,24 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 
 // runPolling long-polls getUpdates until ctx ends. The offset it polls
 // with moves past an update only once the update is done (see offsets).
+// The first poll, and the first after a failed one, is short (timeout 0):
+// Telegram answers it at once, so the gateway is ready (Ready) as soon as
+// Telegram answers again, not a whole quiet long poll later. A long poll
+// answered with nothing before Config.PollFloor has passed is followed by
+// a wait until it has, so an endpoint that does not hold long polls is not
+// polled in a tight loop.
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
 	o := g.loadOffsets(ctx)
+	short := true
 	for attempt := 0; ctx.Err() == nil; {
 		offset, moved := o.next()
-		raws, err := g.fetch(ctx, offset)
+		timeout := g.cfg.PollTimeout
+		if short {
+			timeout = 0
+		}
+		began := time.Now()
+		raws, err := g.fetch(ctx, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -36,15 +48,19 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 				break
 			}
 			attempt++
+			short = true
 			continue
 		}
-		attempt = 0
+		attempt, short = 0, false
 		g.lastPoll.Store(time.Now().UnixNano())
 		fresh, err := g.deliverBatch(ctx, inbox, o, raws)
 		if err != nil {
 			break
 		}
 		if fresh == 0 && len(raws) > 0 && g.awaitProgress(ctx, moved) != nil {
+			break
+		}
+		if len(raws) == 0 && timeout > 0 && gateways.Sleep(ctx, g.cfg.PollFloor-time.Since(began)) != nil {
 			break
 		}
 	}
@@ -67,10 +83,11 @@ func (g *Gateway) awaitProgress(ctx context.Context, moved <-chan struct{}) erro
 	return nil
 }
 
-// fetch makes one getUpdates request. The request's deadline is the
-// watchdog: past the poll timeout plus StallMargin it is abandoned.
-func (g *Gateway) fetch(ctx context.Context, offset int) ([]json.RawMessage, error) {
-	secs := int((g.cfg.PollTimeout + time.Second - 1) / time.Second)
+// fetch makes one getUpdates request that Telegram may hold for timeout
+// (rounded up to whole seconds; 0 answers at once). The request's deadline
+// is the watchdog: past the timeout plus StallMargin it is abandoned.
+func (g *Gateway) fetch(ctx context.Context, offset int, timeout time.Duration) ([]json.RawMessage, error) {
+	secs := int((timeout + time.Second - 1) / time.Second)
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+g.cfg.StallMargin)
 	defer cancel()
 	resp, err := g.api(pctx).Request(tgbotapi.UpdateConfig{Offset: offset, Timeout: secs, AllowedUpdates: allowedUpdates})
@@ -100,8 +117,9 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 	case errors.As(err, &apiErr) && apiErr.Code == http.StatusUnauthorized:
 		g.log.Error().Err(err).Msg("getUpdates: the bot token was rejected; retrying")
 	case errors.As(err, &apiErr) && apiErr.RetryAfter > 0:
-		g.log.Warn().Int("retry_after", apiErr.RetryAfter).Msg("getUpdates rate limited")
-		return time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit
+		wait := time.Duration(apiErr.RetryAfter) * g.cfg.RetryAfterUnit
+		g.log.Warn().Dur("retry_after", wait).Msg("getUpdates rate limited") // was a bare count of seconds
+		return wait
 	default:
 		g.log.Warn().Err(err).Int("attempt", attempt+1).Msg("getUpdates failed; retrying")
 	}

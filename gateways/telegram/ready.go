@@ -12,8 +12,8 @@ var _ gateways.Readier = (*Gateway)(nil)
 
 // Ready reports whether the gateway is connected. Polling: a getUpdates
 // was answered within the window a healthy loop needs between answers
-// (the long-poll timeout, the stall margin and the re-poll pause). Webhook:
-// Run has started serving.
+// (the long-poll timeout, the stall margin and the longer of the re-poll
+// pause and the poll floor). Webhook: Run has started serving.
 func (g *Gateway) Ready() error {
 	if g.cfg.Mode == ModeWebhook {
 		if g.run.Load() == nil {
@@ -25,7 +25,7 @@ func (g *Gateway) Ready() error {
 	if last == 0 {
 		return errors.New("telegram: no getUpdates answered yet")
 	}
-	window := g.cfg.PollTimeout + g.cfg.StallMargin + g.cfg.RepollEvery
+	window := g.cfg.PollTimeout + g.cfg.StallMargin + max(g.cfg.RepollEvery, g.cfg.PollFloor)
 	if ago := time.Since(time.Unix(0, last)); ago > window {
 		return fmt.Errorf("telegram: last getUpdates answered %s ago (more than %s)", ago.Round(time.Second), window)
 	}

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
@@ -56,6 +57,18 @@ func NewSection() *Section {
 // Enabled reports whether the gateway runs: credentials set and not disabled.
 func (s *Section) Enabled() bool { return confkit.Enabled(s.Enable, s.Token != "") }
 
+// tokenKey names the bot token's key and the variable the shipped
+// configuration takes it from, for doctor's lines.
+const tokenKey = "gateways.telegram.token (TELEGRAM_BOT_TOKEN)"
+
+// tokenShape reports whether tok has the shape of a bot token as
+// @BotFather gives it: the bot's id, a colon and 35 characters
+// (123456789:AAH…).
+func tokenShape(tok string) bool {
+	id, key, ok := strings.Cut(tok, ":")
+	return ok && textutil.Shape(id, 1, 20, textutil.Digits) && textutil.Shape(key, 35, 35, textutil.Word)
+}
+
 // secretShape reports whether s has the shape Telegram accepts for a
 // webhook secret token.
 func secretShape(s string) bool { return textutil.Shape(s, 1, 256, textutil.Word) }
@@ -102,12 +115,18 @@ func (s *Section) URLs() []string { return []string{s.APIURL, s.Webhook.PublicUR
 // Allow returns gateways.telegram.allow.
 func (s *Section) Allow() []string { return s.AllowList }
 
-// Doctor says whether the gateway runs and who may talk to it.
+// Doctor says whether the gateway runs and who may talk to it; a token
+// without the shape of a bot token is a problem.
 func (s *Section) Doctor() gateways.Status {
 	if !s.Enabled() {
-		return gateways.Status{Lines: []string{Name + ": disabled (set gateways.telegram.token (TELEGRAM_BOT_TOKEN) to enable)"}}
+		return gateways.Status{Lines: []string{Name + ": disabled (set " + tokenKey + " to enable)"}}
 	}
-	return gateways.Status{Runs: true, Lines: []string{Name + ": enabled; who may talk: " + gateways.WhoMayTalk(s.AllowList)}}
+	st := gateways.Status{Runs: true, Lines: []string{Name + ": enabled; who may talk: " + gateways.WhoMayTalk(s.AllowList)}}
+	if !tokenShape(s.Token.Value()) {
+		// Telegram would refuse it at start-up; the token is not shown.
+		st.Problems = append(st.Problems, tokenKey+": not a Telegram bot token (want the bot's id, a colon and 35 characters, 123456789:AAH…, as @BotFather gives it)")
+	}
+	return st
 }
 
 // Warnings returns none: every valid section runs.

@@ -80,6 +80,9 @@ type App struct {
 	auth     *core.Auth
 	policy   *core.PolicyGate
 	budget   *budget.Budget
+	// enabled names the gateways that run (enabledGateways), which a
+	// reload's approvers are checked against: enabling one needs a restart.
+	enabled map[string]bool
 
 	reload reloader
 
@@ -104,6 +107,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 func (a *App) build(ctx context.Context, o Options) (err error) {
 	cfg := o.Config
 	if err := checkConfig(cfg, o); err != nil {
+		return err
+	}
+	if a.enabled, err = enabledGateways(cfg, o.Gateways); err != nil {
+		return err
+	}
+	if err := checkApprovers(cfg, a.enabled); err != nil {
 		return err
 	}
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
@@ -187,7 +196,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
-	a.health.reload, a.health.redact = a.Reload, o.Secrets.Redact
+	a.health.redact = o.Secrets.Redact
+	if cfg.HTTP.Reload {
+		a.health.reload = a.Reload
+	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	return nil
 }

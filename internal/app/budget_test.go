@@ -80,7 +80,7 @@ func startBudgetBot(t *testing.T, price, budget string, at time.Time) *budgetBot
 llm: {providers: [{name: fake, base_url: %q, model: fake-model%s}]}
 budget: %s
 gateways: {console: {enabled: false}, telegram: {allow: ["*"]}}
-hitl: {approvers: ["console:local"], notify: ["telegram:ops"]}
+hitl: {approvers: ["telegram:ops"], notify: ["telegram:ops"]}
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: ""}

@@ -6,9 +6,10 @@ import (
 )
 
 // ErrConfig marks a start-up error that is the configuration's fault (no
-// gateway anybody could talk to, an unsupported store driver): fixing the
-// configuration fixes it, so cmd/bot exits with its usage code (2), and
-// nothing was created or connected before it was found.
+// gateway anybody could talk to, no approver on an enabled gateway, an
+// unsupported store driver): fixing the configuration fixes it, so cmd/bot
+// exits with its usage code (2), and nothing was created or connected
+// before it was found.
 var ErrConfig = errors.New("configuration error")
 
 // configError is an error that matches ErrConfig without repeating its

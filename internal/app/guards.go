@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/hitl"
@@ -17,6 +18,8 @@ var (
 	_ hitl.Audit         = store.Store(nil)
 	_ hitl.StandingStore = store.Store(nil)
 	_ gateways.Cursors   = store.Store(nil)
+	_ gateways.Memory    = store.Store(nil)
+	_ gateways.Admission = (*core.Auth)(nil)
 	_ checkpoint.Index   = store.Store(nil)
 	_ checkpoint.Audit   = store.Store(nil)
 	_ tools.Checkpointer = (*checkpoint.Manager)(nil)

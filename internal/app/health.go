@@ -28,7 +28,8 @@ type health struct {
 	routes   []route
 	gateways []gateways.Gateway // those that are gateways.Readier are asked
 	ready    atomic.Bool        // Run has started everything
-	// reload re-reads the configuration (App.Reload), for POST /-/reload.
+	// reload re-reads the configuration (App.Reload), for POST /-/reload;
+	// nil (http.reload false) refuses that request.
 	reload func(context.Context) error
 	// redact removes the bot's secrets from an error shown over HTTP.
 	redact func(string) string
@@ -56,19 +57,31 @@ func (h *health) handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		h.metrics.WritePrometheus(w) //nolint:errcheck // the scraper sees a cut body
 	})
-	// As Prometheus: 200 on success, 500 with the error otherwise; any
-	// other method is 405 (the mux answers it).
-	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, r *http.Request) {
-		if err := h.reload(r.Context()); err != nil {
-			http.Error(w, "failed to reload config: "+h.redact(err.Error()), http.StatusInternalServerError)
-			return
-		}
-		fmt.Fprintln(w, "config reloaded")
-	})
+	mux.HandleFunc("POST /-/reload", h.serveReload)
 	for _, r := range h.routes {
 		mux.Handle(r.pattern, r.handler)
 	}
 	return mux
+}
+
+// serveReload answers POST /-/reload as Prometheus does: 200 on
+// success, 500 with the error otherwise; any other method is 405 (the mux
+// answers it). It is 403 unless http.reload is on, and for a request a
+// browser could send from another site's page (crossSite).
+func (h *health) serveReload(w http.ResponseWriter, r *http.Request) {
+	if h.reload == nil {
+		http.Error(w, "reload over HTTP is off: set http.reload: true to turn it on (SIGHUP reloads either way)", http.StatusForbidden)
+		return
+	}
+	if why := crossSite(r); why != "" {
+		http.Error(w, "refused: "+why+": a web page could send this request from another site", http.StatusForbidden)
+		return
+	}
+	if err := h.reload(r.Context()); err != nil {
+		http.Error(w, "failed to reload config: "+h.redact(err.Error()), http.StatusInternalServerError)
+		return
+	}
+	fmt.Fprintln(w, "config reloaded")
 }
 
 // notReady lists what keeps the bot from being ready: still starting, a

@@ -44,7 +44,7 @@ llm: {providers: [
   {name: second, base_url: %[2]q, model: m, stream: true, price: {input_per_mtok: %[4]s, output_per_mtok: %[4]s}}]}
 budget: %[5]s
 gateways: {console: {enabled: false}, telegram: {allow: ["*"]}}
-hitl: {approvers: ["console:local"], notify: ["telegram:ops"]}
+hitl: {approvers: ["telegram:ops"], notify: ["telegram:ops"]}
 tools: {workspace: %[6]q}
 store: {dsn: %[7]q}
 http: {listen: ""}

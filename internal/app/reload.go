@@ -28,7 +28,7 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 
 // Reload reads the configuration again (Options.Load) and applies, for the
 // next message, what can change while the bot runs: the gateways' allow
-// lists, hitl.approvers, policy.rules, budget and every provider's price
+// lists, hitl.approvers and hitl.people, policy.rules, budget and every provider's price
 // (llm.providers[N].price, for the next request), schedules and log.level. Every other key that differs from the
 // running configuration is logged, by name and never with its value, as
 // changed and needing a restart; it is not applied. A configuration that
@@ -80,9 +80,12 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err := a.keepRunningPrices(cfg, caps, prices); err != nil {
 		return nil, err
 	}
+	if err := checkApprovers(cfg, a.enabled); err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
-	if err := a.broker.SetApprovers(approvers); err != nil {
-		return nil, fmt.Errorf("hitl.approvers: %w", err)
+	if err := a.broker.SetApprovers(approvers, people(cfg)...); err != nil {
+		return nil, fmt.Errorf("hitl.approvers, hitl.people: %w", err)
 	}
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
@@ -128,6 +131,7 @@ func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices bu
 // gateway's allow list is gateways.<name>.allow.
 var reloadable = map[string]bool{
 	"hitl.approvers": true,
+	"hitl.people":    true,
 	"policy":         true,
 	"budget":         true,
 	"schedules":      true,

@@ -214,6 +214,15 @@ func identities(ids []string) []core.Identity {
 	return out
 }
 
+// people are hitl.people's groups of identities of one person.
+func people(cfg *config.Config) [][]core.Identity {
+	out := make([][]core.Identity, len(cfg.HITL.People))
+	for i, ids := range cfg.HITL.People {
+		out[i] = identities(ids)
+	}
+	return out
+}
+
 // notifyConversations parses hitl.notify.
 func notifyConversations(cfg *config.Config) ([]core.Conversation, error) {
 	notify := make([]core.Conversation, 0, len(cfg.HITL.Notify))
@@ -260,6 +269,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metri
 	b, err := hitl.NewBroker(d, hitl.Options{
 		TTL:               cfg.HITL.TTL.D(),
 		Approvers:         identities(cfg.HITL.Approvers),
+		People:            people(cfg),
 		Notify:            notify,
 		AllowSelfApproval: cfg.HITL.AllowSelfApproval,
 		Store:             st,

@@ -106,6 +106,11 @@ type HITL struct {
 	TTL Duration `yaml:"ttl"`
 	// Approvers are the identities ("gateway:id") allowed to approve.
 	Approvers []string `yaml:"approvers"`
+	// People groups the identities of one person ("gateway:id" each, an
+	// identity in one group at most): with allow_self_approval false, no
+	// identity of the person who caused a request may approve it. An
+	// identity in no group is a person of its own.
+	People [][]string `yaml:"people"`
 	// Notify are conversation keys ("gateway:chat[:thread]") that also
 	// receive every approval request.
 	Notify []string `yaml:"notify"`
@@ -192,6 +197,10 @@ func (s Store) InstanceName() string {
 type HTTP struct {
 	// Listen is host:port for /healthz /readyz /metrics; empty disables it.
 	Listen string `yaml:"listen"`
+	// Reload turns on POST /-/reload on Listen (Prometheus's
+	// --web.enable-lifecycle); off by default, since anyone who can
+	// reach Listen could then reload. SIGHUP reloads either way.
+	Reload bool `yaml:"reload"`
 }
 
 // Log configures logging.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 )
 
 // decoder copies a YAML tree onto a Config that already holds the defaults,
@@ -83,10 +85,21 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) error {
 	return d.pairs(n, path, func(key string, val *yaml.Node, keyPath string) error {
 		f, ok := fieldByTag(v, key)
 		if !ok {
-			return d.fail(val, keyPath, "unknown key")
+			return d.unknown(val, keyPath, key, tags(v.Type()))
 		}
 		return d.decode(val, f, keyPath)
 	})
+}
+
+// unknown is the error for a key that is not one of known, with the
+// nearest known key when one is close (a typo):
+//
+//	llm.max_step: unknown key; did you mean max_steps?
+func (d *decoder) unknown(n *yaml.Node, path, key string, known []string) error {
+	if near, ok := confkit.Nearest(key, known); ok {
+		return d.fail(n, path, "unknown key; did you mean %s?", near)
+	}
+	return d.fail(n, path, "unknown key")
 }
 
 // gateways decodes each gateways.<name> into the section the gateway
@@ -95,7 +108,7 @@ func (d *decoder) gateways(n *yaml.Node, g *Gateways, path string) error {
 	return d.pairs(n, path, func(key string, val *yaml.Node, keyPath string) error {
 		s := g.Section(key)
 		if s == nil {
-			return d.fail(val, keyPath, "unknown key")
+			return d.unknown(val, keyPath, key, g.Names())
 		}
 		v := reflect.ValueOf(s)
 		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -280,6 +293,18 @@ func fieldByTag(v reflect.Value, key string) (reflect.Value, bool) {
 		}
 	}
 	return reflect.Value{}, false
+}
+
+// tags returns the yaml keys of struct type t's exported fields.
+func tags(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" && t.Field(i).IsExported() {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 func join(path, key string) string {

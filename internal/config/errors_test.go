@@ -21,6 +21,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", "llm: {}\nmodels: {}\n", nil, "models", 2, "unknown key"},
 		{"unknown nested key", "gateways:\n  telegram:\n    foo: 1\n", nil, "gateways.telegram.foo", 3, "unknown key"},
 		{"unknown key in list item", "llm:\n  providers:\n    - base_url: http://h\n      modle: x\n", nil, "llm.providers[0].modle", 4, "unknown key"},
+		{"unknown key near a known one", "llm:\n  max_step: 5\n", nil, "llm.max_step", 2, "unknown key; did you mean max_steps?"},
+		{"unknown gateway near a known one", "gateways:\n  slakc: {}\n", nil, "gateways.slakc", 2, "unknown key; did you mean slack?"},
 		{"duplicate key", "log:\n  level: info\n  level: debug\n", nil, "log.level", 3, "duplicate key (first at line 2)"},
 		{"non-scalar key", "log:\n  [a]: b\n", nil, "log", 2, "want a plain key"},
 		// types
@@ -32,6 +34,7 @@ func TestParseErrors(t *testing.T) {
 		{"bool wanted", "tools: {http: {allow_private: yes}}\n", nil, "tools.http.allow_private", 1, `want true or false, got "yes"`},
 		{"bad duration", "llm:\n  timeout: 5x\n", nil, "llm.timeout", 2, `bad duration "5x"`},
 		{"duration without unit", "hitl: {ttl: 900}\n", nil, "hitl.ttl", 1, `bad duration "900"`},
+		{"duration without unit says so", "hitl: {ttl: 15}\n", nil, "hitl.ttl", 1, `bad duration "15": a duration needs a unit, e.g. 15m`},
 		{"bad duration in map", "tools:\n  timeouts:\n    shell: soon\n", nil, "tools.timeouts.shell", 3, `bad duration "soon"`},
 		{"enabled not bool", "gateways: {console: {enabled: maybe}}\n", nil, "gateways.console.enabled", 1, "want true or false"},
 		// env expansion

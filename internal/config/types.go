@@ -39,11 +39,30 @@ func (d Duration) String() string {
 
 // ParseDuration parses a Go duration ("90s", "1h30m"); "0" is zero.
 func ParseDuration(s string) (Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	d, err := time.ParseDuration(t)
 	if err != nil {
+		if bareNumber(t) {
+			// Seconds? Minutes? Say that it needs a unit, with the number.
+			return 0, fmt.Errorf("bad duration %s: a duration needs a unit, e.g. %sm or %ss (units: ms, s, m, h)", quote(s), t, t)
+		}
 		return 0, fmt.Errorf("bad duration %s", quote(s))
 	}
 	return Duration(d), nil
+}
+
+// bareNumber reports whether s is a short number without a unit: "15",
+// "1.5".
+func bareNumber(s string) bool {
+	if s == "" || len(s) > 12 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // MarshalText formats the duration.

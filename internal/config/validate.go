@@ -129,6 +129,31 @@ func (h *HITL) check(ch *checker) {
 	for i, n := range h.Notify {
 		ch.conversation(fmt.Sprintf("hitl.notify[%d]", i), n)
 	}
+	h.checkPeople(ch)
+}
+
+// checkPeople checks hitl.people: groups of well-formed identities, each
+// identity in one group only.
+func (h *HITL) checkPeople(ch *checker) {
+	group := make(map[string]int) // identity → the group it is in
+	for i, ids := range h.People {
+		if len(ids) == 0 {
+			ch.fail(fmt.Sprintf("hitl.people[%d]", i), "an empty group: list the identities gateway:id of one person")
+		}
+		for j, id := range ids {
+			key := fmt.Sprintf("hitl.people[%d][%d]", i, j)
+			if strings.HasPrefix(strings.TrimSpace(id), "schedule:") {
+				ch.fail(key, "%s: a schedule is no person", quote(id))
+				continue
+			}
+			ch.identity(key, id)
+			if g, dup := group[id]; dup {
+				ch.fail(key, "%s is already in hitl.people[%d]: an identity belongs to one person", quote(id), g)
+				continue
+			}
+			group[id] = i
+		}
+	}
 }
 
 func (p *Policy) check(ch *checker) {

@@ -1,6 +1,7 @@
 // Package logging builds the bot's zerolog.Logger: human-readable on a
 // terminal, JSON otherwise, with every line scrubbed of secrets before it
-// is written. It never touches zerolog's global logger or settings.
+// is written. It never touches zerolog's global logger; of zerolog's
+// settings it sets one, once, from main: DurationsWithUnits.
 package logging
 
 import (
@@ -63,6 +64,14 @@ type levelSampler struct{ v *LevelVar }
 
 // Sample implements zerolog.Sampler.
 func (s levelSampler) Sample(l zerolog.Level) bool { return l >= s.v.Level() }
+
+// DurationsWithUnits makes every duration field (Event.Dur) print as Go
+// writes a duration, with its unit ("1.5s", "250ms", "2m0s"), instead of
+// zerolog's bare number of milliseconds ("retry_in":1000), which a reader
+// takes for seconds as readily as for milliseconds. zerolog keeps this
+// only in a package variable, read by every event: call it once, from
+// main, before any logger exists (tests that do not leave the default).
+func DurationsWithUnits() { zerolog.DurationFieldFormat = zerolog.DurationFormatString }
 
 // New returns a logger writing to w. Writes are serialised, so w need not be
 // safe for concurrent use.

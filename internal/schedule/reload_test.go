@@ -170,3 +170,47 @@ func TestRemovedAndAddedAgainStillSkips(t *testing.T) {
 		}
 	})
 }
+
+// TestReloadKeepsAnUnchangedSchedulesNextRun: a reload that leaves a
+// schedule as it was keeps its next run. Every reload recomputed it from
+// the reload's time, so "@every 6s" reloaded every 4s never ran; a
+// schedule whose cron a reload changes is counted from that reload.
+func TestReloadKeepsAnUnchangedSchedulesNextRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		every6 := []Entry{{Name: "beat", Cron: "@every 6s", Conv: conv, Prompt: "p"}}
+		s, in, cancel, done := start(t, every6, Options{Log: zerolog.Nop()})
+		defer func() { cancel(); <-done }()
+		synctest.Wait()
+		ended := 0
+		for range 8 { // 32s, a reload every 4s
+			time.Sleep(4 * time.Second)
+			synctest.Wait()
+			if err := s.SetEntries(every6); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := in.signals()
+			for _, sig := range got[ended:] {
+				sig.Done()
+			}
+			ended = len(got)
+		}
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 5 {
+			t.Fatalf("%d runs in 32s of reloads every 4s; want 5 (at 6, 12, 18, 24, 30s)", len(got))
+		}
+		// A changed cron counts from the reload: 32s + 5s.
+		if err := s.SetEntries([]Entry{{Name: "beat", Cron: "@every 5s", Conv: conv, Prompt: "p"}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * time.Second) // 36s: the old next run, gone
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 5 {
+			t.Fatalf("%d runs at 36s; want still 5 (the changed cron's first run is at 37s)", len(got))
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 6 {
+			t.Fatalf("%d runs at 37s; want 6", len(got))
+		}
+	})
+}

@@ -99,16 +99,29 @@ func parseJobs(entries []Entry, now time.Time) ([]*job, error) {
 }
 
 // SetEntries replaces the schedules (a configuration reload): entries
-// gone stop, new ones start, each next run counted from now. A run in
-// progress is not cut, and an entry kept by name (or removed and added
-// again) still skips a run while its previous one is going: s.running
-// is by name. Errors are New's; on error nothing changes.
+// gone stop, new ones start, each next run counted from now. An entry
+// kept by name with the same cron and time zone keeps its next run (a
+// reload that recomputed it from now would put off an "@every" schedule
+// at each reload, for ever if reloads come faster); its conversation and
+// prompt apply from that run. A run in progress is not cut, and an entry
+// kept by name (or removed and added again) still skips a run while its
+// previous one is going: s.running is by name. Errors are New's; on
+// error nothing changes.
 func (s *Scheduler) SetEntries(entries []Entry) error {
 	jobs, err := parseJobs(entries, s.o.Now())
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
+	old := make(map[string]*job, len(s.jobs))
+	for _, j := range s.jobs {
+		old[j.Name] = j
+	}
+	for _, j := range jobs {
+		if o, ok := old[j.Name]; ok && o.Cron == j.Cron && o.TimeZone == j.TimeZone {
+			j.next = o.next
+		}
+	}
 	s.jobs = jobs
 	s.mu.Unlock()
 	select {

@@ -62,3 +62,21 @@ func TestUsageContract(t *testing.T) {
 func TestCheckpointContract(t *testing.T) {
 	storetest.CheckpointContract(t, func(t *testing.T) store.Checkpoints { return openTemp(t, sqlite.Options{}) })
 }
+
+func TestMemoryContract(t *testing.T) {
+	var path string
+	var opts sqlite.Options
+	storetest.MemoryContract(t, func(t *testing.T, now func() time.Time, max int) storetest.MemoryStore {
+		path, opts = filepath.Join(t.TempDir(), "gatehouse.db"), sqlite.Options{Now: now, MemoryMax: max}
+		db, err := sqlite.Open(context.Background(), path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}, func(t *testing.T, m storetest.MemoryStore) storetest.MemoryStore {
+		if err := m.(*sqlite.DB).Close(); err != nil {
+			t.Fatal(err)
+		}
+		return openAt(t, path, opts)
+	})
+}

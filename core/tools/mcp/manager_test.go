@@ -54,10 +54,16 @@ type rig struct {
 
 func start(t *testing.T, opts tools.Options, servers ...mcp.ServerConfig) *rig {
 	t.Helper()
+	return startPinging(t, opts, 50*time.Millisecond, servers...)
+}
+
+// startPinging is start with HTTP servers pinged every ping.
+func startPinging(t *testing.T, opts tools.Options, ping time.Duration, servers ...mcp.ServerConfig) *rig {
+	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	opts.Log = zerolog.New(logs)
 	reg := tools.NewRegistry(opts)
-	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond, PingInterval: 50 * time.Millisecond})
+	mgr, err := mcp.New(servers, mcp.Options{Registry: reg, Secrets: opts.Secrets, Log: zerolog.New(logs).Level(zerolog.DebugLevel), MinBackoff: 50 * time.Millisecond, PingInterval: ping})
 	if err != nil {
 		t.Fatal(err)
 	}

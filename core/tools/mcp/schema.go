@@ -23,7 +23,7 @@ const maxSchema = 32 << 10
 // model (an object schema the OpenAI API and the Registry accept) and the
 // server's full schema resolved for validation. A schema whose validation
 // would not end, or would take too long, is refused (see checkInPlace).
-func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
+func convertSchema(input any) (json.RawMessage, *argSchema, error) {
 	raw, err := json.Marshal(input)
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
@@ -42,12 +42,15 @@ func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
-	var m map[string]any
+	var m, orig map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, nil, fmt.Errorf("input schema: not a JSON object")
 	}
 	// Before m is changed: the validator follows the server's whole schema.
 	if err := checkInPlace(m); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	if err := json.Unmarshal(raw, &orig); err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
 	if t, ok := m["type"]; ok && t != "object" {
@@ -90,5 +93,5 @@ func convertSchema(input any) (json.RawMessage, *jsonschema.Resolved, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
-	return offered, resolved, nil
+	return offered, newArgSchema(orig, resolved), nil
 }

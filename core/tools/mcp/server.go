@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,10 +34,14 @@ type server struct {
 	ping    time.Duration // how often an HTTP server is pinged; 0: never
 	refresh chan struct{} // a notifications/tools/list_changed arrived
 
-	mu    sync.Mutex
-	cs    *sdk.ClientSession // nil while the server is not up
-	names []string           // its tools in the Registry
-	state string
+	renew chan struct{} // a call waits for a session to replace a refused one
+
+	mu      sync.Mutex
+	cs      *sdk.ClientSession // nil while the server is not up
+	changed chan struct{}      // closed (and replaced) when cs changes
+	refused *sdk.ClientSession // the last session the server refused
+	names   []string           // its tools in the Registry
+	state   string
 }
 
 // session is a started server.
@@ -50,7 +53,8 @@ type session struct {
 
 func newServer(cfg ServerConfig, reg Registrar, log zerolog.Logger) *server {
 	return &server{
-		cfg: cfg, reg: reg, refresh: make(chan struct{}, 1), state: "starting",
+		cfg: cfg, reg: reg, refresh: make(chan struct{}, 1), renew: make(chan struct{}, 1),
+		changed: make(chan struct{}), state: "starting",
 		log: log.With().Str("mcp_server", cfg.Name).Logger(),
 	}
 }
@@ -60,6 +64,50 @@ func (s *server) current() *sdk.ClientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cs
+}
+
+// setSession makes cs the session calls go to and wakes the calls that
+// wait for a new one; s.mu is held.
+func (s *server) setSession(cs *sdk.ClientSession) {
+	if cs != s.cs {
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+	s.cs = cs
+}
+
+// replace returns a session to send a call again on, other than old,
+// which the server refused (it was restarted and forgot it): serve ends
+// old and run starts the next at once. It waits until the next is up or
+// ctx ends.
+func (s *server) replace(ctx context.Context, old *sdk.ClientSession) (*sdk.ClientSession, error) {
+	s.mu.Lock()
+	s.refused = old
+	s.mu.Unlock()
+	select {
+	case s.renew <- struct{}{}:
+	default:
+	}
+	for {
+		s.mu.Lock()
+		cs, changed := s.cs, s.changed
+		s.mu.Unlock()
+		if cs != nil && cs != old {
+			return cs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// wasRefused reports whether the server refused cs.
+func (s *server) wasRefused(cs *sdk.ClientSession) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused == cs
 }
 
 func (s *server) setState(state string) {
@@ -88,8 +136,9 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	var stderr *tailWriter
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
-			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
+			Endpoint:     s.cfg.URL,
+			HTTPClient:   &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
+			MaxEventSize: MaxSSEEvent,
 		}
 	} else {
 		stderr = &tailWriter{log: s.log, secrets: s.secrets}
@@ -150,26 +199,70 @@ func childEnv(env map[string]string) []string {
 	return out
 }
 
-// list fetches the server's tools (every page) and converts them; a tool
-// whose name or schema cannot be offered is logged and left out.
+// Caps of one server's tool list, which goes to the model with every
+// request: the tools past them are left out, with one warning.
+const (
+	// MaxTools is the most tools of one server offered.
+	MaxTools = 128
+	// MaxToolBytes caps the bytes of one server's tools as offered: their
+	// names, descriptions and schemas.
+	MaxToolBytes = 256 << 10
+	// MaxListPages is the most tools/list pages read from one server.
+	MaxListPages = 16
+)
+
+// list fetches the server's tools (their pages, up to MaxListPages) and
+// converts them; a tool whose name or schema cannot be offered is logged
+// and left out, and so are the tools past MaxTools or MaxToolBytes.
 func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool, error) {
 	var out []tools.Tool
 	seen := map[string]bool{}
-	for t, err := range cs.Tools(ctx, nil) {
+	size, over, unread := 0, 0, false
+	params := &sdk.ListToolsParams{}
+	for page := 0; ; page++ {
+		if page == MaxListPages {
+			unread = true
+			break
+		}
+		res, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("list tools: %w", err)
 		}
-		tl, err := newTool(s, t)
-		if err != nil {
-			s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
-			continue
+		for _, t := range res.Tools {
+			if len(out) == MaxTools {
+				over++
+				continue
+			}
+			tl, err := newTool(s, t)
+			if err != nil {
+				s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
+				continue
+			}
+			if seen[tl.spec.Name] {
+				s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
+				continue
+			}
+			n := len(tl.spec.Name) + len(tl.spec.Description) + len(tl.spec.Parameters)
+			if size+n > MaxToolBytes {
+				over++
+				continue
+			}
+			seen[tl.spec.Name], size = true, size+n
+			out = append(out, tl)
 		}
-		if seen[tl.spec.Name] {
-			s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
-			continue
+		if res.NextCursor == "" {
+			break
 		}
-		seen[tl.spec.Name] = true
-		out = append(out, tl)
+		if len(out) == MaxTools {
+			unread = true
+			break
+		}
+		params = &sdk.ListToolsParams{Cursor: res.NextCursor}
+	}
+	if over > 0 || unread {
+		s.log.Warn().Int("offered", len(out)).Int("left_out", over).Bool("pages_unread", unread).
+			Int("max_tools", MaxTools).Int("max_bytes", MaxToolBytes).Int("max_pages", MaxListPages).
+			Msg("mcp tools left out: over the server's caps")
 	}
 	return out, nil
 }
@@ -186,7 +279,8 @@ func (s *server) install(cs *sdk.ClientSession, list []tools.Tool) error {
 	if err := s.reg.Replace(s.names, list...); err != nil {
 		return fmt.Errorf("mcp %s: register tools: %w", s.cfg.Name, err)
 	}
-	s.cs, s.names, s.state = cs, names, fmt.Sprintf("running, %d tools", len(names))
+	s.setSession(cs)
+	s.names, s.state = names, fmt.Sprintf("running, %d tools", len(names))
 	return nil
 }
 
@@ -197,7 +291,8 @@ func (s *server) withdraw(state string) {
 	if err := s.reg.Replace(s.names); err != nil { // removing cannot fail
 		s.log.Error().Err(err).Msg("mcp tools withdraw")
 	}
-	s.cs, s.names, s.state = nil, nil, state
+	s.setSession(nil)
+	s.names, s.state = nil, state
 }
 
 // stop closes the session: a stdio child's input is closed, then it is
@@ -235,6 +330,9 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			if ctx.Err() != nil {
 				return
 			}
+			if s.wasRefused(sess.cs) {
+				continue // at once: the server is up, it forgot the session
+			}
 			if time.Since(began) >= maxBackoff {
 				backoff = minBackoff
 			}
@@ -246,6 +344,8 @@ func (s *server) run(ctx context.Context, minBackoff, maxBackoff time.Duration) 
 			t.Stop()
 			return
 		case <-t.C:
+		case <-s.renew: // a call waits: its session ended as the server refused it
+			t.Stop()
 		}
 		backoff = min(backoff*2, maxBackoff)
 	}
@@ -283,6 +383,11 @@ func (s *server) serve(ctx context.Context, sess *session) {
 			return
 		case <-ended:
 			return
+		case <-s.renew:
+			if s.wasRefused(sess.cs) {
+				s.log.Info().Msg("mcp server refused its session (restarted?); starting a new one")
+				return
+			}
 		case <-ping:
 			if err := s.pingOnce(ctx, sess.cs); err != nil {
 				if ctx.Err() != nil {
@@ -323,42 +428,6 @@ func (s *server) pingOnce(ctx context.Context, cs *sdk.ClientSession) error {
 		return fmt.Errorf("mcp %s: ping: %w", s.cfg.Name, err)
 	}
 	return nil
-}
-
-// headerTransport adds the configured headers to every request to the
-// endpoint's scheme and host, and to no other: a redirect elsewhere (which
-// the client follows) must not carry the server's credentials, as
-// net/http's own Authorization would not.
-type headerTransport struct {
-	headers map[string]string
-	origin  *url.URL // the endpoint; nil (no headers sent) when it does not parse
-	base    http.RoundTripper
-}
-
-// newHeaderTransport returns a headerTransport for endpoint, parsed once.
-func newHeaderTransport(headers map[string]string, endpoint string, base http.RoundTripper) headerTransport {
-	origin, err := url.Parse(endpoint)
-	if err != nil {
-		origin = nil
-	}
-	return headerTransport{headers: headers, origin: origin, base: base}
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !h.sameOrigin(r.URL) {
-		return h.base.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, v)
-	}
-	return h.base.RoundTrip(r)
-}
-
-// sameOrigin reports whether u has the endpoint's scheme and host (port
-// included).
-func (h headerTransport) sameOrigin(u *url.URL) bool {
-	return h.origin != nil && strings.EqualFold(u.Scheme, h.origin.Scheme) && strings.EqualFold(u.Host, h.origin.Host)
 }
 
 // tailWriter logs a child's stderr line by line at debug level and keeps

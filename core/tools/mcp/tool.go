@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -21,7 +20,7 @@ type tool struct {
 	srv    *server
 	remote string // the tool's name on the server
 	spec   tools.Spec
-	schema *jsonschema.Resolved
+	schema *argSchema
 }
 
 var (
@@ -64,16 +63,21 @@ func newTool(srv *server, t *sdk.Tool) (*tool, error) {
 // Spec implements tools.Tool.
 func (t *tool) Spec() tools.Spec { return t.spec }
 
-// ValidateArgs checks the arguments against the server's own schema.
+// ValidateArgs checks the arguments against the server's own schema,
+// within MaxArgsDepth and MaxValidationSteps (see ValidateArgsContext).
 func (t *tool) ValidateArgs(args json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("arguments are not JSON: %w", err)
+	return t.ValidateArgsContext(context.Background(), args)
+}
+
+// ValidateArgsContext is ValidateArgs stopped when ctx ends (the turn's
+// context: /cancel). The Registry's ArgsValidator takes no context yet;
+// MaxValidationSteps bounds the work meanwhile.
+func (t *tool) ValidateArgsContext(ctx context.Context, args json.RawMessage) error {
+	v, err := decodeArgs(args)
+	if err != nil {
+		return err
 	}
-	if err := t.schema.Validate(v); err != nil {
-		return fmt.Errorf("arguments do not match the tool's schema: %w", err)
-	}
-	return nil
+	return t.schema.validate(ctx, v)
 }
 
 // errToolError is wrapped by the error of a call whose result was marked
@@ -94,7 +98,15 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := json.Unmarshal(args, &m); err != nil {
 		return "", fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	res, err := t.call(ctx, cs, args)
+	if errors.Is(err, errSessionRefused) && ctx.Err() == nil {
+		// The call never ran: a person's approval is not wasted on a
+		// server that was restarted. Once more, on a new session.
+		t.srv.log.Info().Str("tool", t.remote).Msg("mcp call refused with its session; sent again on a new session")
+		if cs, err = t.srv.replace(ctx, cs); err == nil {
+			res, err = t.call(ctx, cs, args)
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("mcp %s: call %s: %w", t.srv.cfg.Name, t.remote, err)
 	}
@@ -103,6 +115,23 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 		return out, fmt.Errorf("mcp %s: %s: %w", t.srv.cfg.Name, t.remote, errToolError)
 	}
 	return out, nil
+}
+
+// errSessionRefused is wrapped by the error of a call the server refused
+// for its session: it never ran.
+var errSessionRefused = errors.New("the server refused the session")
+
+// call calls the tool on cs. Only a call whose request the server refused
+// for its session (see noteRefusal) fails with errSessionRefused: never
+// one that may have run (a timeout, a 5xx, a lost connection, a tool
+// error).
+func (t *tool) call(ctx context.Context, cs *sdk.ClientSession, args json.RawMessage) (*sdk.CallToolResult, error) {
+	pctx, probe := withProbe(ctx)
+	res, err := cs.CallTool(pctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	if err != nil && probe.refused.Load() {
+		return nil, fmt.Errorf("%w: %w", errSessionRefused, err)
+	}
+	return res, err
 }
 
 // redactSchema removes secrets from every string of an offered schema,

@@ -12,6 +12,7 @@
 //   - hang: blocks until the call is cancelled
 //   - grow: adds the tool "extra" (→ "extra here"), which sends
 //     notifications/tools/list_changed
+//   - many0000 on, Options.Many of them (→ "many <n>")
 //
 // Every call is appended, one JSON line, to Options.CallLog when set, and
 // a hang's cancellation as {"tool":"hang","cancelled":true}.
@@ -28,7 +29,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,6 +46,17 @@ type Options struct {
 	// Note, when set, ends lookup's description and describes its key,
 	// as a server that tells the model its configuration would.
 	Note string
+	// Many adds that many tools, "many0000" on (→ "many <n>"), each
+	// input schema padded with ManyPad bytes.
+	Many, ManyPad int
+	// PageSize is the most tools a tools/list page holds (0: the SDK's
+	// default, 1000).
+	PageSize int
+	// EndlessPages makes every tools/list page name a next one, each page
+	// holding a new tool, "page<n>", instead of the server's tools.
+	EndlessPages bool
+	// Lists, when set, counts the tools/list requests served.
+	Lists *atomic.Int64
 }
 
 // logMu serialises appends to a call log within this process.
@@ -78,7 +93,18 @@ func (o Options) args(name string, req *sdk.CallToolRequest) map[string]any {
 
 // NewServer returns the fake server with its tools.
 func NewServer(o Options) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "fakemcp", Version: "1"}, nil)
+	s := sdk.NewServer(&sdk.Implementation{Name: "fakemcp", Version: "1"}, &sdk.ServerOptions{PageSize: o.PageSize})
+	s.AddReceivingMiddleware(o.listMiddleware)
+	for i := range o.Many {
+		name := fmt.Sprintf("many%04d", i)
+		s.AddTool(&sdk.Tool{
+			Name: name, Description: "Many tools, this one " + name + ".",
+			InputSchema: schema(`{"type":"object","description":"` + strings.Repeat("x", o.ManyPad) + `","properties":{}}`),
+		}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			o.args(name, req)
+			return text(fmt.Sprintf("many %d", i)), nil
+		})
+	}
 	note, _ := json.Marshal(o.Note)
 	s.AddTool(&sdk.Tool{
 		Name: "lookup", Description: "Looks a key up." + o.Note,
@@ -148,6 +174,34 @@ func NewServer(o Options) *sdk.Server {
 		return text("added extra"), nil
 	})
 	return s
+}
+
+// listMiddleware counts tools/list requests (Options.Lists) and answers
+// them with endless pages (Options.EndlessPages).
+func (o Options) listMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		lr, ok := req.(*sdk.ListToolsRequest)
+		if !ok || method != "tools/list" {
+			return next(ctx, method, req)
+		}
+		if o.Lists != nil {
+			o.Lists.Add(1)
+		}
+		if !o.EndlessPages {
+			return next(ctx, method, req)
+		}
+		page := 0
+		if lr.Params != nil {
+			page, _ = strconv.Atoi(strings.TrimPrefix(lr.Params.Cursor, "p"))
+		}
+		return &sdk.ListToolsResult{
+			Tools: []*sdk.Tool{{
+				Name: fmt.Sprintf("page%d", page), Description: "One of endless pages.",
+				InputSchema: schema(`{"type":"object","properties":{}}`),
+			}},
+			NextCursor: fmt.Sprintf("p%d", page+1),
+		}, nil
+	}
 }
 
 // Handler serves one fake server over Streamable HTTP. When header is

@@ -72,6 +72,7 @@ func (s *Server) eventLocked(ev Event) (map[string]any, string, string) {
 	for k, v := range ev.Extra {
 		obj[k] = v
 	}
+	s.recordSaidLocked(ev)
 	return obj, ev.EventID, ev.TS
 }
 

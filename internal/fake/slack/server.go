@@ -80,6 +80,8 @@ type Server struct {
 	ephemerals []Ephemeral
 	responses  []ResponseURLPost
 	messages   map[msgKey]*Message
+	said       map[msgKey]Event // messages not the bot's posts: injected or Said
+	replyCalls []RepliesCall
 	respURLs   map[string]int // response_url id → posts received
 	faults     map[string][]Fault
 	calls      map[string]int
@@ -126,6 +128,7 @@ func New(o Options) *Server {
 		closed:   make(chan struct{}),
 		release:  make(chan struct{}),
 		messages: make(map[msgKey]*Message),
+		said:     make(map[msgKey]Event),
 		respURLs: make(map[string]int),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
@@ -231,6 +234,7 @@ func (s *Server) handlers() map[string]handler {
 		"chat.postMessage":      s.postMessage,
 		"chat.update":           s.update,
 		"chat.postEphemeral":    s.postEphemeral,
+		"conversations.replies": s.replies,
 	}
 }
 

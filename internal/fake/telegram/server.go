@@ -10,6 +10,7 @@
 package telegram
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,6 +33,15 @@ type Options struct {
 	// callback query may still be answered; later answers get Telegram's
 	// 400 "query is too old". Zero: queries never expire.
 	QueryTTL time.Duration
+	// AnswerAtOnce makes getUpdates answer at once, with nothing when no
+	// update is pending, whatever its timeout: what a proxy, a misbehaving
+	// self-hosted Bot API server or the telegram-test-api emulator do.
+	AnswerAtOnce bool
+	// Listener, when set, is where the fake serves instead of a new port
+	// on 127.0.0.1: an in-memory listener lets it run inside a
+	// testing/synctest bubble, on the bubble's clock. URL is then
+	// "http://" + Listener.Addr().
+	Listener net.Listener
 }
 
 // Server is the fake Bot API. It is safe for concurrent use.
@@ -109,7 +119,14 @@ func New(o Options) *Server {
 		penalty:  make(map[string]time.Time),
 		migrated: make(map[int64]int64),
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	if o.Listener == nil {
+		s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+		return s
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.srv.Listener.Close()
+	s.srv.Listener = o.Listener
+	s.srv.Start()
 	return s
 }
 

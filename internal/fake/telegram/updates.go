@@ -136,7 +136,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	defer timer.Stop()
 	for {
 		batch, arrived := s.take(poll)
-		if len(batch) > 0 || poll.Timeout <= 0 {
+		if len(batch) > 0 || poll.Timeout <= 0 || s.opts.AnswerAtOnce {
 			writeResult(w, batch)
 			return
 		}
