@@ -72,3 +72,21 @@ func TestHitlStandingContract(t *testing.T) {
 func TestHitlAuditContract(t *testing.T) {
 	hitltest.AuditContract(t, func(t *testing.T) hitl.Audit { return openFresh(t, postgres.Options{}) })
 }
+
+func TestMemoryContract(t *testing.T) {
+	var dsn string
+	var opts postgres.Options
+	storetest.MemoryContract(t, func(t *testing.T, now func() time.Time, max int) storetest.MemoryStore {
+		dsn, opts = pgtest.DSN(t), postgres.Options{Now: now, MemoryMax: max}
+		db, err := postgres.Open(context.Background(), dsn, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}, func(t *testing.T, m storetest.MemoryStore) storetest.MemoryStore {
+		if err := m.(*postgres.DB).Close(); err != nil {
+			t.Fatal(err)
+		}
+		return openAt(t, dsn, opts)
+	})
+}

@@ -37,6 +37,9 @@ type Options struct {
 	// Retention is how long conversation history is kept before Prune
 	// deletes it; 0 keeps it for ever.
 	Retention time.Duration
+	// MemoryMax is how many remembered keys a scope keeps (Prune forgets
+	// the oldest past it); 0 means store.MemoryMax.
+	MemoryMax int
 	// Now is the clock for stored timestamps and pruning; nil means time.Now.
 	Now func() time.Time
 	// ReadOnly opens an existing database for reading only (`bot audit`,
@@ -57,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MemoryMax <= 0 {
+		o.MemoryMax = store.MemoryMax
 	}
 	return o
 }
