@@ -65,7 +65,7 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 	// copy and the tool could act on the other.
 	err := RepeatedKey(call.Args)
 	if err == nil {
-		err = t.cfg.Tools.CheckArgs(call.Name, call.Args)
+		err = t.cfg.Tools.CheckArgs(ctx, call.Name, call.Args)
 	}
 	if err != nil {
 		// The gates never see a call whose arguments do not fit the

@@ -38,6 +38,9 @@ type Config struct {
 	// that a call will have no checkpoint; without it the commands are
 	// unknown.
 	Undo Undoer
+	// Attachments takes in the files of authorised messages; without it a
+	// file is answered "not set up" and its caption handled as text.
+	Attachments AttachmentReceiver
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
 	// Status add their lines to /status (the MCP servers' states, say);

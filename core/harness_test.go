@@ -120,6 +120,8 @@ type harnessOpts struct {
 	live         bool // the test gateway shows replies live (h.lives)
 	usage        core.UsageRecorder
 	metrics      *metrics.Registry
+	vision       []bool // per fake: the provider takes images
+	attachments  core.AttachmentReceiver
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -134,7 +136,8 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		f := fakeoai.Start(t)
 		h.fakes = append(h.fakes, f)
 		p, err := llm.NewOpenAI(llm.OpenAIConfig{Name: "p" + string(rune('1'+i)), BaseURL: f.URL(),
-			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout, Stream: o.stream})
+			APIKey: "test-key-123456", Model: "test-model", Timeout: o.timeout, Stream: o.stream,
+			Vision: i < len(o.vision) && o.vision[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,6 +173,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Undo:         o.undo,
 		Usage:        o.usage,
 		Metrics:      o.metrics,
+		Attachments:  o.attachments,
 		Log:          log,
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ func (writerCatalog) Specs() []llm.ToolSpec { return nil }
 func (writerCatalog) ReadOnly(name string) (bool, bool) {
 	return false, name == "write"
 }
-func (writerCatalog) CheckArgs(string, string) error { return nil }
+func (writerCatalog) CheckArgs(context.Context, string, string) error { return nil }
 
 type ctxKey struct{}
 
@@ -54,7 +54,7 @@ func (c catalogOf) ReadOnly(name string) (bool, bool) {
 	ro, ok := c[name]
 	return ro, ok
 }
-func (catalogOf) CheckArgs(string, string) error { return nil }
+func (catalogOf) CheckArgs(context.Context, string, string) error { return nil }
 
 // TestPolicyDefaults: with no rule matching, a read-only built-in tool is
 // allowed, any other is held, and an MCP tool is held even when its server

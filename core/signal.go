@@ -42,6 +42,10 @@ type Signal struct {
 	// From is who sent it; empty for signals the core made itself.
 	From Identity
 	Text string
+	// Attachments are the files sent with the message (its Text is their
+	// caption, and may be empty). They are fetched only once the sender
+	// has passed the allow list.
+	Attachments []Attachment
 	// MessageID is the platform's id of the incoming message, for threading
 	// replies; may be empty.
 	MessageID string

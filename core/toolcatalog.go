@@ -1,6 +1,10 @@
 package core
 
-import "github.com/gatehouse-bot/gatehouse/core/llm"
+import (
+	"context"
+
+	"github.com/gatehouse-bot/gatehouse/core/llm"
+)
 
 // ToolCatalog is what the Engine and the policy need to know of the tools
 // (the core/tools Registry implements it; the Registry is also registered as
@@ -15,5 +19,5 @@ type ToolCatalog interface {
 	// strictly against the tool's schema. The Engine calls it before any
 	// gate: an error becomes the call's result for the LLM and nothing is
 	// run or held.
-	CheckArgs(name, args string) error
+	CheckArgs(ctx context.Context, name, args string) error
 }

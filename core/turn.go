@@ -35,7 +35,40 @@ func (e *Engine) handle(ctx context.Context, rt *runningTurn, s Signal) {
 	if !ok {
 		return
 	}
-	e.turn(ctx, log, rt, s, text)
+	var images []llm.Image
+	if s.Kind == KindMessage && len(s.Attachments) > 0 {
+		if text, images, ok = e.receive(ctx, log, s, text); !ok {
+			return
+		}
+	}
+	e.turn(ctx, log, rt, s, text, images)
+}
+
+// noAttachments answers files when no AttachmentReceiver is configured.
+const noAttachments = "Sorry, I can't take files here: attachments are not set up."
+
+// receive has the AttachmentReceiver take in an authorised message's
+// attachments (fetch, save, describe) and adds what arrived to the text
+// the model sees; the user is told of refusals, failures and transcripts
+// first. It reports whether there is anything left for a turn: the
+// message's own text is handled even when every file failed.
+func (e *Engine) receive(ctx context.Context, log zerolog.Logger, s Signal, text string) (string, []llm.Image, bool) {
+	if e.cfg.Attachments == nil {
+		e.tell(ctx, log, s, noAttachments)
+		return text, nil, text != ""
+	}
+	r := e.cfg.Attachments.Receive(ctx, s)
+	log.Info().Int("attachments", len(s.Attachments)).Int("images", len(r.Images)).Int("notes", len(r.Notes)).Msg("attachments received")
+	if len(r.Notes) > 0 {
+		e.tell(ctx, log, s, strings.Join(r.Notes, "\n\n"))
+	}
+	if r.Text = e.cfg.Redact(r.Text); r.Text != "" {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += r.Text
+	}
+	return text, r.Images, strings.TrimSpace(text) != ""
 }
 
 // perceive checks who is talking and routes commands to the broker. It
@@ -53,7 +86,7 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 		// Commands and oversized messages were answered in Submit. The
 		// text is redacted before the history keeps it: a pasted secret
 		// is neither stored nor sent.
-		return e.cfg.Redact(s.Text), s.Text != ""
+		return e.cfg.Redact(s.Text), s.Text != "" || len(s.Attachments) > 0
 	case KindApprovalOutcome:
 		return e.cfg.Redact(s.Text), true
 	case KindError:
@@ -64,10 +97,12 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 
 // turn appends the user's text to the history and loops Reason → Act until
 // the LLM replies, the step limit is reached, or a step fails for good.
-// /reset stops it, and nothing it would still write is stored.
-func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, s Signal, text string) {
+// images go with the user's message to a provider with vision in this
+// turn's requests only; the history keeps text. /reset stops it, and
+// nothing it would still write is stored.
+func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, s Signal, text string, images []llm.Image) {
 	key := s.Conv.Key()
-	t := turnState{Engine: e, log: log, sig: s, key: key, rt: rt}
+	t := turnState{Engine: e, log: log, sig: s, key: key, rt: rt, text: text, images: images}
 	if c, over := e.budgetReached(ctx, log, s); over {
 		if s.Kind == KindApprovalOutcome {
 			// The outcome happened: the model learns of it in the next turn.
@@ -148,6 +183,8 @@ type turnState struct {
 	sig        Signal
 	key        string
 	rt         *runningTurn // its history writes go through rt.write
+	text       string       // the user's message as the history keeps it
+	images     []llm.Image  // sent with text to a provider with vision
 	failures   int          // consecutive steps whose tool calls all failed
 	rejections int          // proposals the gates turned down in this step
 	shortened  bool         // the history was shortened once after "context too long"
@@ -227,6 +264,7 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	msgs := make([]llm.Message, 0, len(hist)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
 	msgs = append(msgs, hist...)
+	t.attachImages(msgs)
 	t.counters.llmRequests.Add(1)
 	req := llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()}
 	t.live.abandon(withdrawnNote) // an earlier request's, never left open
@@ -248,6 +286,22 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// attachImages puts the turn's images on its user message in msgs, a
+// loaded copy of the history (the stored history never holds them): the
+// last user message with the turn's text. Once the history has dropped it,
+// the images are not sent.
+func (t *turnState) attachImages(msgs []llm.Message) {
+	if len(t.images) == 0 {
+		return
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser && msgs[i].Content == t.text {
+			msgs[i].Images = t.images
+			return
+		}
+	}
 }
 
 // reasonShorter handles a model that found the conversation too long

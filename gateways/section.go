@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -88,6 +89,23 @@ type Deps struct {
 	// platform connection and tries again (a failed poll, a dropped
 	// websocket session) — gatehouse_gateway_reconnects_total{gateway}.
 	Metrics *metrics.Registry
+	// MaxAttachment is attachments.max_bytes: a gateway that picks among
+	// sizes of one file (a photo sent in several sizes) takes the largest
+	// within it; 0 leaves the gateway's default.
+	MaxAttachment int64
+
+	// Lease, when set, is how a receiver the platform allows once per token
+	// (a long poll for updates) runs when several instances share the store:
+	// under a lease (RunUnderLease). Nil when the store is not shared (one
+	// process: SQLite's lock file already makes it the only one).
+	Lease *LeaseConfig
+}
+
+// LeaseConfig is this instance's part in the leases of receivers.
+type LeaseConfig struct {
+	Leaser Leaser
+	Holder string        // this instance's name
+	TTL    time.Duration // how long a dead holder's lease waits before another takes it
 }
 
 // TerminalUser is a Section whose gateway talks on the bot's own stdin and

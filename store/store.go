@@ -164,6 +164,77 @@ type Server interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
 
+// ScheduleSlots makes each slot of a schedule run once among all the
+// instances that share the store (internal/schedule's SlotClaimer).
+type ScheduleSlots interface {
+	// ClaimScheduleSlot records that instance runs the schedule name's slot
+	// (the time the run was due) and reports true; of any number of
+	// callers, concurrent or not, for one name and slot exactly one gets
+	// true, the others false. Prune forgets slots older than SlotKeep.
+	ClaimScheduleSlot(ctx context.Context, name string, slot time.Time, instance string) (bool, error)
+}
+
+// SlotKeep is how long a claimed schedule slot is kept before Prune
+// deletes it: long past the time any instance could still be claiming it.
+const SlotKeep = 24 * time.Hour
+
+// Leases are named, expiring locks among the instances sharing the store:
+// a connection a platform allows once per token (a long poll for updates) is
+// run by the lease's holder only. Times are the store's clock.
+type Leases interface {
+	// AcquireLease takes the lease name for holder until ttl from now if it
+	// is free or expired, or renews it if holder holds it, and reports
+	// whether holder holds it now; held by another and unexpired, it is
+	// left alone and held is false. ttl must be positive.
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (held bool, err error)
+	// ReleaseLease frees the lease at once if holder holds it; otherwise
+	// it does nothing.
+	ReleaseLease(ctx context.Context, name, holder string) error
+	// LeaseHolders lists the leases held now (unexpired), by name.
+	LeaseHolders(ctx context.Context) ([]Lease, error)
+}
+
+// Sharer is implemented by a store that several instances may share (a
+// database server): Shared reports whether this one is. Receivers the
+// platform allows once per token then run under a lease. A store without
+// it (SQLite: one process, which its lock file guarantees) is not shared.
+type Sharer interface {
+	Shared() bool
+}
+
+// Lease is a held lease.
+type Lease struct {
+	Name    string
+	Holder  string
+	Expires time.Time // UTC
+}
+
+// Instances registers the running instances sharing the store, each by a
+// heartbeat, for /status and bot doctor.
+type Instances interface {
+	// Heartbeat records that the instance in.Name (with in.Version and
+	// in.Started) is alive now; in.LastSeen is ignored: the store's clock
+	// sets it.
+	Heartbeat(ctx context.Context, in Instance) error
+	// Instances lists the instances whose last heartbeat is within window
+	// of now, by name. Prune forgets those not seen for InstanceKeep.
+	Instances(ctx context.Context, window time.Duration) ([]Instance, error)
+	// RemoveInstance forgets the instance name (a clean stop).
+	RemoveInstance(ctx context.Context, name string) error
+}
+
+// InstanceKeep is how long an instance not seen is kept before Prune
+// deletes it.
+const InstanceKeep = 24 * time.Hour
+
+// Instance is a registered instance.
+type Instance struct {
+	Name     string
+	Version  string
+	Started  time.Time // UTC
+	LastSeen time.Time // UTC
+}
+
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
@@ -177,11 +248,15 @@ type Store interface {
 	Cursors
 	Memory
 	Checkpoints
+	ScheduleSlots
+	Leases
+	Instances
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or
-	// MemoryMax, whatever the retention. The audit log is append-only and
-	// never pruned. Call it at start-up and then daily.
+	// MemoryMax, schedule slots older than SlotKeep and instances not seen
+	// for InstanceKeep, whatever the retention (not counted). The audit log
+	// is append-only and never pruned. Call it at start-up and then daily.
 	Prune(ctx context.Context) (int64, error)
 	// Close releases the store.
 	Close() error

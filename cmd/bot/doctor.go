@@ -42,6 +42,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorGateways(r, cfg)
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
+	doctorAttachments(r, cfg)
 	doctorMCP(ctx, r, cfg, sec)
 	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
@@ -133,6 +134,9 @@ func doctorLLM(r *report, cfg *config.Config) {
 		default:
 			key = "no api_key (local server)"
 		}
+		if p.Vision {
+			key += ", vision"
+		}
 		r.line("llm", "%d. %s: %s, model %s, %s", i+1, p.Name, config.RedactURL(p.BaseURL), p.Model, key)
 	}
 	if used == 0 {
@@ -175,6 +179,41 @@ func usesProvider(cfg *config.Config) bool {
 		}
 	}
 	return false
+}
+
+// doctorAttachments says where received files go and what becomes of
+// images and voice.
+func doctorAttachments(r *report, cfg *config.Config) {
+	a := cfg.Attachments
+	r.line("files", "received files up to %s saved in %s", a.MaxBytes, filepath.Join(cfg.Tools.Workspace, a.Dir))
+	vision := ""
+	for _, p := range cfg.LLM.Providers {
+		if p.Vision && app.ProviderSkipped(p) == "" {
+			vision = p.Name
+			break
+		}
+	}
+	if vision == "" || a.MaxImages == 0 {
+		r.line("files", "images: the model is told their path (no provider with vision: true in use)")
+	} else {
+		r.line("files", "images: up to %d a message sent to providers with vision (%s first)", a.MaxImages, vision)
+	}
+	t := cfg.LLM.Transcribe
+	switch {
+	case t.Provider == "":
+		r.line("files", "voice and audio: saved as files (llm.transcribe not set)")
+	default:
+		for _, p := range cfg.LLM.Providers {
+			if p.Name != t.Provider {
+				continue
+			}
+			if why := app.ProviderSkipped(p); why != "" {
+				r.line("files", "voice and audio: saved as files (llm.transcribe's provider %s is skipped: %s)", p.Name, why)
+			} else {
+				r.line("files", "voice and audio: transcribed by %s, model %s", p.Name, t.Model)
+			}
+		}
+	}
 }
 
 // doctorGateways prints what each gateway of the gateway table says about

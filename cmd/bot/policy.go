@@ -116,7 +116,7 @@ func (c policyCatalog) ReadOnly(name string) (bool, bool) {
 }
 
 // CheckArgs implements core.ToolCatalog.
-func (c policyCatalog) CheckArgs(name, args string) error {
+func (c policyCatalog) CheckArgs(ctx context.Context, name, args string) error {
 	if strings.HasPrefix(name, core.MCPPrefix) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
@@ -124,7 +124,7 @@ func (c policyCatalog) CheckArgs(name, args string) error {
 		}
 		return nil
 	}
-	return c.Registry.CheckArgs(name, args)
+	return c.Registry.CheckArgs(ctx, name, args)
 }
 
 // call is one call to judge: the tool, its JSON arguments as given, and
@@ -138,7 +138,7 @@ type call struct {
 // prepare canonicalises and checks the call's arguments exactly as the
 // Engine does before any gate; an error is the caller's mistake (unknown
 // tool, unknown argument, a key given twice, invalid JSON).
-func (j *judge) prepare(c call) (core.Action, error) {
+func (j *judge) prepare(ctx context.Context, c call) (core.Action, error) {
 	args := strings.TrimSpace(c.args)
 	if args == "" {
 		args = "{}"
@@ -154,7 +154,7 @@ func (j *judge) prepare(c call) (core.Action, error) {
 		return core.Action{}, err
 	}
 	args = core.CanonicalArgs(args)
-	if err := j.catalog.CheckArgs(c.tool, args); err != nil {
+	if err := j.catalog.CheckArgs(ctx, c.tool, args); err != nil {
 		return core.Action{}, err
 	}
 	return core.Action{Kind: core.ActionTool, Conv: c.conv, From: c.from,
@@ -232,7 +232,7 @@ func policyTest(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "bot policy test:", err)
 		return exitConfig
 	}
-	a, err := j.prepare(call{tool: *tool, args: *callArgs, from: from, conv: conv})
+	a, err := j.prepare(ctx, call{tool: *tool, args: *callArgs, from: from, conv: conv})
 	if err != nil {
 		fmt.Fprintf(stderr, "bot policy test: %s\n", j.sec.Redact(textutil.Visible(err.Error())))
 		return exitConfig

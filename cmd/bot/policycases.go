@@ -34,7 +34,7 @@ var wantVerdicts = map[string]core.Verdict{"allow": core.Allow, "approve": core.
 // the store's standing allows are not consulted, so the result depends on
 // the configuration only.
 func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writer) int {
-	cases, err := loadCases(j, path)
+	cases, err := loadCases(ctx, j, path)
 	if err != nil {
 		fmt.Fprintf(stderr, "bot policy test: %s: %s\n", textutil.Visible(path), j.sec.Redact(textutil.Visible(err.Error())))
 		return exitConfig
@@ -67,7 +67,7 @@ func runCases(ctx context.Context, j *judge, path string, stdout, stderr io.Writ
 // key cases, a non-empty list of mappings with known keys, each given once;
 // every case's call is checked as `-tool`/`-args` would be. Errors name the
 // line, the case and the key.
-func loadCases(j *judge, path string) ([]policyCase, error) {
+func loadCases(ctx context.Context, j *judge, path string) ([]policyCase, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func loadCases(j *judge, path string) ([]policyCase, error) {
 	out := make([]policyCase, 0, len(list.Content))
 	names := map[string]int{}
 	for i, n := range list.Content {
-		c, err := j.parseCase(n, i)
+		c, err := j.parseCase(ctx, n, i)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func loadCases(j *judge, path string) ([]policyCase, error) {
 }
 
 // parseCase reads the case n, cases[i].
-func (j *judge) parseCase(n *yaml.Node, i int) (policyCase, error) {
+func (j *judge) parseCase(ctx context.Context, n *yaml.Node, i int) (policyCase, error) {
 	where := fmt.Sprintf("cases[%d]", i)
 	fail := func(line int, key, format string, a ...any) error {
 		k := where
@@ -203,7 +203,7 @@ func (j *judge) parseCase(n *yaml.Node, i int) (policyCase, error) {
 	if err != nil {
 		return c, fail(n.Line, "", "%v", err)
 	}
-	if c.action, err = j.prepare(call{tool: tool, args: args, from: from, conv: conv}); err != nil {
+	if c.action, err = j.prepare(ctx, call{tool: tool, args: args, from: from, conv: conv}); err != nil {
 		return c, fail(n.Line, "", "%v", err)
 	}
 	return c, nil

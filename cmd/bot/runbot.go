@@ -46,6 +46,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 		Load:        func() (*config.Config, error) { return loadConfigFile(*path) },
 		SetLogLevel: level.Set,
+		Version:     version,
 	})
 	if err != nil {
 		// One line, printed once: the logger writes to the same stderr.

@@ -28,6 +28,17 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID links a tool message to the call it answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Images go with a user message to a provider with vision (see
+	// OpenAIConfig.Vision); other providers leave them out. They are never
+	// stored: a history keeps Content, which names the saved files.
+	Images []Image `json:"-"`
+}
+
+// Image is an image sent to a model with vision: its bytes and their
+// media type (image/jpeg, image/png, image/webp or image/gif).
+type Image struct {
+	MediaType string
+	Data      []byte
 }
 
 // ToolCall is one proposed tool invocation.

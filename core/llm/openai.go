@@ -43,6 +43,9 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 	// MaxTokens caps the completion; zero leaves it to the server.
 	MaxTokens int
+	// Vision says the model takes images: a user message's Images are
+	// sent as image parts. Without it they are left out.
+	Vision bool
 }
 
 // OpenAI is a Provider speaking the OpenAI chat completions API (OpenAI,
@@ -53,6 +56,7 @@ type OpenAI struct {
 	stream    bool
 	timeout   time.Duration
 	maxTokens int
+	vision    bool
 	client    *openai.Client
 	secrets   *secrets.Set
 	tools     atomic.Pointer[toolCache]
@@ -92,6 +96,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		stream:    cfg.Stream,
 		timeout:   cfg.Timeout,
 		maxTokens: cfg.MaxTokens,
+		vision:    cfg.Vision,
 		client:    openai.NewClientWithConfig(oc),
 		secrets:   secrets.New(cfg.APIKey, urlPassword(cfg.BaseURL)),
 	}, nil
@@ -166,7 +171,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 func (p *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	creq := openai.ChatCompletionRequest{
 		Model:    p.model,
-		Messages: toOpenAIMessages(req.Messages),
+		Messages: toOpenAIMessages(req.Messages, p.vision),
 		Tools:    p.toolsFor(req.Tools),
 	}
 	if p.maxTokens > 0 {

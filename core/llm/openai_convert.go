@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 
@@ -10,7 +11,9 @@ import (
 // toOpenAIMessages converts the history. The API refuses an assistant
 // message with neither text nor calls, so those are left out, and a tool
 // message without content, so an empty result is sent as "(no output)".
-func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
+// With vision, a user message's images follow its text as image parts
+// (data: URLs); without, they are left out (the text names the files).
+func toOpenAIMessages(msgs []Message, vision bool) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
 		if m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
@@ -23,9 +26,31 @@ func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
 		if len(m.ToolCalls) > 0 {
 			om.ToolCalls = toOpenAIToolCalls(m.ToolCalls)
 		}
+		if vision && m.Role == RoleUser && len(m.Images) > 0 {
+			om.MultiContent = imageParts(m.Content, m.Images)
+			om.Content = ""
+		}
 		out = append(out, om)
 	}
 	return out
+}
+
+// imageParts is a user message's text followed by its images.
+func imageParts(text string, images []Image) []openai.ChatMessagePart {
+	parts := make([]openai.ChatMessagePart, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
+	}
+	for _, img := range images {
+		parts = append(parts, openai.ChatMessagePart{
+			Type: openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{
+				URL:    "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+				Detail: openai.ImageURLDetailAuto,
+			},
+		})
+	}
+	return parts
 }
 
 func toOpenAIToolCalls(calls []ToolCall) []openai.ToolCall {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -38,7 +39,7 @@ func FuzzCheckArgs(f *testing.F) {
 	names := []string{"echo", "none", "open"}
 	f.Fuzz(func(t *testing.T, tool byte, args string) {
 		name := names[int(tool)%len(names)]
-		err := r.CheckArgs(name, args)
+		err := r.CheckArgs(context.Background(), name, args)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidArgs) {
 				t.Fatalf("CheckArgs(%s, %q) = %v, not an ErrInvalidArgs", name, args, err)
@@ -64,8 +65,8 @@ func FuzzCheckArgs(f *testing.F) {
 				t.Fatalf("CheckArgs(none, %q) accepted arguments", args)
 			}
 		}
-		if canon := core.CanonicalArgs(args); r.CheckArgs(name, canon) != nil {
-			t.Fatalf("CheckArgs(%s) accepts %q but not its canonical form %q: %v", name, args, canon, r.CheckArgs(name, canon))
+		if canon := core.CanonicalArgs(args); r.CheckArgs(context.Background(), name, canon) != nil {
+			t.Fatalf("CheckArgs(%s) accepts %q but not its canonical form %q: %v", name, args, canon, r.CheckArgs(context.Background(), name, canon))
 		}
 	})
 }

@@ -111,7 +111,7 @@ func TestCheckArgsMatchesRun(t *testing.T) {
 		{"echo", `[]`, false},
 		{"echo", ``, false},
 	} {
-		err := r.CheckArgs(tt.name, tt.args)
+		err := r.CheckArgs(context.Background(), tt.name, tt.args)
 		before := ran
 		_, runErr := r.Run(context.Background(), tt.name, json.RawMessage(tt.args))
 		if (err == nil) != tt.ok || (runErr == nil) != tt.ok {
@@ -124,10 +124,10 @@ func TestCheckArgsMatchesRun(t *testing.T) {
 			t.Errorf("%s %s: refused but the tool ran", tt.name, tt.args)
 		}
 	}
-	if err := r.CheckArgs("nope", `{}`); !errors.Is(err, ErrUnknownTool) {
+	if err := r.CheckArgs(context.Background(), "nope", `{}`); !errors.Is(err, ErrUnknownTool) {
 		t.Errorf("unknown tool: %v, want ErrUnknownTool", err)
 	}
-	if err := r.CheckArgs("echo", `{"TEXT":"a"}`); !errors.Is(err, ErrInvalidArgs) {
+	if err := r.CheckArgs(context.Background(), "echo", `{"TEXT":"a"}`); !errors.Is(err, ErrInvalidArgs) {
 		t.Errorf("cased key: %v, want ErrInvalidArgs", err)
 	}
 }

@@ -93,13 +93,13 @@ func (r *Registry) failure(out string, err error) string {
 // error wraps ErrUnknownTool or ErrInvalidArgs and names the argument, e.g.
 // "unknown argument PATH; expected path". It is cheap: the schema was
 // parsed at Register.
-func (r *Registry) CheckArgs(name, args string) error {
-	_, _, err := r.check(name, json.RawMessage(args))
+func (r *Registry) CheckArgs(ctx context.Context, name, args string) error {
+	_, _, err := r.check(ctx, name, json.RawMessage(args))
 	return err
 }
 
 // check finds the tool and validates its normalised arguments.
-func (r *Registry) check(name string, args json.RawMessage) (*entry, json.RawMessage, error) {
+func (r *Registry) check(ctx context.Context, name string, args json.RawMessage) (*entry, json.RawMessage, error) {
 	e := r.lookup(name)
 	if e == nil {
 		return nil, nil, fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, r.names())
@@ -109,7 +109,7 @@ func (r *Registry) check(name string, args json.RawMessage) (*entry, json.RawMes
 		return nil, nil, fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
 	}
 	if v, ok := e.tool.(ArgsValidator); ok {
-		if err := v.ValidateArgs(args); err != nil {
+		if err := v.ValidateArgs(ctx, args); err != nil {
 			return nil, nil, fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
 		}
 	}
@@ -118,7 +118,7 @@ func (r *Registry) check(name string, args json.RawMessage) (*entry, json.RawMes
 
 // run is Run without the output cap; conv, when known, goes into the log.
 func (r *Registry) run(ctx context.Context, conv, name string, args json.RawMessage) (string, error) {
-	e, args, err := r.check(name, args)
+	e, args, err := r.check(ctx, name, args)
 	if err != nil {
 		return "", err
 	}

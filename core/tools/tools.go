@@ -35,5 +35,5 @@ type Tool interface {
 // arguments (CheckArgs, before any gate, and Run), with the normalised
 // arguments object. An error is reported as ErrInvalidArgs.
 type ArgsValidator interface {
-	ValidateArgs(args json.RawMessage) error
+	ValidateArgs(ctx context.Context, args json.RawMessage) error
 }

@@ -100,7 +100,7 @@ func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
 	go c.read(ctx, next, lines, readErr)
 	c.running.Store(true)
 	if c.prompt != "" {
-		c.write("gatehouse console — type a message, /pending for approvals, Ctrl-D to quit.\n" + c.prompt)
+		c.write("gatehouse console — type a message, /pending for approvals, /attach PATH to send a file, Ctrl-D to quit.\n" + c.prompt)
 	}
 	for {
 		select {
@@ -123,8 +123,14 @@ func (c *Console) Run(ctx context.Context, inbox gateways.Inbox) error {
 
 // submit hands one line to the engine. An engine that has stopped, or ctx
 // ending, is a shutdown, not an error.
+// An /attach line sends a local file as an attachment.
 func (c *Console) submit(ctx context.Context, inbox gateways.Inbox, line string) error {
 	s := core.Signal{Kind: core.KindMessage, Conv: Conversation(), From: Identity, Text: line, Private: true}
+	if path, caption, ok := parseAttach(line); ok {
+		if s, ok = c.attachSignal(path, caption); !ok {
+			return nil
+		}
+	}
 	err := inbox.Submit(ctx, s)
 	if err == nil || errors.Is(err, core.ErrStopped) || ctx.Err() != nil {
 		return nil

@@ -80,6 +80,11 @@ type Config struct {
 	SendTimeout time.Duration
 	// TypingEvery is how often the typing indicator is renewed; default 4s.
 	TypingEvery time.Duration
+	// MaxFileBytes is attachments.max_bytes: the photo size taken is the
+	// largest within it; default 20MiB.
+	MaxFileBytes int64
+	// FetchTimeout bounds one attachment's getFile and download; default 2m.
+	FetchTimeout time.Duration
 }
 
 // Webhook configures webhook mode.
@@ -102,6 +107,10 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Lease, when set, runs long polling only while this instance holds the
+	// lease "telegram:<bot id>" (gateways.RunUnderLease): Telegram allows
+	// one getUpdates per token at a time. Nil when the store is not shared.
+	Lease *gateways.LeaseConfig
 }
 
 // withDefaults validates c and fills in its defaults.
@@ -129,6 +138,10 @@ func (c Config) withDefaults() (Config, error) {
 	c.SendTimeout = orDuration(c.SendTimeout, 30*time.Second)
 	c.TypingEvery = orDuration(c.TypingEvery, 4*time.Second)
 	c.RetryFor = orDuration(c.RetryFor, DefaultRetryFor)
+	c.FetchTimeout = orDuration(c.FetchTimeout, 2*time.Minute)
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = 20 << 20
+	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Transport: newTransport()}
 	}

@@ -79,6 +79,7 @@ func startE2EWith(t *testing.T, opts faketg.Options, tune func(*config.Config)) 
 			}
 			fast := telegram.FastConfig(e.tg)
 			fast.Token, fast.APIURL, fast.Mode, fast.Group = c.Token, c.APIURL, c.Mode, c.Group
+			fast.MaxFileBytes = c.MaxFileBytes
 			*c = fast
 		}})
 	if err != nil {

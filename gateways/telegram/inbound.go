@@ -15,7 +15,7 @@ import (
 )
 
 // notSupported answers content the gateway cannot read yet.
-const notSupported = "Sorry, I can only read text for now: stickers, voice messages, files and photos without a caption are not supported yet."
+const notSupported = "Sorry, I can read text, photos, files, voice notes, audio and videos, but stickers, contacts, locations, polls and dice are not supported yet."
 
 // handleRaw decodes one update and handles it. A malformed update is
 // logged and skipped. It reports whether it submitted a signal (carrying
@@ -89,21 +89,31 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 		return false, nil
 	}
 	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10), Thread: topic}
+	var atts []core.Attachment
+	if private || addressed { // a group's files only when the bot is addressed, even with group: all
+		atts = g.attachments(m)
+	}
 	if strings.TrimSpace(text) == "" {
-		if hasMedia(m) && (private || addressed) { // not to every sticker in a group
-			g.replyLater(conv, notSupported, m.MessageID)
+		if !private && !addressed { // not every photo or sticker in a group
+			return false, nil
 		}
-		return false, nil
+		if len(atts) == 0 {
+			if hasMedia(m) {
+				g.replyLater(conv, notSupported, m.MessageID)
+			}
+			return false, nil
+		}
 	}
 	err := inbox.Submit(ctx, core.Signal{
-		Kind:      core.KindMessage,
-		Conv:      conv,
-		From:      identity(m.From.ID),
-		Text:      text,
-		MessageID: strconv.Itoa(m.MessageID),
-		Private:   private,
-		At:        time.Unix(int64(m.Date), 0),
-		Done:      done,
+		Kind:        core.KindMessage,
+		Conv:        conv,
+		From:        identity(m.From.ID),
+		Text:        text,
+		Attachments: atts,
+		MessageID:   strconv.Itoa(m.MessageID),
+		Private:     private,
+		At:          time.Unix(int64(m.Date), 0),
+		Done:        done,
 	})
 	return err == nil, err
 }

@@ -13,12 +13,17 @@ var _ gateways.Readier = (*Gateway)(nil)
 // Ready reports whether the gateway is connected. Polling: a getUpdates
 // was answered within the window a healthy loop needs between answers
 // (the long-poll timeout, the stall margin and the longer of the re-poll
-// pause and the poll floor). Webhook: Run has started serving.
+// pause and the poll floor); or, under a lease (Deps.Lease), another
+// instance holds it and this one stands by. Webhook: Run has started
+// serving.
 func (g *Gateway) Ready() error {
 	if g.cfg.Mode == ModeWebhook {
 		if g.run.Load() == nil {
 			return errors.New("telegram: webhook not serving yet")
 		}
+		return nil
+	}
+	if g.standby.Load() {
 		return nil
 	}
 	last := g.lastPoll.Load()

@@ -145,6 +145,8 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 		Mode:       s.Mode,
 		Group:      s.Group,
 		HTTPClient: d.HTTPClient,
+
+		MaxFileBytes: d.MaxAttachment,
 		Webhook: Webhook{
 			Listen:      s.Webhook.Listen,
 			PublicURL:   s.Webhook.PublicURL,
@@ -157,7 +159,8 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if tc.Mode == ModeWebhook && tc.Webhook.Listen == "" && (d.HTTPListen == "" || d.Mount == nil) {
 		return nil, fmt.Errorf("gateways.telegram.webhook.listen: empty, and http.listen is empty too: nothing would serve the webhook")
 	}
-	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals, Metrics: d.Metrics})
+	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals, Metrics: d.Metrics,
+		Lease: d.Lease})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.telegram: %w", err)
 	}

@@ -59,8 +59,10 @@ type Gateway struct {
 	wg        sync.WaitGroup // callbacks and replies started by Run
 
 	delivery    metrics.Delivery
-	reconnected func()       // a poll failed and is tried again
-	lastPoll    atomic.Int64 // unix nanoseconds of the last getUpdates answered; 0 before the first
+	reconnected func()                // a poll failed and is tried again
+	lastPoll    atomic.Int64          // unix nanoseconds of the last getUpdates answered; 0 before the first
+	lease       *gateways.LeaseConfig // nil: polling runs without one
+	standby     atomic.Bool           // polling waits for the lease another instance holds
 }
 
 // runState is what a running gateway hands to its background work.
@@ -82,6 +84,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		secrets:   secrets.New(cfg.Token, url.PathEscape(cfg.Token), url.QueryEscape(cfg.Token), cfg.Webhook.SecretToken),
 		cursors:   d.Cursors,
 		approvals: d.Approvals,
+		lease:     d.Lease,
 		prompts:   new(gateways.PromptBook[promptRef]),
 		seen:      newRecentIDs(1024),
 
@@ -142,7 +145,21 @@ func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
 	if g.cfg.Mode == ModeWebhook {
 		return g.runWebhook(ctx)
 	}
+	if l := g.lease; l != nil {
+		g.standby.Store(true)
+		return gateways.RunUnderLease(ctx, l.Leaser, g.leaseName(), l.Holder, l.TTL, g.log,
+			func(ctx context.Context) error {
+				g.standby.Store(false)
+				defer g.standby.Store(true)
+				return g.runPolling(ctx, inbox)
+			})
+	}
 	return g.runPolling(ctx, inbox)
+}
+
+// leaseName is the lease long polling runs under: one per bot.
+func (g *Gateway) leaseName() string {
+	return fmt.Sprintf("%s:%d", Name, g.bot.Self.ID)
 }
 
 // api returns a client whose requests carry ctx.

@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +61,12 @@ type Options struct {
 	Load func() (*config.Config, error)
 	// SetLogLevel, when set, changes the level of Log on a reload.
 	SetLogLevel func(level string)
+	// Instance names this instance among those sharing the store (schedule
+	// slots, leases, /status); "" is store.instance, and when that is ""
+	// too, hostname-pid (InstanceName).
+	Instance string
+	// Version is the build's version, shown beside the instance.
+	Version string
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -83,6 +90,9 @@ type App struct {
 	// enabled names the gateways that run (enabledGateways), which a
 	// reload's approvers are checked against: enabling one needs a restart.
 	enabled map[string]bool
+	// instance names this instance in the store (Options.Instance).
+	instance string
+	cluster  *cluster // its heartbeat and /status lines
 
 	reload reloader
 
@@ -94,7 +104,7 @@ type App struct {
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(),
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
 		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
@@ -118,6 +128,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
+	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
 	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
 	if err != nil {
 		return err
@@ -134,7 +145,11 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.budget = buildBudget(cfg, a.store)
-	provider, err := buildProvider(cfg, o.Log, a.metrics, a.budget)
+	provider, media, err := buildProviders(cfg, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	attachments, err := buildAttachments(cfg, media, a.store, o.Now, o.Log)
 	if err != nil {
 		return err
 	}
@@ -144,7 +159,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	}
 	a.policy = policy
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.sched, err = buildScheduler(cfg, o.Log); err != nil {
+	if a.sched, err = buildScheduler(cfg, a.store, a.instance, o.Log); err != nil {
 		return err
 	}
 	notify, err := notifyConversations(cfg)
@@ -162,8 +177,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		BudgetNotify: notify,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
-		Status:       statusReporters(a.mcp),
+		Status:       statusReporters(a.cluster, a.mcp),
 		Undo:         undo,
+		Attachments:  attachments,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -204,8 +220,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	return nil
 }
 
-// Run runs the engine, the broker, every gateway, the health server and a
-// daily prune of history past store.retention until ctx ends. When the
+// Run runs the engine, the broker, every gateway, the health server, the
+// instance's heartbeat in the store and a daily prune of history past
+// store.retention until ctx ends. When the
 // only gateway is one whose input can end (the bot's own stdin), or that
 // input is a terminal (Options.Interactive: Ctrl-D), the end of its input
 // ends Run too, after the replies in flight are delivered. It returns an
@@ -230,6 +247,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
+	g.Go(func() error { return a.cluster.run(gctx, heartbeatEvery) })
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every
@@ -264,7 +282,7 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
 	}
 	a.health.setReady()
-	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.cfg.Store.InstanceName()).Msg("gatehouse running")
+	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
 		err = nil
@@ -336,11 +354,12 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 	}
 }
 
-// statusReporters are the parts that add lines to /status: the MCP
-// servers, when there are any.
-func statusReporters(m *mcp.Manager) []core.StatusReporter {
+// statusReporters are the parts that add lines to /status: the instances
+// sharing the store and the leases held, and the MCP servers, when there
+// are any.
+func statusReporters(c *cluster, m *mcp.Manager) []core.StatusReporter {
 	if m == nil {
-		return nil
+		return []core.StatusReporter{c}
 	}
-	return []core.StatusReporter{m}
+	return []core.StatusReporter{c, m}
 }

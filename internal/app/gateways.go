@@ -19,18 +19,20 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		return err
 	}
 	deps := gateways.Deps{
-		Log:         a.log,
-		Cursors:     a.store,
-		Memory:      a.store,
-		Auth:        a.auth,
-		Approvals:   a.broker,
-		HTTPClient:  o.HTTPClient,
-		Stdin:       o.Stdin,
-		Stdout:      o.Stdout,
-		Interactive: o.Interactive,
-		HTTPListen:  a.cfg.HTTP.Listen,
-		Tune:        o.Tune,
-		Metrics:     a.metrics,
+		Log:           a.log,
+		Cursors:       a.store,
+		Memory:        a.store,
+		Auth:          a.auth,
+		Approvals:     a.broker,
+		HTTPClient:    o.HTTPClient,
+		Stdin:         o.Stdin,
+		Stdout:        o.Stdout,
+		Interactive:   o.Interactive,
+		HTTPListen:    a.cfg.HTTP.Listen,
+		Tune:          o.Tune,
+		Metrics:       a.metrics,
+		Lease:         a.receiverLease(),
+		MaxAttachment: int64(a.cfg.Attachments.MaxBytes),
 	}
 	if a.cfg.HTTP.Listen != "" {
 		deps.Mount = func(pattern string, h http.Handler) {

@@ -25,14 +25,16 @@ func ScheduleEntries(cfg *config.Config) ([]schedule.Entry, error) {
 	return out, nil
 }
 
-// buildScheduler builds the scheduler of the configured schedules; the
-// tracker (the broker) is set once it exists.
-func buildScheduler(cfg *config.Config, log zerolog.Logger) (*schedule.Scheduler, error) {
+// buildScheduler builds the scheduler of the configured schedules, each
+// slot claimed in the store by instance (so that instances sharing the
+// store run it once); the tracker (the broker) is set once it exists.
+func buildScheduler(cfg *config.Config, slots schedule.SlotClaimer, instance string, log zerolog.Logger) (*schedule.Scheduler, error) {
 	entries, err := ScheduleEntries(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return schedule.New(entries, schedule.Options{Log: log.With().Str("component", "schedule").Logger()})
+	return schedule.New(entries, schedule.Options{Slots: slots, Instance: instance,
+		Log: log.With().Str("component", "schedule").Logger()})
 }
 
 // checkScheduleGateways refuses a schedule whose conversation is on a

@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/attach"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/checkpoint"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -132,6 +133,23 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, n
 // its own price (b.Priced) and recorded in rec under its own name
 // (llm.Observed), a failed-over one's too.
 func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) (llm.Provider, error) {
+	p, _, err := buildProviders(cfg, log, rec, b)
+	return p, err
+}
+
+// mediaAbilities are what the built providers can do with attachments.
+type mediaAbilities struct {
+	// vision: some provider takes images (each other one drops them).
+	vision bool
+	// transcriber is llm.transcribe's provider's; nil when unset or that
+	// provider was skipped.
+	transcriber llm.Transcriber
+}
+
+// buildProviders is buildProvider, also returning the providers' media
+// abilities for the attachments receiver.
+func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) (llm.Provider, mediaAbilities, error) {
+	var media mediaAbilities
 	ps := make([]llm.Provider, 0, len(cfg.LLM.Providers))
 	for i, p := range cfg.LLM.Providers {
 		if why := ProviderSkipped(p); why != "" {
@@ -144,21 +162,43 @@ func buildProvider(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b *
 		}
 		prov, err := llm.NewOpenAI(llm.OpenAIConfig{
 			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
-			Stream: p.Stream, Timeout: timeout,
+			Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("llm.providers[%d]: %w", i, err)
+			return nil, media, fmt.Errorf("llm.providers[%d]: %w", i, err)
+		}
+		media.vision = media.vision || p.Vision
+		if t := cfg.LLM.Transcribe; t.Provider != "" && t.Provider == p.Name {
+			media.transcriber = prov.Transcriber(t.Model)
 		}
 		ps = append(ps, llm.Observed(b.Priced(prov), rec))
+	}
+	if t := cfg.LLM.Transcribe; t.Provider != "" && media.transcriber == nil {
+		log.Warn().Str("provider", t.Provider).Msg("llm.transcribe: its provider was skipped; voice notes are saved as files only")
 	}
 	switch len(ps) {
 	case 0:
 		log.Warn().Msg("no usable llm provider: running the offline DEMO model, which only knows a few intents. Set OPENAI_API_KEY (or configure llm.providers) for real answers")
-		return llm.Observed(llm.NewDemo(), rec), nil
+		return llm.Observed(llm.NewDemo(), rec), media, nil
 	case 1:
-		return ps[0], nil
+		return ps[0], media, nil
 	}
-	return llm.NewCascade(log, ps...), nil
+	return llm.NewCascade(log, ps...), media, nil
+}
+
+// buildAttachments returns the receiver of files sent with messages.
+func buildAttachments(cfg *config.Config, media mediaAbilities, audit attach.Audit, now func() time.Time, log zerolog.Logger) (*attach.Receiver, error) {
+	a := cfg.Attachments
+	r, err := attach.New(attach.Options{
+		Workspace: cfg.Tools.Workspace, Dir: a.Dir, MaxBytes: int64(a.MaxBytes),
+		Images: media.vision, MaxImages: a.MaxImages,
+		Transcriber: media.transcriber, TranscribeTimeout: cfg.LLM.Transcribe.Timeout.D(),
+		Audit: audit, Log: log, Now: now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("attachments: %w", err)
+	}
+	return r, nil
 }
 
 // Tools returns the tool registry the bot runs with cfg: the built-in

@@ -6,8 +6,6 @@
 package config
 
 import (
-	"os"
-	"strconv"
 	"time"
 )
 
@@ -28,6 +26,8 @@ type Config struct {
 	MCP MCP `yaml:"mcp"`
 	// Schedules are prompts run on a cron schedule (see Schedule).
 	Schedules []Schedule `yaml:"schedules"`
+	// Attachments bounds and places files received from chat.
+	Attachments Attachments `yaml:"attachments"`
 }
 
 // LLM configures the reasoning side.
@@ -47,6 +47,9 @@ type LLM struct {
 	History int `yaml:"history"`
 	// SystemPrompt replaces the built-in system prompt when not empty.
 	SystemPrompt string `yaml:"system_prompt"`
+	// Transcribe turns voice notes and audio into text; unset, they are
+	// saved as files only.
+	Transcribe Transcribe `yaml:"transcribe"`
 }
 
 // Provider is one OpenAI-compatible endpoint.
@@ -66,6 +69,9 @@ type Provider struct {
 	// answers is recorded at this price (none: it costs 0).
 	// budget.daily_usd needs a price on every provider.
 	Price *Price `yaml:"price"`
+	// Vision says the model accepts image input: images received with a
+	// message are sent to it as image parts (attachments.max_images).
+	Vision bool `yaml:"vision"`
 }
 
 // Price is a provider's price in USD per million tokens.
@@ -176,21 +182,9 @@ type Store struct {
 	// instance on the same database takes it over (postgres; read, not
 	// used yet: leases are not built). Default 15s.
 	LeaseTTL Duration `yaml:"lease_ttl"`
-	// Instance is this instance's name in logs, /status and the audit;
-	// "" means hostname-pid (see InstanceName).
+	// Instance is this instance's name in logs, /status, schedule slots
+	// and leases; "" means hostname-pid (internal/app.InstanceName).
 	Instance string `yaml:"instance"`
-}
-
-// InstanceName is Instance, or hostname-pid when it is empty.
-func (s Store) InstanceName() string {
-	if s.Instance != "" {
-		return s.Instance
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
 // HTTP configures the health and metrics server.
@@ -238,6 +232,8 @@ func Default(table []GatewaySpec) *Config {
 			LeaseTTL: Duration(15 * time.Second)},
 		HTTP: HTTP{Listen: "127.0.0.1:9090"},
 		Log:  Log{Level: "info", Format: "auto"},
+
+		Attachments: defaultAttachments(),
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -207,17 +206,5 @@ policy:
 	}
 	if r[0].Verdict().String() != "deny" || r[1].Verdict().String() != "approve" || r[2].Verdict().String() != "allow" {
 		t.Errorf("verdicts %v %v %v", r[0].Verdict(), r[1].Verdict(), r[2].Verdict())
-	}
-}
-
-// TestStoreInstanceName: store.instance names the instance; empty, it is
-// hostname-pid.
-func TestStoreInstanceName(t *testing.T) {
-	host, _ := os.Hostname()
-	if got, want := (Store{}).InstanceName(), host+"-"+strconv.Itoa(os.Getpid()); got != want {
-		t.Errorf("InstanceName() = %q; want %q", got, want)
-	}
-	if got := (Store{Instance: "bot-a"}).InstanceName(); got != "bot-a" {
-		t.Errorf("InstanceName() = %q; want bot-a", got)
 	}
 }

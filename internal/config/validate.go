@@ -30,6 +30,14 @@ func (c *Config) fillDerived() {
 			p.Timeout = c.LLM.Timeout
 		}
 	}
+	if t := &c.LLM.Transcribe; t.Provider != "" {
+		if t.Model == "" {
+			t.Model = defaultTranscribeModel
+		}
+		if t.Timeout == 0 {
+			t.Timeout = c.LLM.Timeout
+		}
+	}
 }
 
 // validate checks every value and compiles the policy's regexps. It returns
@@ -48,6 +56,8 @@ func (c *Config) validate() error {
 	c.Log.check(ch)
 	checkSchedules(ch, c.Schedules)
 	c.Budget.check(ch, c.LLM.Providers)
+	c.Attachments.check(ch)
+	c.LLM.Transcribe.check(ch, c.LLM.Providers)
 	if err := ch.err(); err != nil {
 		return err
 	}

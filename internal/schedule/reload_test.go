@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,27 +53,33 @@ func TestSetEntries(t *testing.T) {
 		if names := scheduleNames(s); names != "keep new" {
 			t.Errorf("/schedules lists %q", names)
 		}
-		time.Sleep(2 * time.Second) // 4s: keep is due but its run goes on
+		time.Sleep(1 * time.Second) // 3s: new's first run ("@every 3s" runs at the epoch's multiples of 3s)
 		synctest.Wait()
-		if got, _ := in.signals(); len(got) != 2 {
-			t.Fatalf("%d runs at 4s, want still 2 (keep skipped, gone stopped)", len(got))
+		got, _ := in.signals()
+		if len(got) != 3 || got[2].Schedule != "new" {
+			t.Fatalf("%d runs at 3s, want new's first run", len(got))
+		}
+		got[2].Done()
+		time.Sleep(1 * time.Second) // 4s: keep is due but its run goes on
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 3 {
+			t.Fatalf("%d runs at 4s, want still 3 (keep skipped, gone stopped)", len(got))
 		}
 		if !strings.Contains(logs.String(), "run skipped") {
 			t.Errorf("keep's skip not logged:\n%s", logs)
 		}
 		keep()
-		time.Sleep(1 * time.Second) // 5s: new's first run (3s after the change)
+		time.Sleep(2 * time.Second) // 6s: keep's next run, with the new prompt, and new's
 		synctest.Wait()
-		time.Sleep(1 * time.Second) // 6s: keep's next run, with the new prompt
-		synctest.Wait()
-		got, _ := in.signals()
+		got, _ = in.signals()
 		var texts []string
-		for _, sig := range got[2:] {
+		for _, sig := range got[3:] {
 			texts = append(texts, sig.Schedule+"="+sig.Text)
 			sig.Done()
 		}
-		if strings.Join(texts, " ") != "new=n keep=k2" {
-			t.Errorf("runs after the change: %v, want new=n keep=k2", texts)
+		slices.Sort(texts) // submitted concurrently
+		if strings.Join(texts, " ") != "keep=k2 new=n" {
+			t.Errorf("runs after the change: %v, want keep=k2 new=n", texts)
 		}
 	})
 }
@@ -198,19 +205,27 @@ func TestReloadKeepsAnUnchangedSchedulesNextRun(t *testing.T) {
 		if got, _ := in.signals(); len(got) != 5 {
 			t.Fatalf("%d runs in 32s of reloads every 4s; want 5 (at 6, 12, 18, 24, 30s)", len(got))
 		}
-		// A changed cron counts from the reload: 32s + 5s.
+		// A changed cron counts from the reload: "@every 5s" runs next at
+		// 35s, the first multiple of 5s since the epoch after 32s.
 		if err := s.SetEntries([]Entry{{Name: "beat", Cron: "@every 5s", Conv: conv, Prompt: "p"}}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(4 * time.Second) // 36s: the old next run, gone
+		time.Sleep(3 * time.Second) // 35s
 		synctest.Wait()
-		if got, _ := in.signals(); len(got) != 5 {
-			t.Fatalf("%d runs at 36s; want still 5 (the changed cron's first run is at 37s)", len(got))
+		got, _ := in.signals()
+		if len(got) != 6 {
+			t.Fatalf("%d runs at 35s; want 6", len(got))
 		}
-		time.Sleep(time.Second)
+		got[5].Done()
+		time.Sleep(time.Second) // 36s: the old next run, gone
 		synctest.Wait()
 		if got, _ := in.signals(); len(got) != 6 {
-			t.Fatalf("%d runs at 37s; want 6", len(got))
+			t.Fatalf("%d runs at 36s; want still 6 (the old cron's run at 36s is gone)", len(got))
+		}
+		time.Sleep(4 * time.Second)
+		synctest.Wait()
+		if got, _ := in.signals(); len(got) != 7 {
+			t.Fatalf("%d runs at 40s; want 7", len(got))
 		}
 	})
 }

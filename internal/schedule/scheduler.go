@@ -26,12 +26,25 @@ type Tracker interface {
 	Outstanding(ctx context.Context, requester core.Identity) (bool, error)
 }
 
+// SlotClaimer makes each slot of a schedule run on one instance among those
+// sharing a store (store.ScheduleSlots, wired in internal/app):
+// ClaimScheduleSlot is true for exactly one caller per name and slot.
+type SlotClaimer interface {
+	ClaimScheduleSlot(ctx context.Context, name string, slot time.Time, instance string) (bool, error)
+}
+
 // Options configure a Scheduler.
 type Options struct {
 	// Tracker, when set, keeps a run going while its approvals are; without
 	// one a run ends with its turn.
 	Tracker Tracker
-	Log     zerolog.Logger
+	// Slots, when set, is asked before each run, with the time the run was
+	// due as its slot: a slot another instance claimed is skipped. Without
+	// it every slot runs here.
+	Slots SlotClaimer
+	// Instance names this instance in the slots it claims.
+	Instance string
+	Log      zerolog.Logger
 	// Now is the clock; time.Now when nil. The waits use the time package's
 	// timers, so tests drive both with testing/synctest.
 	Now func() time.Time
@@ -184,19 +197,25 @@ func (s *Scheduler) Run(ctx context.Context, inbox Inbox) error {
 		}
 		now := s.o.Now()
 		s.mu.Lock()
-		var due []Entry // as they are now: SetEntries may change them
+		var due []dueRun // as they are now: SetEntries may change them
 		s.reschedule(now, func(j *job) bool {
 			if j.next.After(now) {
 				return false
 			}
-			due = append(due, j.Entry)
+			due = append(due, dueRun{j.Entry, j.next})
 			return true
 		})
 		s.mu.Unlock()
-		for _, e := range due {
-			s.fire(ctx, &wg, inbox, e)
+		for _, d := range due {
+			s.fire(ctx, &wg, inbox, d.Entry, d.slot)
 		}
 	}
+}
+
+// dueRun is an entry whose run is due, and the time it was due.
+type dueRun struct {
+	Entry
+	slot time.Time
 }
 
 // reschedule sets the next run, after now, of the jobs pick chooses;
@@ -226,11 +245,27 @@ func (s *Scheduler) earliest() (time.Time, bool) {
 	return slices.MinFunc(s.jobs, func(a, b *job) int { return a.next.Compare(b.next) }).next, true
 }
 
-// fire starts one run of e, its entry as it was when the run was due,
-// unless its previous run is still going.
-func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e Entry) {
+// fire starts one run of e, its entry as it was when the run was due at
+// slot, unless another instance claimed the slot or its previous run is
+// still going. The slot is claimed first, so that with several instances
+// the one that claims it decides whether it runs.
+func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e Entry, slot time.Time) {
 	id := core.ScheduleIdentity(e.Name)
 	log := s.o.Log.With().Str("schedule", e.Name).Str("conv", e.Conv.Key()).Logger()
+	if s.o.Slots != nil {
+		mine, err := s.o.Slots.ClaimScheduleSlot(ctx, e.Name, slot, s.o.Instance)
+		switch {
+		case err != nil:
+			// Rather skip a run than run a slot twice.
+			if ctx.Err() == nil {
+				log.Error().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed")
+			}
+			return
+		case !mine:
+			log.Debug().Time("slot", slot).Msg("schedule: run skipped: another instance claimed its slot")
+			return
+		}
+	}
 	if busy, why := s.busy(ctx, log, e.Name, id); busy {
 		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
 		return

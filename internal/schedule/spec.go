@@ -35,7 +35,9 @@ func CheckName(name string) error {
 
 // Parse reads a cron expression in the standard five-field syntax of
 // github.com/robfig/cron/v3, descriptors such as "@hourly" and "@every 30s"
-// included, evaluated in the IANA time zone tz ("" is UTC). The zone is set
+// included, evaluated in the IANA time zone tz ("" is UTC). "@every d" runs
+// at the multiples of d since the Unix epoch (every instance on a shared
+// store agrees on them), not d after the start. The zone is set
 // by tz alone: a CRON_TZ= or TZ= prefix in spec is refused, and so is an
 // expression that names no time in the next five years.
 func Parse(spec, tz string) (cron.Schedule, error) {
@@ -51,8 +53,11 @@ func Parse(spec, tz string) (cron.Schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", spec, err)
 	}
-	if spec, ok := sched.(*cron.SpecSchedule); ok {
-		spec.Location = loc
+	switch sc := sched.(type) {
+	case *cron.SpecSchedule:
+		sc.Location = loc
+	case cron.ConstantDelaySchedule:
+		sched = every{sc.Delay}
 	}
 	// Next answers the zero time for a date that never comes (the 30th
 	// of February): the scheduler would take it as due at once, always.
@@ -60,6 +65,25 @@ func Parse(spec, tz string) (cron.Schedule, error) {
 		return nil, fmt.Errorf("%q: names no time in the next five years (a date that never comes, such as the 30th of February)", spec)
 	}
 	return sched, nil
+}
+
+// every is "@every d" aligned to the Unix epoch: its runs are at the
+// multiples of d since 1970-01-01 00:00 UTC, not d after whenever the bot
+// started, so that every instance sharing a store agrees on the slots (and
+// "@every 1h" runs on the hour). d is whole seconds, at least one (as
+// robfig/cron makes it).
+type every struct{ d time.Duration }
+
+// Next returns the first multiple of d since the epoch after t, in t's
+// location.
+func (e every) Next(t time.Time) time.Time {
+	d := e.d.Nanoseconds()
+	n := t.UnixNano()
+	slot := n - n%d
+	if n%d < 0 { // floor for a time before the epoch
+		slot -= d
+	}
+	return time.Unix(0, slot+d).In(t.Location())
 }
 
 // Location loads the IANA time zone tz; "" is UTC.

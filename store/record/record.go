@@ -80,7 +80,9 @@ type AuditEntry struct {
 	// Outcome is "requested", "allowed", "approved", "denied", "expired",
 	// "executed", "failed", "interrupted", "refused" (an attempt to resolve
 	// that was turned down, or an action that did not match its digest),
-	// "unallowed" (a standing allow was removed).
+	// "unallowed" (a standing allow was removed), "received" (a file
+	// received from chat and saved, Tool "attachment": Args has its path,
+	// name, media type, size and SHA-256, Detail "sha256:<hex>").
 	Outcome string
 	Detail  string
 }

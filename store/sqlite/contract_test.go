@@ -80,3 +80,21 @@ func TestMemoryContract(t *testing.T) {
 		return openAt(t, path, opts)
 	})
 }
+
+func TestScheduleSlotContract(t *testing.T) {
+	storetest.ScheduleSlotContract(t, func(t *testing.T, now func() time.Time) storetest.SlotStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
+
+func TestLeaseContract(t *testing.T) {
+	storetest.LeaseContract(t, func(t *testing.T, now func() time.Time) store.Leases {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
+
+func TestInstanceContract(t *testing.T) {
+	storetest.InstanceContract(t, func(t *testing.T, now func() time.Time) storetest.InstanceStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}

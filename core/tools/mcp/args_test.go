@@ -38,7 +38,7 @@ func TestRunSendsTheArgumentsUnchanged(t *testing.T) {
 	}
 	const id = "12345678901234567891"
 	args := json.RawMessage(`{"id":` + id + `}`)
-	if err := tl.ValidateArgs(args); err != nil {
+	if err := tl.ValidateArgs(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
 	out, err := tl.Run(ctx, args)

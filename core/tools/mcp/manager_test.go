@@ -171,7 +171,7 @@ func TestArgumentsOutsideTheSchemaNeverReachTheServer(t *testing.T) {
 		`{"path":"a.txt","text":"x","mode":"rw"}`, // additionalProperties: false
 		`{"path":"` + strings.Repeat("a", 65) + `","text":"x"}`,
 	} {
-		err := r.reg.CheckArgs("mcp__fake__write_note", args)
+		err := r.reg.CheckArgs(context.Background(), "mcp__fake__write_note", args)
 		if !errors.Is(err, tools.ErrInvalidArgs) {
 			t.Errorf("CheckArgs(%s) = %v, want ErrInvalidArgs", args, err)
 		}

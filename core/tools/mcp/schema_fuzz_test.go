@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -54,7 +55,7 @@ func FuzzConvertSchema(f *testing.F) {
 		if err := r.Register(tl); err != nil {
 			t.Fatalf("Register(%q, %s) = %v, from %s", tl.spec.Name, offered, err, schema)
 		}
-		if err := r.CheckArgs(tl.spec.Name, args); err != nil && !errors.Is(err, tools.ErrInvalidArgs) {
+		if err := r.CheckArgs(context.Background(), tl.spec.Name, args); err != nil && !errors.Is(err, tools.ErrInvalidArgs) {
 			t.Fatalf("CheckArgs(%s) against %s = %v, not an ErrInvalidArgs", args, schema, err)
 		}
 	})
@@ -77,10 +78,10 @@ func TestConvertSchemaBooleanProperties(t *testing.T) {
 	if err := r.Register(tl); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.CheckArgs(tl.spec.Name, `{"a":[1]}`); err != nil {
+	if err := r.CheckArgs(context.Background(), tl.spec.Name, `{"a":[1]}`); err != nil {
 		t.Errorf("a (true) refused: %v", err)
 	}
-	if err := r.CheckArgs(tl.spec.Name, `{"b":1}`); !errors.Is(err, tools.ErrInvalidArgs) {
+	if err := r.CheckArgs(context.Background(), tl.spec.Name, `{"b":1}`); !errors.Is(err, tools.ErrInvalidArgs) {
 		t.Errorf("b (false) = %v, want ErrInvalidArgs", err)
 	}
 }

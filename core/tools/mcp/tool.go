@@ -64,15 +64,9 @@ func newTool(srv *server, t *sdk.Tool) (*tool, error) {
 func (t *tool) Spec() tools.Spec { return t.spec }
 
 // ValidateArgs checks the arguments against the server's own schema,
-// within MaxArgsDepth and MaxValidationSteps (see ValidateArgsContext).
-func (t *tool) ValidateArgs(args json.RawMessage) error {
-	return t.ValidateArgsContext(context.Background(), args)
-}
-
-// ValidateArgsContext is ValidateArgs stopped when ctx ends (the turn's
-// context: /cancel). The Registry's ArgsValidator takes no context yet;
-// MaxValidationSteps bounds the work meanwhile.
-func (t *tool) ValidateArgsContext(ctx context.Context, args json.RawMessage) error {
+// within MaxArgsDepth and MaxValidationSteps, and stops when ctx ends (the
+// turn's context: /cancel, shutdown).
+func (t *tool) ValidateArgs(ctx context.Context, args json.RawMessage) error {
 	v, err := decodeArgs(args)
 	if err != nil {
 		return err

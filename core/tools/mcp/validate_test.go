@@ -49,14 +49,14 @@ func recursiveTool(t *testing.T) (*tools.Registry, *tool) {
 // budget), under a context.
 func TestDeepArgumentsAreRefusedBeforeValidation(t *testing.T) {
 	r, tl := recursiveTool(t)
-	if err := r.CheckArgs(tl.spec.Name, nested(3)); err != nil {
+	if err := r.CheckArgs(context.Background(), tl.spec.Name, nested(3)); err != nil {
 		t.Errorf("a shallow value refused: %v", err)
 	}
-	err := r.CheckArgs(tl.spec.Name, nested(18))
+	err := r.CheckArgs(context.Background(), tl.spec.Name, nested(18))
 	if !errors.Is(err, tools.ErrInvalidArgs) || !errors.Is(err, errTooMuchWork) || !strings.Contains(err.Error(), "steps") {
 		t.Errorf("depth 18: CheckArgs = %v, want the work refused", err)
 	}
-	err = r.CheckArgs(tl.spec.Name, nested(MaxArgsDepth+5))
+	err = r.CheckArgs(context.Background(), tl.spec.Name, nested(MaxArgsDepth+5))
 	if !errors.Is(err, tools.ErrInvalidArgs) || !errors.Is(err, errTooDeep) || !strings.Contains(err.Error(), "levels") {
 		t.Errorf("depth %d: CheckArgs = %v, want the depth refused", MaxArgsDepth+5, err)
 	}
@@ -82,5 +82,21 @@ func TestCancelledValidationStops(t *testing.T) {
 	}
 	if err := tl.schema.validate(ctx, v); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: validate = %v", err)
+	}
+}
+
+// TestCheckArgsStopsWithTheTurn: the Registry hands the turn's context
+// to the server's validator, so /cancel (or shutdown) stops a costly
+// validation; before, it ran under a context of its own.
+func TestCheckArgsStopsWithTheTurn(t *testing.T) {
+	r, tl := recursiveTool(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := r.CheckArgs(ctx, tl.spec.Name, nested(12))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("CheckArgs under a cancelled turn = %v, want context.Canceled", err)
+	}
+	if err := r.CheckArgs(context.Background(), tl.spec.Name, nested(12)); err != nil {
+		t.Errorf("CheckArgs of the same value in a live turn = %v", err)
 	}
 }

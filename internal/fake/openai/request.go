@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -26,6 +27,19 @@ type Message struct {
 	Name       string
 	ToolCallID string
 	ToolCalls  []Call
+	// Images are the message's image parts, decoded from their data:
+	// URLs (an image given by another kind of URL has only URL set).
+	Images []Image
+}
+
+// Image is one image part of a recorded message.
+type Image struct {
+	// MediaType is the data: URL's media type, e.g. "image/png".
+	MediaType string
+	// Data is the decoded bytes.
+	Data []byte
+	// URL is the part's URL as sent, when it is not a base64 data: URL.
+	URL string
 }
 
 // Tool is one tool offered in a recorded request.
@@ -109,7 +123,8 @@ func decodeRequest(body []byte) (Request, error) {
 	}
 	req.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
 	for i, m := range w.Messages {
-		req.Messages[i] = Message{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
+		req.Messages[i] = Message{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID,
+			Images: contentImages(m.Content)}
 		for _, c := range m.ToolCalls {
 			req.Messages[i].ToolCalls = append(req.Messages[i].ToolCalls,
 				Call{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
@@ -128,10 +143,7 @@ func contentText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []wirePart
 	if json.Unmarshal(raw, &parts) != nil {
 		return ""
 	}
@@ -140,4 +152,49 @@ func contentText(raw json.RawMessage) string {
 		b.WriteString(p.Text)
 	}
 	return b.String()
+}
+
+// wirePart is one part of a message content given as an array.
+type wirePart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+// contentImages returns a content array's image_url parts, a base64 data:
+// URL decoded.
+func contentImages(raw json.RawMessage) []Image {
+	var parts []wirePart
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []Image
+	for _, p := range parts {
+		if p.Type != "image_url" || p.ImageURL == nil {
+			continue
+		}
+		out = append(out, decodeDataURL(p.ImageURL.URL))
+	}
+	return out
+}
+
+// decodeDataURL decodes "data:<type>;base64,<data>"; any other URL is
+// kept as it is.
+func decodeDataURL(u string) Image {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return Image{URL: u}
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	mediaType, isB64 := strings.CutSuffix(meta, ";base64")
+	if !ok || !isB64 {
+		return Image{URL: u}
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return Image{URL: u}
+	}
+	return Image{MediaType: mediaType, Data: b}
 }

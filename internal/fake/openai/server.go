@@ -1,5 +1,6 @@
 // Package openai is a loopback fake of the OpenAI chat completions API
-// (POST /v1/chat/completions) for tests and benchmarks. It answers from a
+// (POST /v1/chat/completions, and POST /v1/audio/transcriptions) for
+// tests and benchmarks. It answers from a
 // script of steps, one per request, then from a default responder; it
 // speaks JSON and server-sent events, and the unhappy paths: error statuses
 // with Retry-After, malformed bodies, hangs and cut streams.
@@ -34,6 +35,8 @@ type Server struct {
 	responder func(Request) Step
 	requests  []Request
 	record    bool
+
+	audio transcriber
 }
 
 // New starts a fake server that records requests and, with an empty script,
@@ -110,6 +113,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// What `bot doctor --online` asks: the list of models.
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","created":0,"owned_by":"fake"}]}`)
+		return
+	}
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/audio/transcriptions" {
+		s.serveTranscription(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {

@@ -4,7 +4,9 @@
 // envelopes and {"ok":false,"error_code":…,"description":…} errors. It
 // long-polls getUpdates with offset semantics, records what the bot sends,
 // enforces the 4096-character limit, checks HTML entities, and can inject
-// updates, callback queries and faults.
+// updates, callback queries and faults. It stores files (AddFile) that
+// getFile describes and GET /file/bot<TOKEN>/<path> serves, recording
+// every download.
 //
 // Importers alias it: faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram".
 package telegram
@@ -71,6 +73,7 @@ type Server struct {
 	early    map[string]int       // method → requests during a 429 pause
 	webhook  webhookState
 	migrated map[int64]int64 // group chat id → the supergroup it was upgraded to
+	files    fileState
 }
 
 type update struct {
@@ -219,6 +222,10 @@ func (s *Server) Calls(method string) int {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/file/bot") {
+		s.serveFile(w, r)
+		return
+	}
 	token, method, ok := splitPath(r.URL.Path)
 	if !ok || r.Method != http.MethodPost && r.Method != http.MethodGet {
 		writeError(w, http.StatusNotFound, "Not Found", 0)
@@ -275,6 +282,7 @@ type handler func(http.ResponseWriter, *http.Request, params)
 func (s *Server) handlers() map[string]handler {
 	return map[string]handler{
 		"getMe":                  s.getMe,
+		"getFile":                s.getFile,
 		"getUpdates":             s.getUpdates,
 		"sendMessage":            s.sendMessage,
 		"editMessageText":        s.editMessageText,

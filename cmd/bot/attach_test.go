@@ -1,0 +1,75 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// TestConsoleAttachSavesTheFile: "/attach PATH" in the console of the real
+// binary saves the file byte for byte under workspace/inbox/console-local/,
+// and `bot audit -status received -json` lists it with its SHA-256.
+func TestConsoleAttachSavesTheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	data := "line one\nline two\n"
+	src := writeFile(t, dir, "outside/report .log", data)
+	p := startBot(t, dir, baseEnv(dir))
+	p.send("/attach " + src + " -- please keep this")
+	inbox := filepath.Join(dir, "workspace", "inbox", "console-local")
+	var saved string
+	testutil.WaitFor(t, "the attachment saved", func() bool {
+		entries, _ := os.ReadDir(inbox)
+		if len(entries) != 1 {
+			return false
+		}
+		saved = filepath.Join(inbox, entries[0].Name())
+		b, _ := os.ReadFile(saved)
+		return string(b) == data
+	})
+	if !strings.HasSuffix(saved, "-report .log") {
+		t.Errorf("saved as %s", saved)
+	}
+	p.send("/attach " + filepath.Join(dir, "nope.txt"))
+	expectLine(t, p, "cannot attach")
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	sum := sha256.Sum256([]byte(data))
+	r := runOnce(t, dir, baseEnv(dir), "", "audit", "-status", "received", "-json")
+	if r.code != 0 || !strings.Contains(r.stdout, "sha256:"+hex.EncodeToString(sum[:])) || !strings.Contains(r.stdout, `"attachment"`) {
+		t.Fatalf("bot audit exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDoctorSaysWhatBecomesOfFiles: bot doctor names where received files
+// go, which provider sees images and which transcribes voice.
+func TestDoctorSaysWhatBecomesOfFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := strings.Replace(offlineConfig(t), "  max_bytes: 20MiB ", "  max_bytes: 5MiB ", 1)
+	cfg = strings.Replace(cfg, "  dir: inbox ", "  dir: uploads ", 1)
+	cfg = strings.Replace(cfg, "  providers:\n", `  providers:
+    - {name: local, base_url: "http://127.0.0.1:1/v1", model: llava, vision: true}
+`, 1)
+	cfg = strings.Replace(cfg, "  max_steps: 10", "  transcribe: {provider: local, model: whisper-1}\n  max_steps: 10", 1)
+	writeFile(t, dir, "config.yaml", cfg)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	for _, want := range []string{
+		"no api_key (local server), vision",
+		"received files up to 5MiB saved in " + filepath.Join(dir, "workspace", "uploads"),
+		"images: up to 4 a message sent to providers with vision (local first)",
+		"voice and audio: transcribed by local, model whisper-1",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor (exit %d) lacks %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+}

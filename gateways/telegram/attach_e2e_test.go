@@ -1,0 +1,193 @@
+package telegram_test
+
+// End-to-end tests of attachments: files sent on Telegram through the
+// unmodified library and the fake Bot API, saved by internal/attach, seen
+// by the fake OpenAI server.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
+	"github.com/gatehouse-bot/gatehouse/internal/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
+)
+
+var (
+	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)
+	stranger = faketg.User{ID: 1003, FirstName: "Mallory", Username: "mallory"}
+	savedAt  = regexp.MustCompile(`saved at "([^"]+)"`)
+)
+
+// withFile is a message from from in a private chat carrying field (photo,
+// document, voice, …) as raw JSON.
+func withFile(from faketg.User, caption, field, raw string) faketg.Message {
+	return faketg.Message{From: &from, Chat: faketg.Chat{ID: from.ID, Type: "private"}, Caption: caption,
+		Extra: map[string]json.RawMessage{field: json.RawMessage(raw)}}
+}
+
+func document(id, name string, size int) string {
+	b, _ := json.Marshal(map[string]any{"file_id": id, "file_unique_id": "u" + id, "file_name": name, "mime_type": "text/plain", "file_size": size})
+	return string(b)
+}
+
+// waitModel waits for the n-th request to the model and returns it.
+func (e *e2e) waitModel(t *testing.T, n int) fakeoai.Request {
+	t.Helper()
+	gatewaytest.WaitFirst(t, fmt.Sprintf("model request %d", n), e.ai.Requests, func(fakeoai.Request) bool { return len(e.ai.Requests()) > n })
+	return e.ai.Requests()[n]
+}
+
+func TestE2EPhotoWithCaptionReachesAVisionProvider(t *testing.T) {
+	e := startE2EWith(t, faketg.Options{}, func(c *config.Config) { c.LLM.Providers[0].Vision = true })
+	small := e.tg.AddFile(pngBytes[:40], ".jpg")
+	large := e.tg.AddFile(pngBytes, ".jpg")
+	photo := fmt.Sprintf(`[{"file_id":%q,"file_unique_id":"a","width":90,"height":90,"file_size":40},
+		{"file_id":%q,"file_unique_id":"b","width":800,"height":600,"file_size":%d}]`, small, large, len(pngBytes))
+	e.tg.InjectMessage(withFile(guest, "what is this?", "photo", photo))
+	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
+	msgs := e.waitModel(t, 0).Messages
+	user := msgs[len(msgs)-1]
+	if !strings.HasPrefix(user.Content, "what is this?") || !strings.Contains(user.Content, "image received") {
+		t.Errorf("the model saw %q", user.Content)
+	}
+	if len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || !bytes.Equal(user.Images[0].Data, pngBytes) {
+		t.Fatalf("image parts %+v, want exactly the bytes of the largest size", user.Images)
+	}
+	if d := e.tg.Downloads(); len(d) != 1 || d[0].FileID != large {
+		t.Errorf("downloads %+v, want the largest size only", d)
+	}
+}
+
+func TestE2EDocumentLandsUnderASanitisedName(t *testing.T) {
+	e := startE2E(t)
+	long := strings.Repeat("n", 296) + ".txt"
+	for i, name := range []string{"../../etc/passwd", "evil\nname.txt", long} {
+		data := []byte(fmt.Sprintf("content %d of %q\n", i, name))
+		id := e.tg.AddFile(data, ".txt")
+		e.tg.InjectMessage(withFile(guest, "", "document", document(id, name, len(data))))
+		user := e.waitModel(t, i).LastUser()
+		m := savedAt.FindStringSubmatch(user)
+		if m == nil {
+			t.Fatalf("%q: the model was not told a path: %q", name, user)
+		}
+		rel := m[1]
+		base := filepath.Base(rel)
+		if filepath.Dir(rel) != "inbox/telegram-1002" || strings.HasPrefix(base, ".") || strings.ContainsAny(base, "\n/\\") ||
+			strings.Contains(base, "..") || len(base) > len("20060102T150405Z-")+100 {
+			t.Errorf("%q saved as %q", name, rel)
+		}
+		if name == long && !strings.HasSuffix(base, ".txt") {
+			t.Errorf("the long name lost its extension: %q", base)
+		}
+		got, err := os.ReadFile(filepath.Join(e.workspace, rel))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%q: saved %q, %v; want the bytes sent", name, got, err)
+		}
+		if q, _ := json.Marshal(name); !strings.Contains(user, strings.ReplaceAll(string(q), `\u0026`, "&")) {
+			t.Errorf("the model was not told the name as sent, escaped: %q", user)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "..", "etc", "passwd")); err == nil {
+		t.Error("a file escaped the workspace")
+	}
+}
+
+func TestE2EVoiceNoteIsTranscribed(t *testing.T) {
+	e := startE2EWith(t, faketg.Options{}, func(c *config.Config) {
+		c.LLM.Transcribe = config.Transcribe{Provider: "fake", Model: "whisper-1", Timeout: config.Duration(10 * time.Second)}
+	})
+	e.ai.SetTranscript("remind me to buy milk")
+	voice := []byte("OggS\x00fake opus voice note")
+	id := e.tg.AddFile(voice, ".oga")
+	e.tg.InjectMessage(withFile(guest, "", "voice", fmt.Sprintf(`{"file_id":%q,"file_unique_id":"v","duration":2,"mime_type":"audio/ogg","file_size":%d}`, id, len(voice))))
+	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
+	if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, voice) || tr[0].Model != "whisper-1" {
+		t.Fatalf("transcriptions %+v", tr)
+	}
+	if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "the user's words] remind me to buy milk") {
+		t.Errorf("the model saw %q", user)
+	}
+	sent := e.tg.Sent()
+	quoted, answered := -1, -1
+	for i, s := range sent {
+		if strings.Contains(s.Plain, "remind me to buy milk") && quoted < 0 {
+			quoted = i
+		}
+		if strings.Contains(s.Plain, fakeoai.DefaultAnswer) {
+			answered = i
+		}
+	}
+	if quoted < 0 || quoted > answered {
+		t.Errorf("the transcript was not quoted before the answer: %+v", sent)
+	}
+}
+
+func TestE2EAttachmentOverMaxBytesIsNotDownloaded(t *testing.T) {
+	e := startE2EWith(t, faketg.Options{}, func(c *config.Config) { c.Attachments.MaxBytes = 1000 })
+	big := e.tg.AddFile(bytes.Repeat([]byte("x"), 5000), ".bin")
+	e.tg.InjectMessage(withFile(guest, "", "document", document(big, "big.log", 5000)))
+	e.waitSent(t, guest.ID, "the limit is 1000 bytes")
+	if got := e.waitSent(t, guest.ID, "the limit is"); !strings.Contains(got.Plain, "4.9 KiB") {
+		t.Errorf("the refusal does not name the size: %q", got.Plain)
+	}
+	if d := e.tg.Downloads(); len(d) != 0 || e.tg.Calls("getFile") != 0 {
+		t.Errorf("downloads %+v, getFile %d: want none", d, e.tg.Calls("getFile"))
+	}
+	// A file announced small that turns out big is cut while read.
+	liar := e.tg.AddFileSized(bytes.Repeat([]byte("y"), 5000), ".bin", 10)
+	e.tg.InjectMessage(withFile(guest, "and this", "document", document(liar, "small.log", 10)))
+	e.waitSent(t, guest.ID, "over the limit of 1000 bytes")
+	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer) // the caption is still handled
+	entries, _ := os.ReadDir(filepath.Join(e.workspace, "inbox", "telegram-1002"))
+	if len(entries) != 0 {
+		t.Errorf("stored: %v", entries)
+	}
+}
+
+func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
+	e := startE2E(t)
+	id := e.tg.AddFile([]byte("secret plans"), ".txt")
+	e.tg.InjectMessage(withFile(stranger, "read this", "document", document(id, "plans.txt", 12)))
+	e.tg.InjectMessage(withFile(stranger, "", "document", document(id, "plans.txt", 12)))
+	unaddressed := withFile(guest, "", "document", document(id, "plans.txt", 12))
+	unaddressed.Chat = team
+	e.tg.InjectMessage(unaddressed)
+	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "marker"})
+	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
+	if d := e.tg.Downloads(); len(d) != 0 || e.tg.Calls("getFile") != 0 {
+		t.Errorf("downloads %+v, getFile %d: want none", d, e.tg.Calls("getFile"))
+	}
+	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
+		t.Errorf("the model saw %+v", reqs)
+	}
+}
+
+func TestE2EFileRedirectToAnotherHostIsNotFollowed(t *testing.T) {
+	var hits atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer other.Close()
+	e := startE2E(t)
+	e.tg.RedirectFiles(other.URL)
+	id := e.tg.AddFile([]byte("data"), ".txt")
+	e.tg.InjectMessage(withFile(guest, "keep this", "document", document(id, "a.txt", 4)))
+	e.waitSent(t, guest.ID, "could not download")
+	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
+	if hits.Load() != 0 {
+		t.Errorf("the redirect to another host was followed %d times", hits.Load())
+	}
+	if strings.Contains(e.logs.String(), other.URL+"/documents") {
+		t.Error("the redirect target is in the log")
+	}
+}

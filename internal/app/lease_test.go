@@ -1,0 +1,39 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// sharedStore is a store that says whether several instances share it.
+type sharedStore struct {
+	store.Store
+	shared bool
+}
+
+func (s sharedStore) Shared() bool { return s.shared }
+
+// TestReceiverLeaseOnlyOnASharedStore: receivers run under a lease held by
+// this instance's name only when the store is shared; a store that is not
+// (SQLite, which does not say) gives none.
+func TestReceiverLeaseOnlyOnASharedStore(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		st    store.Store
+		lease bool
+	}{
+		{"not a Sharer", &pruneStore{}, false},
+		{"not shared", sharedStore{shared: false}, false},
+		{"shared", sharedStore{shared: true}, true},
+	} {
+		a := &App{store: tc.st, instance: "host-a-9"}
+		l := a.receiverLease()
+		if (l != nil) != tc.lease {
+			t.Fatalf("%s: lease %+v, want one: %v", tc.name, l, tc.lease)
+		}
+		if l != nil && (l.Holder != "host-a-9" || l.TTL <= 0 || l.Leaser == nil) {
+			t.Fatalf("%s: lease %+v", tc.name, l)
+		}
+	}
+}

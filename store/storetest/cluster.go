@@ -1,0 +1,271 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// Pruner is a store's retention pruning (store.Store.Prune).
+type Pruner interface {
+	Prune(ctx context.Context) (int64, error)
+}
+
+// SlotStore is what ScheduleSlotContract tests.
+type SlotStore interface {
+	store.ScheduleSlots
+	Pruner
+}
+
+// InstanceStore is what InstanceContract tests.
+type InstanceStore interface {
+	store.Instances
+	Pruner
+}
+
+// clusterEpoch is where the cluster contracts' clocks start.
+var clusterEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// ScheduleSlotContract tests a store.ScheduleSlots: of 100 concurrent
+// claims of one slot exactly one wins; a claimed slot stays claimed, for its
+// instance too; slots and schedules are independent; Prune forgets slots
+// older than store.SlotKeep. newSlots must make the store read its time
+// from now.
+func ScheduleSlotContract(t *testing.T, newSlots func(t *testing.T, now func() time.Time) SlotStore) {
+	t.Helper()
+	ctx := context.Background()
+	clock := NewClock(clusterEpoch)
+	s := newSlots(t, clock.Now)
+	slot := clusterEpoch.Add(time.Minute)
+
+	var won atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.ClaimScheduleSlot(ctx, "beat", slot, "instance-"+string(rune('a'+i%26)))
+			if err != nil {
+				errs <- err
+				return
+			}
+			if ok {
+				won.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("ClaimScheduleSlot: %v", err)
+	}
+	if n := won.Load(); n != 1 {
+		t.Fatalf("100 concurrent claims of one slot: %d won, want exactly 1", n)
+	}
+	claim := func(name string, slot time.Time, inst string, want bool) {
+		t.Helper()
+		if ok, err := s.ClaimScheduleSlot(ctx, name, slot, inst); err != nil || ok != want {
+			t.Fatalf("ClaimScheduleSlot(%q, %v, %q) = %v, %v; want %v", name, slot, inst, ok, err, want)
+		}
+	}
+	for _, inst := range []string{"instance-a", "instance-b", "other"} {
+		claim("beat", slot, inst, false) // claimed: by anyone, the winner too
+	}
+	claim("beat", slot.Add(time.Second), "other", true) // the next slot
+	claim("report", slot, "other", true)                // another schedule, same time
+	claim("report", slot, "instance-a", false)
+
+	// Prune forgets slots past SlotKeep, not newer ones.
+	clock.Set(slot.Add(store.SlotKeep + time.Second))
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	claim("beat", slot, "late", true) // forgotten: claimable again
+	clock.Set(slot.Add(store.SlotKeep + 2*time.Second))
+	claim("beat", slot.Add(store.SlotKeep), "x", true)
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	claim("beat", slot.Add(store.SlotKeep), "y", false) // kept
+}
+
+// LeaseContract tests a store.Leases on the store's clock: a free lease is
+// taken by one of many concurrent holders; another holder cannot take or
+// renew it until it expires; the holder renews it; an expired lease is
+// taken over, after which the old holder cannot renew it; a release frees it
+// at once and a non-holder's release does nothing; leases are independent.
+// newLeases must make the store read its time from now.
+func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Time) store.Leases) {
+	t.Helper()
+	ctx := context.Background()
+	clock := NewClock(clusterEpoch)
+	l := newLeases(t, clock.Now)
+	const ttl = 15 * time.Second
+	acquire := func(name, holder string, want bool) {
+		t.Helper()
+		if held, err := l.AcquireLease(ctx, name, holder, ttl); err != nil || held != want {
+			t.Fatalf("at %v: AcquireLease(%q, %q) = %v, %v; want %v", clock.Now().Sub(clusterEpoch), name, holder, held, err, want)
+		}
+	}
+	holders := func(want ...store.Lease) {
+		t.Helper()
+		got, err := l.LeaseHolders(ctx)
+		if err != nil {
+			t.Fatalf("LeaseHolders: %v", err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("at %v: LeaseHolders = %+v; want %+v", clock.Now().Sub(clusterEpoch), got, want)
+		}
+		for i := range got {
+			if got[i].Name != want[i].Name || got[i].Holder != want[i].Holder || !got[i].Expires.Equal(want[i].Expires) {
+				t.Fatalf("at %v: LeaseHolders = %+v; want %+v", clock.Now().Sub(clusterEpoch), got, want)
+			}
+		}
+	}
+	at := func(d time.Duration) time.Time { return clusterEpoch.Add(d) }
+
+	if _, err := l.AcquireLease(ctx, "receiver:1", "a", 0); err == nil {
+		t.Fatal("AcquireLease with ttl 0: no error")
+	}
+	holders()
+
+	// Of many concurrent holders of a free lease, exactly one gets it.
+	var won atomic.Int32
+	var winner atomic.Value
+	var wg sync.WaitGroup
+	for _, h := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			held, err := l.AcquireLease(ctx, "race", h, ttl)
+			if err != nil {
+				t.Errorf("AcquireLease(race, %s): %v", h, err)
+			}
+			if held {
+				won.Add(1)
+				winner.Store(h)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := won.Load(); n != 1 {
+		t.Fatalf("8 concurrent AcquireLease of a free lease: %d held it, want 1", n)
+	}
+	w := winner.Load().(string)
+	if err := l.ReleaseLease(ctx, "race", w); err != nil {
+		t.Fatalf("ReleaseLease: %v", err)
+	}
+
+	acquire("receiver:1", "a", true)
+	acquire("receiver:1", "b", false)
+	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(ttl)})
+
+	clock.Set(at(10 * time.Second))
+	acquire("receiver:1", "b", false) // not expired
+	acquire("receiver:1", "a", true)  // renewed: expires at 25s
+	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(25 * time.Second)})
+	clock.Set(at(20 * time.Second)) // past the first expiry, not the renewed one
+	acquire("receiver:1", "b", false)
+
+	// A non-holder's release does nothing.
+	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
+		t.Fatalf("ReleaseLease by a non-holder: %v", err)
+	}
+	acquire("receiver:1", "b", false)
+
+	// Expired: taken over, and the old holder cannot renew it.
+	clock.Set(at(25 * time.Second))
+	holders()
+	acquire("receiver:1", "b", true)
+	acquire("receiver:1", "a", false)
+	holders(store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
+
+	// Leases are independent.
+	acquire("other:1", "a", true)
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
+
+	// A release frees the lease at once.
+	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
+		t.Fatalf("ReleaseLease: %v", err)
+	}
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)})
+	acquire("receiver:1", "a", true)
+	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "a", Expires: at(40 * time.Second)})
+}
+
+// InstanceContract tests a store.Instances on the store's clock: a
+// heartbeat registers or refreshes an instance; Instances lists those seen
+// within the window, by name; RemoveInstance forgets one; Prune forgets
+// those not seen for store.InstanceKeep. newInstances must make the store
+// read its time from now.
+func InstanceContract(t *testing.T, newInstances func(t *testing.T, now func() time.Time) InstanceStore) {
+	t.Helper()
+	ctx := context.Background()
+	clock := NewClock(clusterEpoch)
+	s := newInstances(t, clock.Now)
+	const window = 30 * time.Second
+	at := func(d time.Duration) time.Time { return clusterEpoch.Add(d) }
+	beat := func(name, version string, started time.Time) {
+		t.Helper()
+		// LastSeen is the store's to set.
+		if err := s.Heartbeat(ctx, store.Instance{Name: name, Version: version, Started: started, LastSeen: at(-time.Hour)}); err != nil {
+			t.Fatalf("Heartbeat(%s): %v", name, err)
+		}
+	}
+	list := func(window time.Duration, want ...store.Instance) {
+		t.Helper()
+		got, err := s.Instances(ctx, window)
+		if err != nil {
+			t.Fatalf("Instances: %v", err)
+		}
+		if !slices.EqualFunc(got, want, func(a, b store.Instance) bool {
+			return a.Name == b.Name && a.Version == b.Version && a.Started.Equal(b.Started) && a.LastSeen.Equal(b.LastSeen)
+		}) {
+			t.Fatalf("at %v: Instances(%v) = %+v; want %+v", clock.Now().Sub(clusterEpoch), window, got, want)
+		}
+	}
+	list(window)
+	beat("host-b-7", "v1.2.0", at(-time.Minute))
+	beat("host-a-9", "v1.2.0", at(-2*time.Minute))
+	list(window,
+		store.Instance{Name: "host-a-9", Version: "v1.2.0", Started: at(-2 * time.Minute), LastSeen: at(0)},
+		store.Instance{Name: "host-b-7", Version: "v1.2.0", Started: at(-time.Minute), LastSeen: at(0)})
+
+	clock.Set(at(20 * time.Second))
+	beat("host-a-9", "v1.3.0", at(10*time.Second)) // restarted with a new version
+	clock.Set(at(35 * time.Second))
+	list(window, store.Instance{Name: "host-a-9", Version: "v1.3.0", Started: at(10 * time.Second), LastSeen: at(20 * time.Second)})
+	list(time.Hour,
+		store.Instance{Name: "host-a-9", Version: "v1.3.0", Started: at(10 * time.Second), LastSeen: at(20 * time.Second)},
+		store.Instance{Name: "host-b-7", Version: "v1.2.0", Started: at(-time.Minute), LastSeen: at(0)})
+
+	if err := s.RemoveInstance(ctx, "host-a-9"); err != nil {
+		t.Fatalf("RemoveInstance: %v", err)
+	}
+	if err := s.RemoveInstance(ctx, "never-seen"); err != nil {
+		t.Fatalf("RemoveInstance of an unknown instance: %v", err)
+	}
+	list(time.Hour, store.Instance{Name: "host-b-7", Version: "v1.2.0", Started: at(-time.Minute), LastSeen: at(0)})
+
+	// Prune forgets an instance not seen for InstanceKeep.
+	clock.Set(at(store.InstanceKeep - time.Second))
+	beat("host-c-1", "v1.3.0", at(0))
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	list(2*store.InstanceKeep, store.Instance{Name: "host-b-7", Version: "v1.2.0", Started: at(-time.Minute), LastSeen: at(0)},
+		store.Instance{Name: "host-c-1", Version: "v1.3.0", Started: at(0), LastSeen: at(store.InstanceKeep - time.Second)})
+	clock.Set(at(store.InstanceKeep + time.Second))
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	list(2*store.InstanceKeep, store.Instance{Name: "host-c-1", Version: "v1.3.0", Started: at(0), LastSeen: at(store.InstanceKeep - time.Second)})
+}
