@@ -179,8 +179,8 @@ type Store struct {
 	// audit log is append-only and never pruned.
 	Retention Duration `yaml:"retention"`
 	// LeaseTTL is how long a dead instance's work waits before another
-	// instance on the same database takes it over (postgres; read, not
-	// used yet: leases are not built). Default 15s.
+	// instance on the same database takes it over: the receiver leases of
+	// a store several instances share (internal/app). Default 15s.
 	LeaseTTL Duration `yaml:"lease_ttl"`
 	// Instance is this instance's name in logs, /status, schedule slots
 	// and leases; "" means hostname-pid (internal/app.InstanceName).
