@@ -36,44 +36,53 @@ func openFresh(t testing.TB, o postgres.Options) *postgres.DB {
 }
 
 func TestHistoryContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.HistoryContract(t, func(t *testing.T, max int) core.History {
 		return openFresh(t, postgres.Options{History: max})
 	})
 }
 
 func TestAuditContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.AuditContract(t, func(t *testing.T) store.Audit { return openFresh(t, postgres.Options{}) })
 }
 
 func TestCursorContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.CursorContract(t, func(t *testing.T) store.Cursors { return openFresh(t, postgres.Options{}) })
 }
 
 func TestUsageContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.UsageContract(t, func(t *testing.T, now func() time.Time) store.UsageStore {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
 
 func TestCheckpointContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.CheckpointContract(t, func(t *testing.T) store.Checkpoints { return openFresh(t, postgres.Options{}) })
 }
 
 // The hitl package's own contracts, against PostgreSQL.
 
 func TestHitlStoreContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	hitltest.StoreContract(t, func(t *testing.T) hitl.Store { return openFresh(t, postgres.Options{}) })
 }
 
 func TestHitlStandingContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	hitltest.StandingContract(t, func(t *testing.T) hitl.StandingStore { return openFresh(t, postgres.Options{}) })
 }
 
 func TestHitlAuditContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	hitltest.AuditContract(t, func(t *testing.T) hitl.Audit { return openFresh(t, postgres.Options{}) })
 }
 
 func TestMemoryContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	var dsn string
 	var opts postgres.Options
 	storetest.MemoryContract(t, func(t *testing.T, now func() time.Time, max int) storetest.MemoryStore {
@@ -92,18 +101,21 @@ func TestMemoryContract(t *testing.T) {
 }
 
 func TestScheduleSlotContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.ScheduleSlotContract(t, func(t *testing.T, now func() time.Time) storetest.SlotStore {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
 
 func TestLeaseContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.LeaseContract(t, func(t *testing.T, now func() time.Time) store.Leases {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
 
 func TestInstanceContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.InstanceContract(t, func(t *testing.T, now func() time.Time) storetest.InstanceStore {
 		return openFresh(t, postgres.Options{Now: now})
 	})
