@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -24,6 +25,46 @@ var ErrNotCreated = errors.New("store: not created yet")
 // a store written by an older gatehouse: the bot upgrades it when it
 // starts, and until then this build cannot read it.
 var ErrSchemaOld = errors.New("store: schema older than this gatehouse")
+
+// ErrLocked is matched (errors.Is) by the error of opening a store for
+// the bot while another gatehouse instance runs on it. The caller stops;
+// retrying is pointless while that instance runs.
+var ErrLocked = errors.New("another gatehouse instance holds it")
+
+// ErrSchemaTooNew is matched (errors.Is) by the error of opening a store
+// written by a newer gatehouse; the store is left untouched. The caller
+// tells the user to upgrade gatehouse.
+var ErrSchemaTooNew = errors.New("database schema is newer than this gatehouse")
+
+// SchemaTooNewError is the error of opening a store whose schema version
+// is newer than this build's; it matches ErrSchemaTooNew.
+type SchemaTooNewError struct {
+	Database int // the store's schema version
+	Known    int // the newest version this build knows
+}
+
+func (e *SchemaTooNewError) Error() string {
+	return fmt.Sprintf("database schema version %d is newer than this gatehouse (%d); upgrade gatehouse",
+		e.Database, e.Known)
+}
+
+// Is makes errors.Is(err, ErrSchemaTooNew) true.
+func (e *SchemaTooNewError) Is(target error) bool { return target == ErrSchemaTooNew }
+
+// SchemaOldError is the error of a read-only open of a store whose schema
+// version is older than this build's; it matches ErrSchemaOld.
+type SchemaOldError struct {
+	Database int // the store's schema version
+	Known    int // the version this build writes
+}
+
+func (e *SchemaOldError) Error() string {
+	return fmt.Sprintf("database schema version %d is older than this gatehouse (%d); run the bot once to upgrade it",
+		e.Database, e.Known)
+}
+
+// Is makes errors.Is(err, ErrSchemaOld) true.
+func (e *SchemaOldError) Is(target error) bool { return target == ErrSchemaOld }
 
 // UsageStore records token usage and its cost (llm.Usage.CostUSD, priced
 // when recorded) per conversation, aggregated per UTC day, and reads it
@@ -113,6 +154,14 @@ type Checkpoints interface {
 	MarkUndone(ctx context.Context, from int64, by core.Identity, at time.Time) (int64, error)
 	DeleteCheckpoints(ctx context.Context, ids ...int64) error
 	CheckpointBlobs(ctx context.Context) (map[string]int64, error)
+}
+
+// Server is implemented by a store on a database server: `bot doctor`
+// shows the server's version.
+type Server interface {
+	// ServerVersion is the server's product and version, e.g.
+	// "PostgreSQL 15.18".
+	ServerVersion(ctx context.Context) (string, error)
 }
 
 // ScheduleSlots makes each slot of a schedule run once among all the

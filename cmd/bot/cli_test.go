@@ -49,7 +49,8 @@ func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 }
 
 // TestConfigErrorsPrintedOnce: configuration errors found after the YAML
-// parsed — no gateway, an unsupported store driver, a required value left
+// parsed — no gateway, an unsupported store driver, a postgres store.dsn
+// that does not parse, a required value left
 // empty by an unset ${VAR} (named) — exit 2 with the error printed exactly
 // once, and nothing created.
 func TestConfigErrorsPrintedOnce(t *testing.T) {
@@ -59,7 +60,11 @@ func TestConfigErrorsPrintedOnce(t *testing.T) {
 		cmds             [][]string
 	}{
 		{"no gateway", "gateways:\n  console: {enabled: false}\n", "gateways: none is enabled", [][]string{{}, {"run"}}},
-		{"postgres", "store: {driver: postgres, dsn: 'postgres://bot@db/gatehouse'}\n", `store.driver: "postgres" is not supported`,
+		{"store driver", "store: {driver: mysql, dsn: 'mysql://bot@db/gatehouse'}\n", `store.driver: want "sqlite" or "postgres", got "mysql"`,
+			[][]string{{"run"}, {"doctor"}, {"audit"}, {"healthcheck"}}},
+		// The password never shows: TestPostgresFaults checks it.
+		{"postgres dsn", "store: {driver: postgres, dsn: 'postgres://bot:hunter2pw@db:notaport/gatehouse'}\n",
+			`store.dsn: not a PostgreSQL connection string: invalid port`,
 			[][]string{{"run"}, {"doctor"}, {"audit"}, {"healthcheck"}}},
 		{"unset base_url", "llm:\n  providers:\n    - {name: p, base_url: '${MY_LLM_URL}'}\n", "${MY_LLM_URL}",
 			[][]string{{"run"}, {"doctor"}, {"audit"}}},

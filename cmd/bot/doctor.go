@@ -354,6 +354,15 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 	}
 	defer db.Close()
 	r.line("store", "%s %s (schema version %d)", d.Name, where, d.SchemaVersion)
+	if srv, ok := db.(store.Server); ok {
+		v, err := srv.ServerVersion(ctx)
+		if err != nil {
+			r.problem("store", "%v", err)
+			return
+		}
+		// The server's own text: shown, not trusted.
+		r.line("store", "server: %s", textutil.Visible(v))
+	}
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)

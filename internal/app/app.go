@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +62,8 @@ type Options struct {
 	// SetLogLevel, when set, changes the level of Log on a reload.
 	SetLogLevel func(level string)
 	// Instance names this instance among those sharing the store (schedule
-	// slots, leases, /status); "" is hostname-pid (InstanceName).
+	// slots, leases, /status); "" is store.instance, and when that is ""
+	// too, hostname-pid (InstanceName).
 	Instance string
 	// Version is the build's version, shown beside the instance.
 	Version string
@@ -102,7 +104,7 @@ type App struct {
 // platform gateways may contact their API here (to check a token).
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
-	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(o.Instance),
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
 		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
@@ -283,7 +285,7 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
 	}
 	a.health.setReady()
-	a.log.Info().Int("gateways", len(a.gateways)).Msg("gatehouse running")
+	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
 		err = nil

@@ -41,10 +41,10 @@ func checkConfig(cfg *config.Config, o Options) error {
 }
 
 // CheckStore fails, with an error matching ErrConfig, when this build has no
-// driver for store.driver (internal/storetable): the configuration accepts
-// "postgres", which has none yet.
+// driver for store.driver (internal/storetable) or the driver finds the
+// store's keys wrong without connecting (a store.dsn that does not parse).
 func CheckStore(cfg *config.Config) error {
-	if _, err := storetable.Lookup(cfg.Store.Driver); err != nil {
+	if err := storetable.Check(cfg); err != nil {
 		return configErrorf("%v", err)
 	}
 	return nil

@@ -24,9 +24,6 @@ const (
 	statusLeases    = 16
 	// removeWait bounds the clean stop's removal of the instance's row.
 	removeWait = 5 * time.Second
-	// leaseTTL is how long a dead instance's receiver lease waits before
-	// another instance takes it over (store.lease_ttl, once configurable).
-	leaseTTL = 15 * time.Second
 )
 
 // receiverLease is the lease receivers that the platform allows once per
@@ -38,7 +35,9 @@ func (a *App) receiverLease() *gateways.LeaseConfig {
 	if !ok || !sh.Shared() {
 		return nil
 	}
-	return &gateways.LeaseConfig{Leaser: a.store, Holder: a.instance, TTL: leaseTTL}
+	// store.lease_ttl: how long a dead instance's receiver lease waits
+	// before another instance takes it over.
+	return &gateways.LeaseConfig{Leaser: a.store, Holder: a.instance, TTL: a.cfg.Store.LeaseTTL.D()}
 }
 
 // clusterStore is what the cluster view needs of the store.

@@ -2,7 +2,9 @@ package app
 
 import (
 	"testing"
+	"time"
 
+	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -15,8 +17,8 @@ type sharedStore struct {
 func (s sharedStore) Shared() bool { return s.shared }
 
 // TestReceiverLeaseOnlyOnASharedStore: receivers run under a lease held by
-// this instance's name only when the store is shared; a store that is not
-// (SQLite, which does not say) gives none.
+// this instance's name for store.lease_ttl only when the store is shared;
+// a store that is not (SQLite, which does not say) gives none.
 func TestReceiverLeaseOnlyOnASharedStore(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -27,12 +29,13 @@ func TestReceiverLeaseOnlyOnASharedStore(t *testing.T) {
 		{"not shared", sharedStore{shared: false}, false},
 		{"shared", sharedStore{shared: true}, true},
 	} {
-		a := &App{store: tc.st, instance: "host-a-9"}
+		cfg := &config.Config{Store: config.Store{LeaseTTL: config.Duration(7 * time.Second)}}
+		a := &App{store: tc.st, instance: "host-a-9", cfg: cfg}
 		l := a.receiverLease()
 		if (l != nil) != tc.lease {
 			t.Fatalf("%s: lease %+v, want one: %v", tc.name, l, tc.lease)
 		}
-		if l != nil && (l.Holder != "host-a-9" || l.TTL <= 0 || l.Leaser == nil) {
+		if l != nil && (l.Holder != "host-a-9" || l.TTL != 7*time.Second || l.Leaser == nil) {
 			t.Fatalf("%s: lease %+v", tc.name, l)
 		}
 	}

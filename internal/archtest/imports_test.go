@@ -33,9 +33,9 @@ var rules = []rule{
 		why: "hitl knows core and the record types; the broker satisfies gateways.Approvals without importing it"},
 	{from: "store/record", deny: []string{""}, allow: []string{"core", "core/llm"},
 		why: "the record types are a leaf: core, core/llm and the standard library only"},
-	{from: "cmd", deny: []string{"store/sqlite"},
+	{from: "cmd", deny: []string{"store/sqlite", "store/postgres"},
 		why: "store drivers are named only in internal/storetable, so a new driver needs no edit in cmd/"},
-	{from: "internal/app", deny: []string{"store/sqlite"},
+	{from: "internal/app", deny: []string{"store/sqlite", "store/postgres"},
 		why: "store drivers are named only in internal/storetable"},
 }
 

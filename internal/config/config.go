@@ -5,7 +5,9 @@
 // the environment so that secrets stay out of the file.
 package config
 
-import "time"
+import (
+	"time"
+)
 
 // Config is the whole bot's configuration. Its yaml keys are part of the
 // product's contract.
@@ -176,6 +178,13 @@ type Store struct {
 	// are deleted at start-up and daily. 0 keeps history for ever. The
 	// audit log is append-only and never pruned.
 	Retention Duration `yaml:"retention"`
+	// LeaseTTL is how long a dead instance's work waits before another
+	// instance on the same database takes it over: the receiver leases of
+	// a store several instances share (internal/app). Default 15s.
+	LeaseTTL Duration `yaml:"lease_ttl"`
+	// Instance is this instance's name in logs, /status, schedule slots
+	// and leases; "" means hostname-pid (internal/app.InstanceName).
+	Instance string `yaml:"instance"`
 }
 
 // HTTP configures the health and metrics server.
@@ -219,9 +228,10 @@ func Default(table []GatewaySpec) *Config {
 			HTTP:        ToolsHTTP{MaxBytes: 65536},
 			Checkpoints: Checkpoints{Enabled: true, MaxFile: 16 << 20, MaxTotal: 512 << 20, Keep: 50},
 		},
-		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour)},
-		HTTP:  HTTP{Listen: "127.0.0.1:9090"},
-		Log:   Log{Level: "info", Format: "auto"},
+		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour),
+			LeaseTTL: Duration(15 * time.Second)},
+		HTTP: HTTP{Listen: "127.0.0.1:9090"},
+		Log:  Log{Level: "info", Format: "auto"},
 
 		Attachments: defaultAttachments(),
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
@@ -261,7 +262,16 @@ func (s *Store) check(ch *checker) {
 	if s.Retention < 0 {
 		ch.fail("store.retention", "must not be negative, got %s", s.Retention)
 	}
+	if s.LeaseTTL <= 0 {
+		ch.fail("store.lease_ttl", "must be positive, got %s", s.LeaseTTL)
+	}
+	if len(s.Instance) > maxInstance || strings.IndexFunc(s.Instance, func(r rune) bool { return !unicode.IsGraphic(r) || unicode.IsSpace(r) }) >= 0 {
+		ch.fail("store.instance", "want at most %d printable characters without spaces", maxInstance)
+	}
 }
+
+// maxInstance bounds store.instance, a name shown in logs and /status.
+const maxInstance = 64
 
 func (h *HTTP) check(ch *checker) {
 	if h.Listen != "" {

@@ -30,7 +30,8 @@ func TestTableIsComplete(t *testing.T) {
 			t.Errorf("driver name %q empty or listed twice", d.Name)
 		}
 		seen[d.Name] = true
-		if d.Open == nil || d.OpenReadOnly == nil || d.Where == nil || d.Creatable == nil || d.SchemaVersion <= 0 {
+		if d.Open == nil || d.OpenReadOnly == nil || d.Where == nil || d.Creatable == nil || d.Check == nil ||
+			d.Blobs == nil || d.SchemaVersion <= 0 {
 			t.Errorf("driver %s: a function is missing or the schema version is %d", d.Name, d.SchemaVersion)
 		}
 	}
@@ -42,12 +43,16 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %s, %v; want sqlite", name, d.Name, err)
 		}
 	}
-	_, err := storetable.Lookup("postgres")
-	if err == nil || !strings.Contains(err.Error(), `store.driver: "postgres" is not supported`) || !strings.Contains(err.Error(), `"sqlite"`) {
-		t.Errorf("Lookup(postgres) = %v; want not supported, naming sqlite", err)
+	if d, err := storetable.Lookup("postgres"); err != nil || d.Name != "postgres" {
+		t.Errorf("Lookup(postgres) = %s, %v; want postgres", d.Name, err)
+	}
+	_, err := storetable.Lookup("mysql")
+	if err == nil || !strings.Contains(err.Error(), `store.driver: "mysql" is not supported`) ||
+		!strings.Contains(err.Error(), `"sqlite"`) || !strings.Contains(err.Error(), `"postgres"`) {
+		t.Errorf("Lookup(mysql) = %v; want not supported, naming sqlite and postgres", err)
 	}
 	cfg := configAt(filepath.Join(t.TempDir(), "x.db"))
-	cfg.Store.Driver = "postgres"
+	cfg.Store.Driver = "mysql"
 	if _, err := storetable.OpenReadOnly(context.Background(), cfg); err == nil {
 		t.Error("OpenReadOnly with an unknown driver succeeded")
 	}
@@ -111,5 +116,38 @@ func TestCreatableReportsAnUnwritableDirectory(t *testing.T) {
 	}
 	if err := d.Creatable(configAt(filepath.Join(dir, "gatehouse.db"))); err == nil {
 		t.Error("Creatable in a read-only directory = nil")
+	}
+}
+
+// TestPostgresDSNChecked: a postgres store.dsn that does not parse is
+// found without connecting, naming the key and never the password; one
+// that parses is fine, and Where names its host, port and database only.
+func TestPostgresDSNChecked(t *testing.T) {
+	cfg := configAt("postgres://bot:hunter2pw@db.example:notaport/gatehouse")
+	cfg.Store.Driver = "postgres"
+	err := storetable.Check(cfg)
+	if err == nil || !strings.HasPrefix(err.Error(), "store.dsn: ") || strings.Contains(err.Error(), "hunter2pw") {
+		t.Errorf("Check of a DSN with a bad port = %v; want an error naming store.dsn without the password", err)
+	}
+	cfg.Store.DSN = "postgres://bot:hunter2pw@db.example:5433/gatehouse?sslmode=disable"
+	if err := storetable.Check(cfg); err != nil {
+		t.Errorf("Check of a good DSN = %v", err)
+	}
+	d, _ := storetable.Lookup("postgres")
+	if got := d.Where(cfg); got != "db.example:5433/gatehouse" {
+		t.Errorf("Where = %q; want db.example:5433/gatehouse", got)
+	}
+}
+
+// TestDriversShareSchemaVersions: every driver has as many migrations as
+// the others, so a schema version means one schema in every driver: a
+// migration added to one driver needs its counterpart in the others.
+func TestDriversShareSchemaVersions(t *testing.T) {
+	ds := storetable.Drivers()
+	for _, d := range ds[1:] {
+		if d.SchemaVersion != ds[0].SchemaVersion {
+			t.Errorf("driver %s is at schema version %d, %s at %d; give each migration its counterpart",
+				d.Name, d.SchemaVersion, ds[0].Name, ds[0].SchemaVersion)
+		}
 	}
 }

@@ -1,19 +1,15 @@
 package sqlite
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/internal/manifest"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -29,7 +25,7 @@ func (db *DB) AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, er
 	if c.NoCheckpoint != "" {
 		c.Files = nil
 	}
-	files, err := encodeManifest(c.Files)
+	files, err := manifest.Encode(c.Files)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: add checkpoint: %w", err)
 	}
@@ -119,7 +115,7 @@ func (db *DB) checkpointWhere(ctx context.Context, where string, args ...any) (r
 	if c.NoCheckpoint != "" {
 		return c, nil // a marker: its manifest is empty
 	}
-	if c.Files, err = decodeManifest(files); err != nil {
+	if c.Files, err = manifest.Decode(files); err != nil {
 		return record.Checkpoint{}, fmt.Errorf("sqlite: checkpoint #%d: %w", c.ID, err)
 	}
 	return c, nil
@@ -173,7 +169,7 @@ func (db *DB) CheckpointBlobs(ctx context.Context) (map[string]int64, error) {
 		if err := rows.Scan(&id, &files); err != nil {
 			return nil, fmt.Errorf("sqlite: checkpoint blobs: %w", err)
 		}
-		list, err := decodeManifest(files)
+		list, err := manifest.Decode(files)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: checkpoint #%d: %w", id, err)
 		}
@@ -199,86 +195,4 @@ func scanCheckpoint(row interface{ Scan(...any) error }, extra ...any) (record.C
 	}
 	c.Created, c.Undone = fromNanos(created), fromNanos(undone)
 	return c, nil
-}
-
-// manifestEntry is a CheckpointFile as stored: short keys, times as Unix
-// nanoseconds. A path or link target that is not valid UTF-8 (a file
-// name is any bytes) goes in PB or LB, as raw bytes: JSON would replace
-// its invalid bytes with U+FFFD, and a restore would then remove the file
-// and create it under another name.
-type manifestEntry struct {
-	P  string `json:"p"`
-	PB []byte `json:"pb,omitempty"`
-	K  string `json:"k,omitempty"` // "" is a file
-	M  uint32 `json:"m"`
-	S  int64  `json:"s,omitempty"`
-	T  int64  `json:"t,omitempty"`
-	C  int64  `json:"c,omitempty"`
-	I  uint64 `json:"i,omitempty"`
-	B  string `json:"b,omitempty"`
-	L  string `json:"l,omitempty"`
-	LB []byte `json:"lb,omitempty"`
-}
-
-// encodeManifest is the files column: gzip-compressed JSON.
-func encodeManifest(files []record.CheckpointFile) ([]byte, error) {
-	list := make([]manifestEntry, len(files))
-	for i, f := range files {
-		k := f.Kind
-		if k == record.KindFile {
-			k = ""
-		}
-		list[i] = manifestEntry{P: f.Path, K: k, M: f.Mode, S: f.Size, T: nanos(f.MTime), C: nanos(f.CTime),
-			I: f.Inode, B: f.Blob, L: f.Target}
-		if !utf8.ValidString(f.Path) {
-			list[i].P, list[i].PB = "", []byte(f.Path)
-		}
-		if !utf8.ValidString(f.Target) {
-			list[i].L, list[i].LB = "", []byte(f.Target)
-		}
-	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	if err := json.NewEncoder(zw).Encode(list); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// decodeManifest reverses encodeManifest.
-func decodeManifest(b []byte) ([]record.CheckpointFile, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	var list []manifestEntry
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	out := make([]record.CheckpointFile, len(list))
-	for i, e := range list {
-		k := e.K
-		if k == "" {
-			k = record.KindFile
-		}
-		out[i] = record.CheckpointFile{Path: e.P, Kind: k, Mode: e.M, Size: e.S, MTime: fromNanos(e.T),
-			CTime: fromNanos(e.C), Inode: e.I, Blob: e.B, Target: e.L}
-		if e.PB != nil {
-			out[i].Path = string(e.PB)
-		}
-		if e.LB != nil {
-			out[i].Target = string(e.LB)
-		}
-	}
-	return out, nil
 }

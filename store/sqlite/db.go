@@ -125,7 +125,7 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 // database refused for being too new must not even have its journal mode
 // changed.
 func (db *DB) setUp(ctx context.Context) error {
-	if err := migrate(ctx, db.w); err != nil {
+	if err := migrateSchema(ctx, db.w); err != nil {
 		return err
 	}
 	var mode string

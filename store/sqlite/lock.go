@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/store"
 )
 
 // ErrLocked means another process holds the database's lock: another
 // gatehouse runs on the same database. The caller stops; retrying is
 // pointless while that instance runs.
-var ErrLocked = errors.New("another gatehouse instance holds it")
+var ErrLocked = store.ErrLocked
 
 // lockPath is the lock file beside the database at path.
 func lockPath(path string) string { return path + ".lock" }

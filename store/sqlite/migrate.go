@@ -7,138 +7,173 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/internal/migrate"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
+// migrations is the migrations directory's contents.
+var migrations, _ = fs.Sub(migrationFS, "migrations")
+
 // ErrSchemaTooNew matches (errors.Is) the error Open returns for a database
-// written by a newer gatehouse; the database is left untouched. The caller
-// tells the user to upgrade gatehouse.
-var ErrSchemaTooNew = errors.New("database schema is newer than this gatehouse")
+// written by a newer gatehouse; the database is left untouched.
+var ErrSchemaTooNew = store.ErrSchemaTooNew
 
 // SchemaTooNewError is the error Open returns for a database whose schema
 // version is newer than this build's; it matches ErrSchemaTooNew.
-type SchemaTooNewError struct {
-	Database int // the database's schema version
-	Known    int // the newest version this build knows
-}
-
-func (e *SchemaTooNewError) Error() string {
-	return fmt.Sprintf("database schema version %d is newer than this gatehouse (%d); upgrade gatehouse",
-		e.Database, e.Known)
-}
-
-// Is makes errors.Is(err, ErrSchemaTooNew) true.
-func (e *SchemaTooNewError) Is(target error) bool { return target == ErrSchemaTooNew }
-
-// migration is one embedded schema step; version n takes the schema from
-// n-1 to n.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads the embedded migrations, named NNNN_what.sql, in
-// version order, and checks that they number 1, 2, 3, … without gaps.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: read migrations: %w", err)
-	}
-	var ms []migration
-	for _, e := range entries {
-		prefix, _, _ := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: migration %s: want NNNN_name.sql", e.Name())
-		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: read migration %s: %w", e.Name(), err)
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("sqlite: migration %s: want version %d", m.name, i+1)
-		}
-	}
-	return ms, nil
-}
+type SchemaTooNewError = store.SchemaTooNewError
 
 // SchemaVersion is the schema version this build writes (0 only if the
 // embedded migrations are malformed, which the tests rule out).
 func SchemaVersion() int {
-	ms, err := loadMigrations()
+	n, err := migrate.Latest(migrations)
 	if err != nil {
 		return 0
 	}
-	return len(ms)
+	return n
 }
 
-// migrate brings the schema up to date in one transaction, or refuses a
-// database whose schema is newer than the migrations this build knows.
-func migrate(ctx context.Context, w *sql.DB) (err error) {
-	ms, err := loadMigrations()
+// The schema's version lives in two tables. goose's own (migrate.Table)
+// records the migrations applied; schema_version, one row, is the version
+// every gatehouse reads, those from before goose included: they created it
+// and refuse a database whose version there is newer than theirs, so the
+// bot keeps it equal to goose's. A database without goose's table was
+// migrated by the runner before goose, which applied migrations 1 to
+// schema_version's version: goose's table is created saying so, and goose
+// applies the rest.
+
+// migrateSchema brings the schema up to date through goose, or refuses a
+// database whose schema is newer than the migrations this build knows
+// before writing anything to it.
+func migrateSchema(ctx context.Context, w *sql.DB) error {
+	known, err := migrateLatest()
 	if err != nil {
 		return err
 	}
+	current, adopted, err := databaseVersion(ctx, w)
+	if err != nil {
+		return err
+	}
+	if current > known {
+		return fmt.Errorf("sqlite: %w", &SchemaTooNewError{Database: current, Known: known})
+	}
+	if current > 0 && !adopted {
+		if err := adopt(ctx, w, current); err != nil {
+			return err
+		}
+	}
+	v, err := migrate.Up(ctx, goose.DialectSQLite3, w, migrations, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	if v > known {
+		return fmt.Errorf("sqlite: %w", &SchemaTooNewError{Database: v, Known: known})
+	}
+	return setSchemaVersion(ctx, w, v)
+}
+
+func migrateLatest() (int, error) {
+	n, err := migrate.Latest(migrations)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %w", err)
+	}
+	return n, nil
+}
+
+// databaseVersion reads the database's schema version, the greater of
+// schema_version's and goose's (0 for a new database), and whether goose's
+// table exists. It writes nothing.
+func databaseVersion(ctx context.Context, q querier) (version int, gooseTable bool, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)`,
+		"schema_version", migrate.Table)
+	if err != nil {
+		return 0, false, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return 0, false, errors.Join(fmt.Errorf("sqlite: schema version: %w", err), rows.Close())
+		}
+		tables = append(tables, name)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, false, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	for _, table := range tables {
+		col := "version"
+		if table == migrate.Table {
+			gooseTable, col = true, "version_id"
+		}
+		var v int
+		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(`+col+`), 0) FROM `+table).Scan(&v); err != nil {
+			return 0, false, fmt.Errorf("sqlite: schema version: %w", err)
+		}
+		version = max(version, v)
+	}
+	return version, gooseTable, nil
+}
+
+// adopt creates goose's table for a database the runner before goose
+// migrated to version, recording versions 0 to version as applied.
+func adopt(ctx context.Context, w *sql.DB, version int) (err error) {
+	gs, err := database.NewStore(goose.DialectSQLite3, migrate.Table)
+	if err != nil {
+		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
+	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: migrate: begin: %w", err)
+		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
 	}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, rollback(tx))
 		}
 	}()
-	current, err := schemaVersion(ctx, tx)
-	if err != nil {
-		return err
+	if err := gs.CreateVersionTable(ctx, tx); err != nil {
+		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
 	}
-	if current > len(ms) {
-		return fmt.Errorf("sqlite: %w", &SchemaTooNewError{Database: current, Known: len(ms)})
-	}
-	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	for v := range version + 1 {
+		if err := gs.Insert(ctx, tx, database.InsertRequest{Version: int64(v)}); err != nil {
+			return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
 		}
 	}
-	if err := setSchemaVersion(ctx, tx, len(ms)); err != nil {
-		return err
-	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: migrate: commit: %w", err)
+		return fmt.Errorf("sqlite: adopt schema version %d: commit: %w", version, err)
 	}
 	return nil
 }
 
-// schemaVersion reads the schema version, 0 for a new database.
-func schemaVersion(ctx context.Context, tx *sql.Tx) (int, error) {
-	const create = `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`
-	if _, err := tx.ExecContext(ctx, create); err != nil {
-		return 0, fmt.Errorf("sqlite: schema version: %w", err)
-	}
-	var v int
-	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+// setSchemaVersion makes schema_version say v.
+func setSchemaVersion(ctx context.Context, w *sql.DB, v int) (err error) {
+	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: schema version: %w", err)
-	}
-	return v, nil
-}
-
-func setSchemaVersion(ctx context.Context, tx *sql.Tx, v int) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM schema_version`); err != nil {
 		return fmt.Errorf("sqlite: set schema version: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, rollback(tx))
+		}
+	}()
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`,
+		`DELETE FROM schema_version`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("sqlite: set schema version: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (?)`, v); err != nil {
 		return fmt.Errorf("sqlite: set schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: set schema version: commit: %w", err)
 	}
 	return nil
 }

@@ -84,20 +84,7 @@ func checkSchema(ctx context.Context, r *sql.DB) error {
 	case v > known:
 		return fmt.Errorf("sqlite: %w", &SchemaTooNewError{Database: v, Known: known})
 	case v < known:
-		return fmt.Errorf("sqlite: %w", &schemaOldError{database: v, known: known})
+		return fmt.Errorf("sqlite: %w", &store.SchemaOldError{Database: v, Known: known})
 	}
 	return nil
 }
-
-// schemaOldError is the error of a read-only open of a database whose
-// schema version is older than this build's; it matches
-// store.ErrSchemaOld.
-type schemaOldError struct{ database, known int }
-
-func (e *schemaOldError) Error() string {
-	return fmt.Sprintf("database schema version %d is older than this gatehouse (%d); run the bot once to upgrade it",
-		e.database, e.known)
-}
-
-// Is makes errors.Is(err, store.ErrSchemaOld) true.
-func (e *schemaOldError) Is(target error) bool { return target == store.ErrSchemaOld }

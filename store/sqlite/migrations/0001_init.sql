@@ -1,3 +1,4 @@
+-- +goose Up
 -- 0001: history, usage, approvals, audit, cursors, standing allows.
 -- Times are Unix nanoseconds (INTEGER); 0 means unset.
 
@@ -55,10 +56,14 @@ CREATE TABLE audit (
     detail       TEXT    NOT NULL
 );
 CREATE INDEX audit_at ON audit (at);
+-- +goose StatementBegin
 CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
 BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+-- +goose StatementEnd
+-- +goose StatementBegin
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
 BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+-- +goose StatementEnd
 
 CREATE TABLE cursors (
     key     TEXT    PRIMARY KEY,

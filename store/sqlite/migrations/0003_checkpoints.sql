@@ -1,3 +1,4 @@
+-- +goose Up
 -- 0003: workspace checkpoints taken before changing tool calls (/undo).
 -- File contents are blobs in a directory next to the database, named by
 -- SHA-256; files is the checkpoint's whole manifest, gzip-compressed JSON,

@@ -1,3 +1,4 @@
+-- +goose Up
 -- 0004: a changing call that ran without a checkpoint (the workspace over a
 -- limit, or an error) leaves a marker row: no_checkpoint says why, files is
 -- an empty manifest. A marker is never restored to, but a restore to an

@@ -1,3 +1,4 @@
+-- +goose Up
 -- 0006: keys a gateway remembers across restarts, by scope (the Slack
 -- threads the bot takes part in). at is the latest Remember (unix
 -- nanoseconds); Prune forgets keys past store.MemoryKeep and the oldest

@@ -1,0 +1,203 @@
+// Package postgres is the store on a PostgreSQL database through
+// github.com/jackc/pgx/v5 (a connection pool). It keeps what store/sqlite
+// keeps, in the same schema versions, and is correct for one bot on the
+// database; what several instances on one database need beyond that
+// (leases, a durable inbox, pacing across instances) is not built yet.
+//
+// Every write is one statement or one transaction, committed as the
+// server commits (synchronous_commit as configured there): a claimed
+// approval stays claimed. The exactly-once point, ClaimApproval, is one
+// conditional UPDATE, so it holds across connections and processes.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// DefaultHistory is how many messages Load returns when Options.History
+// is 0.
+const DefaultHistory = 40
+
+// connectTimeout bounds one connection attempt when the DSN sets none.
+const connectTimeout = 10 * time.Second
+
+// Options tune a DB; zero fields take the defaults.
+type Options struct {
+	// History is how many of a conversation's newest messages Load returns
+	// (before llm.Trim); 0 means DefaultHistory.
+	History int
+	// Retention is how long conversation history is kept before Prune
+	// deletes it; 0 keeps it for ever.
+	Retention time.Duration
+	// MemoryMax is how many remembered keys a scope keeps (Prune forgets
+	// the oldest past it); 0 means store.MemoryMax.
+	MemoryMax int
+	// Now is the clock for stored timestamps and pruning; nil means time.Now.
+	Now func() time.Time
+	// ReadOnly opens an existing database for reading only (`bot audit`,
+	// `bot doctor`): every connection has default_transaction_read_only
+	// on, nothing is migrated or pruned, and the schema version must be
+	// this build's.
+	ReadOnly bool
+
+	noLock bool // tests only (export_test.go): open past the instance lock
+}
+
+func (o Options) withDefaults() Options {
+	if o.History <= 0 {
+		o.History = DefaultHistory
+	}
+	if o.Retention < 0 {
+		o.Retention = 0
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MemoryMax <= 0 {
+		o.MemoryMax = store.MemoryMax
+	}
+	return o
+}
+
+// DB is an open PostgreSQL store. It is safe for concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+	lock *pgx.Conn // the connection holding the instance lock; nil when read-only
+	opts Options
+}
+
+var (
+	_ store.Store  = (*DB)(nil)
+	_ store.Server = (*DB)(nil)
+)
+
+// Open connects to the database dsn names (a postgres:// URL or key=value
+// DSN), applies pending schema migrations under an advisory lock and
+// prunes old history (unless o.ReadOnly). A DSN that does not parse gives
+// a *DSNError; a server that cannot be reached or refuses the login, an
+// error naming its host and port, never the password. A database written
+// by a newer gatehouse is refused with store.ErrSchemaTooNew and left
+// untouched.
+//
+// Unless o.ReadOnly, Open first takes the instance lock, a session-level
+// advisory lock held on a connection of its own until Close: a database
+// another bot runs on is refused with store.ErrLocked before anything
+// reads or writes it (its restart recovery would mark the other bot's
+// running approvals interrupted). Several instances on one database are
+// not built yet (issue 22). The lock lives as long as that connection: a
+// server restart ends it, and the bot holds no lock until it restarts.
+func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
+	pc, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		// A server that does not answer (a host down, a dropped packet)
+		// is reported, not waited for: connect_timeout in the DSN sets
+		// another bound.
+		pc.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if o.ReadOnly {
+		pc.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	where := whereConfig(pc)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", where, err)
+	}
+	db := &DB{pool: pool, opts: o.withDefaults()}
+	if err := pool.Ping(ctx); err != nil {
+		return nil, errors.Join(connectError(where, err), db.Close())
+	}
+	if !o.ReadOnly && !o.noLock {
+		if db.lock, err = lockInstance(ctx, pc, where); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+	}
+	if o.ReadOnly {
+		if err := db.checkSchema(ctx); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		return db, nil
+	}
+	if err := db.migrate(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if _, err := db.Prune(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// Close closes the connection pool, then releases the instance lock.
+func (db *DB) Close() error {
+	db.pool.Close()
+	if db.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		// Ending the session releases its advisory locks.
+		err := db.lock.Close(ctx)
+		db.lock = nil
+		if err != nil {
+			return fmt.Errorf("postgres: close: %w", err)
+		}
+	}
+	return nil
+}
+
+// instanceLockID is the advisory lock key of the instance lock (goose's
+// migration lock uses another).
+const instanceLockID int64 = 0x67617465686f7573 // "gatehous"
+
+// lockInstance takes the instance lock on a connection of its own and
+// returns that connection, or store.ErrLocked when another session holds it.
+func lockInstance(ctx context.Context, pc *pgxpool.Config, where string) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig.Copy())
+	if err != nil {
+		return nil, connectError(where, err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, instanceLockID).Scan(&ok); err != nil {
+		return nil, errors.Join(fmt.Errorf("postgres: %s: instance lock: %w", where, err), conn.Close(ctx))
+	}
+	if !ok {
+		return nil, errors.Join(fmt.Errorf("postgres: database %s: %w", where, store.ErrLocked), conn.Close(ctx))
+	}
+	return conn, nil
+}
+
+func (db *DB) now() time.Time { return db.opts.Now() }
+
+// ServerVersion is "PostgreSQL" and the server's version (server_version,
+// e.g. "15.18 (Debian 15.18-0+deb12u1)").
+func (db *DB) ServerVersion(ctx context.Context) (string, error) {
+	var v string
+	if err := db.pool.QueryRow(ctx, `SHOW server_version`).Scan(&v); err != nil {
+		return "", fmt.Errorf("postgres: server version: %w", err)
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// nanos stores t as Unix nanoseconds; the zero time is 0.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos reverses nanos, in UTC.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

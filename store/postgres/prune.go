@@ -1,0 +1,30 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+)
+
+// Prune deletes history messages older than Options.Retention and returns
+// how many it removed; with Retention 0 it deletes no history. Whatever
+// the retention, it forgets the remembered keys past store.MemoryKeep or
+// Options.MemoryMax, schedule slots past store.SlotKeep and instances not
+// seen for store.InstanceKeep (none of them counted). The audit log
+// (append-only), approvals, usage and cursors are always kept.
+func (db *DB) Prune(ctx context.Context) (int64, error) {
+	if err := db.pruneCluster(ctx); err != nil {
+		return 0, err
+	}
+	if err := db.pruneMemory(ctx); err != nil {
+		return 0, err
+	}
+	if db.opts.Retention == 0 {
+		return 0, nil
+	}
+	cutoff := db.now().Add(-db.opts.Retention)
+	tag, err := db.pool.Exec(ctx, `DELETE FROM messages WHERE created < $1`, nanos(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("postgres: prune history: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
