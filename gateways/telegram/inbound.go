@@ -76,12 +76,18 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 		g.log.Warn().Int("update_id", id).Msg("skipping a message without chat or sender")
 		return false, nil
 	}
-	if m.From.IsBot || m.Chat.IsChannel() {
+	if m.Chat.IsChannel() {
 		return false, nil
 	}
 	text, entities := m.Text, m.Entities
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
+	}
+	if m.From.IsBot {
+		if m.SenderChat != nil && !m.Chat.IsPrivate() {
+			g.onAnonymous(id, m, text, entities, topic)
+		}
+		return false, nil
 	}
 	private := m.Chat.IsPrivate()
 	addressed, text, other := g.addressed(m, text, entities)
@@ -116,6 +122,26 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, id int, m
 		Done:        done,
 	})
 	return err == nil, err
+}
+
+// anonymousNote answers a group message that addresses the bot but was
+// posted on behalf of a chat: an admin who remains anonymous, or a linked
+// channel. Telegram names no person, so nothing is done with it.
+const anonymousNote = "You are posting anonymously (on behalf of the group or a channel), so I cannot tell who you are and did nothing with this message. Turn off \"Remain anonymous\" in the group's admin rights for yourself, then send it again."
+
+// onAnonymous answers a group message sent on behalf of a chat (its
+// sender is Telegram's GroupAnonymousBot or Channel_Bot) when it
+// addresses this bot; before, such a message was dropped without a word,
+// so an anonymous admin's /undo or /approve seemed never to be answered.
+// The message itself is never a signal: it has no person to authorise.
+func (g *Gateway) onAnonymous(id int, m *tgbotapi.Message, text string, entities []tgbotapi.MessageEntity, topic string) {
+	addressed, _, other := g.addressed(m, text, entities)
+	if !addressed || other {
+		return
+	}
+	g.log.Info().Int("update_id", id).Int64("chat", m.Chat.ID).Msg("a message posted on behalf of a chat addresses the bot: answered, not handled")
+	conv := core.Conversation{Gateway: Name, Chat: strconv.FormatInt(m.Chat.ID, 10), Thread: topic}
+	g.replyLater(conv, anonymousNote, m.MessageID)
 }
 
 func identity(userID int64) core.Identity {

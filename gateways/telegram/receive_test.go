@@ -374,3 +374,34 @@ func TestForumTopicIsTheConversationThread(t *testing.T) {
 		t.Fatalf("press in conversation %s, want telegram:-100500:56", got.Key())
 	}
 }
+
+// TestAnonymousAdminIsAnswered: an admin who remains anonymous posts as
+// GroupAnonymousBot on behalf of the group; their /undo was dropped with
+// the bots' messages, without a word, so it seemed never to be answered
+// (issue 21 item 10). An addressed message is now answered that the bot
+// cannot tell who sent it; nothing reaches the inbox, and an unaddressed
+// one stays unanswered.
+func TestAnonymousAdminIsAnswered(t *testing.T) {
+	h := newHarness(t).start()
+	anon := faketg.User{ID: 1087968824, IsBot: true, FirstName: "Group", Username: "GroupAnonymousBot"}
+	onBehalf := map[string]json.RawMessage{"sender_chat": json.RawMessage(`{"id":-100500,"type":"supergroup","title":"team"}`)}
+	quiet := inGroup(anon, "just chatting")
+	quiet.Extra = onBehalf
+	h.fake.InjectMessage(quiet)
+	undo := inGroup(anon, "/undo")
+	undo.Extra = onBehalf
+	h.fake.InjectMessage(undo)
+	testutil.WaitFor(t, "the answer to the anonymous /undo", func() bool { return len(h.fake.Sent()) > 0 })
+	sent := h.fake.Sent()
+	if len(sent) != 1 || sent[0].ChatID != group.ID || !strings.Contains(sent[0].Plain, "anonymously") || sent[0].ReplyTo == 0 {
+		t.Fatalf("sent %+v; want one answer in the group saying it was anonymous", sent)
+	}
+	h.fake.InjectMessage(dm(alice, "real"))
+	if s := h.inbox.Next(t); s.Text != "real" {
+		t.Fatalf("signal %+v", s)
+	}
+	h.inbox.Empty(t)
+	if got := len(h.fake.Sent()); got != 1 {
+		t.Fatalf("%d messages sent; the unaddressed anonymous one was answered too", got)
+	}
+}
