@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -251,6 +252,9 @@ func TestReloadEndpointIsOffUnlessEnabledAndRefusesCrossSite(t *testing.T) {
 		if code, body := postWith(t, onAddr, "/-/reload", h); code != http.StatusOK {
 			t.Errorf("POST /-/reload with %q: %d %q; want 200", h, code, body)
 		}
+		// The 200 comes before the reload's log line is read from the
+		// bot's stderr: wait for it, then check it is the only one.
+		testutil.WaitFor(t, fmt.Sprintf("reload %d logged", i+1), func() bool { return reloads(on) >= i+1 })
 		if n := reloads(on); n != i+1 {
 			t.Errorf("%d reloads after %d accepted requests", n, i+1)
 		}

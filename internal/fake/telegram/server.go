@@ -23,7 +23,7 @@ import (
 
 // Options configure a Server; zero fields take defaults.
 type Options struct {
-	Token       string        // default "123456:TEST-fake-telegram-token"
+	Token       string        // default "123456:TEST-fake-telegram-token-0123456789"
 	BotID       int64         // default 777000111
 	BotUsername string        // default "gatehouse_bot"
 	MaxPollWait time.Duration // longest a getUpdates is held, whatever its timeout; default 1s
@@ -91,7 +91,7 @@ type msgKey struct {
 // New starts a fake on 127.0.0.1.
 func New(o Options) *Server {
 	if o.Token == "" {
-		o.Token = "123456:TEST-fake-telegram-token"
+		o.Token = "123456:TEST-fake-telegram-token-0123456789"
 	}
 	if o.BotID == 0 {
 		o.BotID = 777000111
