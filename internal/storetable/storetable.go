@@ -17,7 +17,6 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/store"
-	"github.com/gatehouse-bot/gatehouse/store/postgres"
 	"github.com/gatehouse-bot/gatehouse/store/sqlite"
 )
 
@@ -64,7 +63,7 @@ func Blobs(cfg *config.Config) (string, error) {
 
 // Drivers returns the driver table. Each call returns a fresh slice.
 func Drivers() []Driver {
-	return []Driver{sqliteDriver(), postgresDriver()}
+	return append([]Driver{sqliteDriver()}, optionalDrivers()...)
 }
 
 // Lookup returns the driver for store.driver; "" is the default, sqlite. A
@@ -79,6 +78,9 @@ func Lookup(name string) (Driver, error) {
 			return d, nil
 		}
 		names = append(names, strconv.Quote(d.Name))
+	}
+	if why, ok := leftOut[name]; ok {
+		return Driver{}, fmt.Errorf("store.driver: %q: %s", name, why)
 	}
 	return Driver{}, fmt.Errorf("store.driver: %q is not supported by this build yet (use %s)", name, strings.Join(names, " or "))
 }
@@ -158,47 +160,6 @@ func sqliteDriver() Driver {
 		// A file path is checked when it is opened (doctor: Creatable).
 		Check:         func(*config.Config) error { return nil },
 		SchemaVersion: sqlite.SchemaVersion(),
-	}
-}
-
-// postgresDriver is a PostgreSQL database: store.dsn is a connection
-// string (a secret: it may hold the password). Checkpoint blobs stay on
-// disk for now, beside the workspace: <tools.workspace>.blobs.
-func postgresDriver() Driver {
-	return Driver{
-		Name: "postgres",
-		Open: func(ctx context.Context, cfg *config.Config, now func() time.Time) (store.Store, error) {
-			db, err := postgres.Open(ctx, cfg.Store.DSN.Value(), postgres.Options{
-				History:   cfg.LLM.History,
-				Retention: cfg.Store.Retention.D(),
-				Now:       now,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("store: %w", err)
-			}
-			return db, nil
-		},
-		OpenReadOnly: func(ctx context.Context, cfg *config.Config) (store.Store, error) {
-			db, err := postgres.Open(ctx, cfg.Store.DSN.Value(), postgres.Options{ReadOnly: true})
-			if err != nil {
-				return nil, err
-			}
-			return db, nil
-		},
-		Blobs: func(cfg *config.Config) (string, error) {
-			return filepath.Clean(cfg.Tools.Workspace) + ".blobs", nil
-		},
-		Where: func(cfg *config.Config) string { return postgres.Where(cfg.Store.DSN.Value()) },
-		// The bot creates the schema in the database the DSN names; the
-		// database itself is the operator's (CREATE DATABASE).
-		Creatable: func(*config.Config) error { return nil },
-		Check: func(cfg *config.Config) error {
-			if _, err := postgres.ParseDSN(cfg.Store.DSN.Value()); err != nil {
-				return fmt.Errorf("store.dsn: %w", err)
-			}
-			return nil
-		},
-		SchemaVersion: postgres.SchemaVersion(),
 	}
 }
 
