@@ -1,13 +1,27 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t gatehouse .
 # Run:   docker run -it -v gatehouse-data:/data -e OPENAI_API_KEY -e TELEGRAM_BOT_TOKEN gatehouse
-FROM golang:1.26-bookworm AS build
+# Multi-arch (the release's three Linux platforms, one manifest):
+#   docker buildx build --platform linux/amd64,linux/arm64,linux/arm/v7 \
+#     --build-arg VERSION=1.2.3 --build-arg COMMIT=$(git rev-parse HEAD) \
+#     -t ghcr.io/gatehouse-bot/gatehouse:1.2.3 --push .
+# The build stage runs on the builder's own platform and cross-compiles
+# (the binary is pure Go): only the last stage's adduser runs under
+# emulation (QEMU binfmt on the builder, as buildx sets up).
+FROM --platform=$BUILDPLATFORM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/bot ./cmd/bot
+# Set by BuildKit from --platform (linux; amd64, arm64 or arm; v7 for arm),
+# the builder's own platform without one.
+ARG TARGETOS TARGETARCH TARGETVARIANT
+# What `bot version` prints; .dockerignore keeps .git out, so unset they
+# print as "devel" with no commit.
+ARG VERSION=
+ARG COMMIT=
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH GOARM=${TARGETVARIANT#v} \
+    go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/bot ./cmd/bot
 # The image's config is the shipped config.yaml with three values changed:
 # the database and the workspace on the volume /data (relative paths would
 # resolve against /etc/gatehouse, the config's directory), and the health

@@ -9,7 +9,7 @@
 //	bot policy test -tool T -args JSON …   judge one call by the policy (exit 0 allow, 3 approve, 4 deny)
 //	bot policy test -cases FILE            run a table of policy cases (exit 1 if one fails)
 //	bot policy explain [-config …]         print the effective policy rules
-//	bot version                            print the version
+//	bot version                            print the version, commit and its date
 //	bot help                               list the commands and their flags
 package main
 
@@ -26,9 +26,6 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
 
 // Exit codes.
 const (
@@ -85,7 +82,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "policy":
 		return policyCmd(ctx, args, stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "gatehouse", version)
+		fmt.Fprintln(stdout, buildVersion())
 		return exitOK
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
@@ -167,7 +164,7 @@ commands:
   policy explain      print the effective rules, numbered from 1, then the
                       default for calls no rule matches
       -config FILE    configuration file (default config.yaml)
-  version             print the version
+  version             print the version, commit, commit date and Go version
   help                print this help (also -h, --help)
 
 exit status: 0 ok, 1 failure, 2 bad configuration or usage

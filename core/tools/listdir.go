@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // maxListEntries caps how many entries list_dir shows.
@@ -35,7 +34,7 @@ func (listDir) Spec() Spec {
 func (t listDir) Run(_ context.Context, args json.RawMessage) (string, error) {
 	return t.ws.run(args, false, func(root *os.Root, path string, a pathArgs) (string, error) {
 		// O_DIRECTORY: a FIFO is refused, never opened and waited on.
-		d, err := root.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+		d, err := root.OpenFile(path, os.O_RDONLY|oDirectory, 0)
 		if err != nil {
 			return "", pathErr(a.Path, err)
 		}

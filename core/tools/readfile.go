@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"unicode/utf8"
 )
 
@@ -35,7 +34,7 @@ func (readFile) Spec() Spec {
 func (t readFile) Run(_ context.Context, args json.RawMessage) (string, error) {
 	return t.ws.run(args, false, func(root *os.Root, path string, a pathArgs) (string, error) {
 		// O_NONBLOCK: opening a FIFO must not wait for a writer.
-		f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		f, err := root.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
 		if err != nil {
 			return "", pathErr(a.Path, err)
 		}

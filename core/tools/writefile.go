@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // writeFile is the write_file tool.
@@ -161,7 +160,7 @@ func createTemp(root *os.Root, path string, mode fs.FileMode) (string, *os.File,
 		var r [6]byte
 		rand.Read(r[:])
 		tmp := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(r[:]))
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, mode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -189,7 +188,7 @@ func syncDir(root *os.Root, dir string) error {
 // file is an error.
 func fileDigest(root *os.Root, path string) ([sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
-	f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return sum, err
 	}

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"strconv"
-	"syscall"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 )
@@ -100,7 +99,7 @@ func reserve(root *os.Root, dir, stamp, name string) (string, error) {
 			cand = stamp + "-" + cut(name[:len(name)-len(ext)], MaxName-len(suffix)) + suffix
 		}
 		p := path.Join(dir, cand)
-		f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -119,7 +118,7 @@ func createTemp(root *os.Root, final string) (string, *os.File, error) {
 		var r [6]byte
 		rand.Read(r[:])
 		tmp := path.Join(dir, "."+base+".part-"+hex.EncodeToString(r[:]))
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -211,7 +210,7 @@ func (m *Manager) sameContent(root *os.Root, name string, w, c record.Checkpoint
 	if statSame(w, c, taken) {
 		return true, nil
 	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return false, fmt.Errorf("checkpoint: restore: read %s: %w", w.Path, err)
 	}

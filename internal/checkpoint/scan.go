@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -240,7 +239,7 @@ const batchSync = 64
 // stored. It returns the bytes added; dirs collects the directories to
 // sync; sync syncs the blob itself.
 func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[string]bool, sync bool) (int64, error) {
-	src, err := root.OpenFile(filepath.FromSlash(f.Path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	src, err := root.OpenFile(filepath.FromSlash(f.Path), os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: read %s: %w", f.Path, err)
 	}

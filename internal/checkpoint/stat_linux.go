@@ -16,7 +16,7 @@ func fileIDs(info fs.FileInfo) (uint64, time.Time) {
 	if !ok {
 		return 0, time.Time{}
 	}
-	return st.Ino, time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	return st.Ino, time.Unix(st.Ctim.Unix())
 }
 
 // syncFS makes everything written to the file system of dir durable: one
