@@ -233,3 +233,47 @@ func TestE2EAudioClipIsTranscribed(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ETranscriptionCountsInBudgets: the tokens a transcription reports
+// (usage of type "tokens", as gpt-4o-transcribe answers) are recorded to
+// the conversation like a model's answer, so budget.daily_tokens counts
+// them: past the cap, the turn of that very message is refused. A usage
+// reported only as a duration has no tokens and is not counted.
+func TestE2ETranscriptionCountsInBudgets(t *testing.T) {
+	clip := fakeslack.File{Name: "audio_message.m4a", Mimetype: "audio/mp4", Data: []byte("\x00\x00\x00\x1cftypM4A clip"),
+		Subtype: "slack_audio", MediaDisplayType: "audio"}
+	start := func(t *testing.T, u *fakeoai.TranscriptionUsage) *e2e {
+		e := startAttachE2E(t, func(c *config.Config) {
+			c.LLM.Transcribe = config.Transcribe{Provider: "fake", Model: "gpt-4o-transcribe", Timeout: config.Duration(10 * time.Second)}
+			c.Budget.DailyTokens = 1000
+		})
+		e.ai.SetTranscriptionUsage(u)
+		return e
+	}
+	ch := fakeslack.DMChannel(guest)
+	t.Run("tokens", func(t *testing.T) {
+		e := start(t, &fakeoai.TranscriptionUsage{Type: "tokens", InputTokens: 1500, OutputTokens: 20, TotalTokens: 1520})
+		e.share(guest, "", clip)
+		refused := e.waitPost(t, ch, "budget.daily_tokens")
+		if !strings.Contains(refused.Text, "used today: 1520 tokens") {
+			t.Errorf("the refusal does not count the transcription's tokens: %q", refused.Text)
+		}
+		if n := len(e.ai.Transcriptions()); n != 1 {
+			t.Errorf("%d transcriptions, want 1", n)
+		}
+		if reqs := e.ai.Requests(); len(reqs) != 0 {
+			t.Errorf("the model was asked %d times over the budget", len(reqs))
+		}
+	})
+	t.Run("duration", func(t *testing.T) {
+		e := start(t, &fakeoai.TranscriptionUsage{Type: "duration", Seconds: 4000})
+		e.share(guest, "", clip)
+		e.waitPost(t, ch, fakeoai.DefaultAnswer)
+		if strings.Contains(e.logs.String(), "budget reached") {
+			t.Error("a duration was counted as tokens")
+		}
+		if !strings.Contains(e.logs.String(), "not counted in budgets") {
+			t.Errorf("the duration-only usage was not logged:\n%s", e.logs.String())
+		}
+	})
+}
