@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -71,5 +73,59 @@ func TestDoctorSaysWhatBecomesOfFiles(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor (exit %d) lacks %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestSlackFileShareIsSaved: a file shared in a Slack DM reaches the real
+// binary through the fake Slack: it is downloaded from
+// url_private_download with the bot token as a bearer, saved byte for
+// byte under workspace/inbox/slack-<channel>/, audited with its SHA-256,
+// the message is answered, and neither token nor the file's URL is in the
+// log.
+func TestSlackFileShareIsSaved(t *testing.T) {
+	t.Parallel()
+	const bot, app = "xoxb-1-ATTACH-slack-bot-token", "xapp-1-A0FAKE-ATTACH-slack-app-token"
+	sl := fakeslack.New(fakeslack.Options{BotToken: bot, AppToken: app})
+	t.Cleanup(sl.Close)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", slackHealthConfig(dir, sl.URL(), ""))
+	env := baseEnv(dir, "SLACK_BOT_TOKEN="+bot, "SLACK_APP_TOKEN="+app)
+	p := startBot(t, dir, env)
+	testutil.WaitFor(t, "the socket mode connection", func() bool { return sl.Connections() == 1 })
+	data := "col1,col2\n1,2\n"
+	ch := fakeslack.DMChannel("U1")
+	sl.InjectMessage(fakeslack.Event{Channel: ch, User: "U1", Text: "here is the export",
+		Files: []fakeslack.File{{Name: "../export.csv", Mimetype: "text/csv", Data: []byte(data)}}})
+	inbox := filepath.Join(dir, "ws", "inbox", "slack-"+ch)
+	var saved string
+	testutil.WaitFor(t, "the file saved", func() bool {
+		entries, _ := os.ReadDir(inbox)
+		if len(entries) != 1 {
+			return false
+		}
+		saved = filepath.Join(inbox, entries[0].Name())
+		b, _ := os.ReadFile(saved)
+		return string(b) == data
+	})
+	if !strings.HasSuffix(saved, "-__export.csv") {
+		t.Errorf("saved as %s", saved)
+	}
+	testutil.WaitFor(t, "the answer", func() bool { return len(sl.Posts(ch)) > 0 })
+	d := sl.FileDownloads()
+	if len(d) != 1 || !d[0].Served || d[0].Authorization != "Bearer "+bot {
+		t.Errorf("downloads %+v, want one with the bot token", d)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d; want 0", code)
+	}
+	out := p.stderr.String()
+	noSecretIn(t, "the log", out, bot, app, "/files-pri/")
+	sum := sha256.Sum256([]byte(data))
+	r := runOnce(t, dir, env, "", "audit", "-status", "received", "-json")
+	if r.code != 0 || !strings.Contains(r.stdout, "sha256:"+hex.EncodeToString(sum[:])) {
+		t.Fatalf("bot audit exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

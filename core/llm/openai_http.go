@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -19,6 +21,32 @@ type tapKey struct{}
 type httpTap struct {
 	status     int
 	retryAfter time.Duration
+	// keep, when positive, asks for a copy of a successful answer's body
+	// as go-openai reads it, up to keep bytes (for the fields it drops,
+	// such as a transcription's usage); over keep, body is dropped and
+	// cut is set.
+	keep int
+	body bytes.Buffer
+	cut  bool
+}
+
+// teeBody copies what is read of a body into its tap, within tap.keep.
+type teeBody struct {
+	io.ReadCloser
+	tap *httpTap
+}
+
+func (b teeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if t := b.tap; n > 0 && !t.cut {
+		if t.body.Len()+n > t.keep {
+			t.body.Reset()
+			t.cut = true
+		} else {
+			t.body.Write(p[:n])
+		}
+	}
+	return n, err
 }
 
 type tapDoer struct {
@@ -34,6 +62,9 @@ func (d tapDoer) Do(req *http.Request) (*http.Response, error) {
 	if tap, ok := req.Context().Value(tapKey{}).(*httpTap); ok {
 		tap.status = resp.StatusCode
 		tap.retryAfter = retryAfter(resp.Header, time.Now())
+		if tap.keep > 0 && resp.StatusCode >= 200 && resp.StatusCode < 300 && resp.Body != nil {
+			resp.Body = teeBody{ReadCloser: resp.Body, tap: tap}
+		}
 	}
 	return resp, err
 }

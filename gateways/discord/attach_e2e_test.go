@@ -16,6 +16,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -188,4 +191,40 @@ func countSent(e *e2e, ch, want string) int {
 		}
 	}
 	return n
+}
+
+// TestE2EVoiceMessageIsTranscribed: a Discord voice message (an audio/ogg
+// attachment on a message flagged IS_VOICE_MESSAGE) goes to the
+// transcription endpoint; the transcript reaches the model as the user's
+// words and is quoted to the user before the answer.
+func TestE2EVoiceMessageIsTranscribed(t *testing.T) {
+	e := startE2EWith(t, func(c *config.Config) {
+		c.LLM.Transcribe = config.Transcribe{Provider: "fake", Model: "whisper-1", Timeout: config.Duration(10 * time.Second)}
+	})
+	e.ai.SetTranscript("remind me to buy milk")
+	ch := e.dc.DMChannel(guest.ID)
+	voice := []byte("OggS\x00fake opus voice message")
+	m := e.withFiles(guest, "", fakediscord.Attachment{Filename: "voice-message.ogg", ContentType: "audio/ogg", Data: voice})
+	m.Flags = int(discordgo.MessageFlagsIsVoiceMessage)
+	e.dc.InjectMessage(m)
+	e.waitSent(t, ch, fakeoai.DefaultAnswer)
+	if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, voice) || tr[0].Model != "whisper-1" {
+		t.Fatalf("transcriptions %+v", tr)
+	}
+	if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "[transcript of the voice above, the user's words] remind me to buy milk") {
+		t.Errorf("the model saw %q", user)
+	}
+	quoted, answered := -1, -1
+	for i, s := range e.dc.Messages(ch) {
+		if strings.Contains(s.Content, "remind me to buy milk") && quoted < 0 {
+			quoted = i
+		}
+		if strings.Contains(s.Content, fakeoai.DefaultAnswer) {
+			answered = i
+		}
+	}
+	if quoted < 0 || quoted > answered {
+		t.Errorf("the transcript was not quoted before the answer: %+v", e.dc.Messages(ch))
+	}
+	e.noTokenSent(t)
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
@@ -191,4 +192,88 @@ func TestE2EFileOnAnotherHostIsRefusedWithoutTheToken(t *testing.T) {
 	if logs := e.logs.String(); strings.Contains(logs, other.URL) || strings.Contains(logs, "/files-pri/") {
 		t.Errorf("a file URL is in the log:\n%s", logs)
 	}
+}
+
+// TestE2EAudioClipIsTranscribed: an audio clip recorded in Slack (subtype
+// slack_audio, media_display_type audio) goes to the transcription
+// endpoint, also when Slack announces it as video/webm or video/mp4; the
+// transcript reaches the model as the user's words and is quoted to the
+// user before the answer.
+func TestE2EAudioClipIsTranscribed(t *testing.T) {
+	for _, mimetype := range []string{"audio/mp4", "video/webm"} {
+		t.Run(strings.ReplaceAll(mimetype, "/", "-"), func(t *testing.T) {
+			e := startAttachE2E(t, func(c *config.Config) {
+				c.LLM.Transcribe = config.Transcribe{Provider: "fake", Model: "whisper-1", Timeout: config.Duration(10 * time.Second)}
+			})
+			e.ai.SetTranscript("remind me to buy milk")
+			ch := fakeslack.DMChannel(guest)
+			clip := []byte("\x1a\x45\xdf\xa3 fake audio clip")
+			e.share(guest, "", fakeslack.File{Name: "audio_message.webm", Mimetype: mimetype, Data: clip,
+				Subtype: "slack_audio", MediaDisplayType: "audio"})
+			e.waitPost(t, ch, fakeoai.DefaultAnswer)
+			if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, clip) || tr[0].Model != "whisper-1" {
+				t.Fatalf("transcriptions %+v", tr)
+			}
+			if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "[transcript of the audio above, the user's words] remind me to buy milk") {
+				t.Errorf("the model saw %q", user)
+			}
+			quoted, answered := -1, -1
+			for i, p := range e.sl.Posts(ch) {
+				if strings.Contains(p.Text, "remind me to buy milk") && quoted < 0 {
+					quoted = i
+				}
+				if strings.Contains(p.Text, fakeoai.DefaultAnswer) {
+					answered = i
+				}
+			}
+			if quoted < 0 || quoted > answered {
+				t.Errorf("the transcript was not quoted before the answer: %+v", e.sl.Posts(ch))
+			}
+			e.bearerOnly(t)
+		})
+	}
+}
+
+// TestE2ETranscriptionCountsInBudgets: the tokens a transcription reports
+// (usage of type "tokens", as gpt-4o-transcribe answers) are recorded to
+// the conversation like a model's answer, so budget.daily_tokens counts
+// them: past the cap, the turn of that very message is refused. A usage
+// reported only as a duration has no tokens and is not counted.
+func TestE2ETranscriptionCountsInBudgets(t *testing.T) {
+	clip := fakeslack.File{Name: "audio_message.m4a", Mimetype: "audio/mp4", Data: []byte("\x00\x00\x00\x1cftypM4A clip"),
+		Subtype: "slack_audio", MediaDisplayType: "audio"}
+	start := func(t *testing.T, u *fakeoai.TranscriptionUsage) *e2e {
+		e := startAttachE2E(t, func(c *config.Config) {
+			c.LLM.Transcribe = config.Transcribe{Provider: "fake", Model: "gpt-4o-transcribe", Timeout: config.Duration(10 * time.Second)}
+			c.Budget.DailyTokens = 1000
+		})
+		e.ai.SetTranscriptionUsage(u)
+		return e
+	}
+	ch := fakeslack.DMChannel(guest)
+	t.Run("tokens", func(t *testing.T) {
+		e := start(t, &fakeoai.TranscriptionUsage{Type: "tokens", InputTokens: 1500, OutputTokens: 20, TotalTokens: 1520})
+		e.share(guest, "", clip)
+		refused := e.waitPost(t, ch, "budget.daily_tokens")
+		if !strings.Contains(refused.Text, "used today: 1520 tokens") {
+			t.Errorf("the refusal does not count the transcription's tokens: %q", refused.Text)
+		}
+		if n := len(e.ai.Transcriptions()); n != 1 {
+			t.Errorf("%d transcriptions, want 1", n)
+		}
+		if reqs := e.ai.Requests(); len(reqs) != 0 {
+			t.Errorf("the model was asked %d times over the budget", len(reqs))
+		}
+	})
+	t.Run("duration", func(t *testing.T) {
+		e := start(t, &fakeoai.TranscriptionUsage{Type: "duration", Seconds: 4000})
+		e.share(guest, "", clip)
+		e.waitPost(t, ch, fakeoai.DefaultAnswer)
+		if strings.Contains(e.logs.String(), "budget reached") {
+			t.Error("a duration was counted as tokens")
+		}
+		if !strings.Contains(e.logs.String(), "not counted in budgets") {
+			t.Errorf("the duration-only usage was not logged:\n%s", e.logs.String())
+		}
+	})
 }

@@ -41,23 +41,32 @@ func (g *Gateway) attachments(files []slack.File) []core.Attachment {
 	}
 	out := make([]core.Attachment, 0, len(files))
 	for _, f := range files {
-		out = append(out, core.Attachment{Name: f.Name, MediaType: f.Mimetype, Size: int64(max(f.Size, 0)),
-			Kind: kindOf(f.Mimetype), Fetcher: fileFetcher{g: g, url: f.URLPrivateDownload, mediaType: f.Mimetype}})
+		kind, mediaType := kindOf(f.Mimetype, f.MediaDisplayType)
+		out = append(out, core.Attachment{Name: f.Name, MediaType: mediaType, Size: int64(max(f.Size, 0)),
+			Kind: kind, Fetcher: fileFetcher{g: g, url: f.URLPrivateDownload, mediaType: f.Mimetype}})
 	}
 	return out
 }
 
-// kindOf tells a file's kind from its announced media type.
-func kindOf(mediaType string) core.AttachmentKind {
-	switch major, _, _ := strings.Cut(strings.ToLower(mediaType), "/"); major {
-	case "image":
-		return core.AttachImage
-	case "audio":
-		return core.AttachAudio
-	case "video":
-		return core.AttachVideo
+// kindOf tells a file's kind from its announced media type and Slack's
+// media_display_type, and returns the media type to tell the model. An
+// audio clip recorded in Slack (subtype slack_audio, which slack-go does
+// not decode) has media_display_type "audio" but is at times announced as
+// video/mp4 or video/webm: it is audio, so that it is transcribed, and
+// its media type is told as audio/mp4 or audio/webm.
+func kindOf(mediaType, display string) (core.AttachmentKind, string) {
+	major, sub, _ := strings.Cut(strings.ToLower(mediaType), "/")
+	switch {
+	case major == "image":
+		return core.AttachImage, mediaType
+	case major == "audio":
+		return core.AttachAudio, mediaType
+	case strings.EqualFold(display, "audio") && major == "video" && sub != "":
+		return core.AttachAudio, "audio/" + sub
+	case major == "video":
+		return core.AttachVideo, mediaType
 	}
-	return core.AttachDocument
+	return core.AttachDocument, mediaType
 }
 
 // fileFetcher downloads one file from its url_private_download with the

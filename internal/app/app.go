@@ -151,7 +151,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	attachments, err := buildAttachments(cfg, media, a.store, o.Now, o.Log)
+	attachments, err := buildAttachments(cfg, media, a.store, a.store, o.Now, o.Log)
 	if err != nil {
 		return err
 	}

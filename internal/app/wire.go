@@ -189,13 +189,13 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 }
 
 // buildAttachments returns the receiver of files sent with messages.
-func buildAttachments(cfg *config.Config, media mediaAbilities, audit attach.Audit, now func() time.Time, log zerolog.Logger) (*attach.Receiver, error) {
+func buildAttachments(cfg *config.Config, media mediaAbilities, audit attach.Audit, usage core.UsageRecorder, now func() time.Time, log zerolog.Logger) (*attach.Receiver, error) {
 	a := cfg.Attachments
 	r, err := attach.New(attach.Options{
 		Workspace: cfg.Tools.Workspace, Dir: a.Dir, MaxBytes: int64(a.MaxBytes),
 		Images: media.vision, MaxImages: a.MaxImages,
 		Transcriber: media.transcriber, TranscribeTimeout: cfg.LLM.Transcribe.Timeout.D(),
-		Audit: audit, Log: log, Now: now,
+		Usage: usage, Audit: audit, Log: log, Now: now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("attachments: %w", err)

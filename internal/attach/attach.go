@@ -69,6 +69,10 @@ type Options struct {
 	// into text, each bounded by TranscribeTimeout (default 60s).
 	Transcriber       llm.Transcriber
 	TranscribeTimeout time.Duration
+	// Usage, when set, records the tokens a transcription reported to
+	// the conversation, as a model's answer's are, so that the budgets
+	// count them.
+	Usage core.UsageRecorder
 	// Audit records each saved file; optional.
 	Audit Audit
 	Log   zerolog.Logger
@@ -189,7 +193,7 @@ func (r *Receiver) one(ctx context.Context, log zerolog.Logger, root *os.Root, d
 		}
 	}
 	if r.o.Transcriber != nil && (a.Kind == core.AttachVoice || a.Kind == core.AttachAudio) {
-		text, note := r.transcribe(ctx, log, root, sv.rel, name, shown)
+		text, note := r.transcribe(ctx, log, root, s.Conv.Key(), sv.rel, name, shown)
 		if text != "" {
 			desc += "\n[transcript of the " + a.Kind.String() + " above, the user's words] " + text
 		}
@@ -201,7 +205,7 @@ func (r *Receiver) one(ctx context.Context, log zerolog.Logger, root *os.Root, d
 // transcribe sends the saved file at rel to the Transcriber: it returns
 // the transcript (empty on failure) and the note that quotes it to the
 // user or says what failed. The file stays saved either way.
-func (r *Receiver) transcribe(ctx context.Context, log zerolog.Logger, root *os.Root, rel, name, shown string) (string, string) {
+func (r *Receiver) transcribe(ctx context.Context, log zerolog.Logger, root *os.Root, conv, rel, name, shown string) (string, string) {
 	f, err := root.Open(rel)
 	if err != nil {
 		log.Warn().Err(err).Msg("attach: transcribe: open")
@@ -210,16 +214,33 @@ func (r *Receiver) transcribe(ctx context.Context, log zerolog.Logger, root *os.
 	defer f.Close()
 	tctx, cancel := context.WithTimeout(ctx, r.o.TranscribeTimeout)
 	defer cancel()
-	text, err := r.o.Transcriber.Transcribe(tctx, name, f)
+	tr, err := r.o.Transcriber.Transcribe(tctx, name, f)
 	if err != nil {
 		log.Warn().Err(err).Msg("attach: transcription failed")
 		return "", fmt.Sprintf("I could not transcribe %s (the bot's log has the details); it is saved as %s.", shown, rel)
 	}
-	text = textutil.Shorten(strings.TrimSpace(text), maxTranscript)
+	r.usage(ctx, log, conv, tr)
+	text := textutil.Shorten(strings.TrimSpace(tr.Text), maxTranscript)
 	if text == "" {
 		return "", fmt.Sprintf("I heard nothing I could transcribe in %s; it is saved as %s.", shown, rel)
 	}
 	return text, "Transcript of " + shown + ":\n" + quote(text)
+}
+
+// usage records the tokens a transcription reported to conv. A usage
+// reported only as a duration has no tokens to count: it is logged.
+func (r *Receiver) usage(ctx context.Context, log zerolog.Logger, conv string, tr llm.Transcript) {
+	if tr.Seconds > 0 {
+		log.Info().Float64("seconds", tr.Seconds).Msg("attach: transcription usage reported as a duration, not counted in budgets")
+	}
+	if r.o.Usage == nil || tr.Usage.PromptTokens+tr.Usage.CompletionTokens == 0 {
+		return
+	}
+	log.Debug().Int("input_tokens", tr.Usage.PromptTokens).Int("output_tokens", tr.Usage.CompletionTokens).Msg("attach: transcription usage")
+	// The tokens are spent: recorded even when the turn is being cancelled.
+	if err := r.o.Usage.AddUsage(context.WithoutCancel(ctx), conv, tr.Usage); err != nil {
+		log.Warn().Err(err).Msg("attach: transcription usage not recorded")
+	}
 }
 
 // audit records a saved file with its SHA-256.

@@ -55,7 +55,7 @@ func (s *Server) InjectMessage(m Message) string {
 	s.users[m.Author.ID] = m.Author
 	s.channels[m.ChannelID] = m.GuildID
 	st := &stored{
-		Sent:         Sent{ID: m.ID, ChannelID: m.ChannelID, GuildID: m.GuildID, Content: m.Content, At: time.Now()},
+		Sent:         Sent{ID: m.ID, ChannelID: m.ChannelID, GuildID: m.GuildID, Content: m.Content, Flags: m.Flags, At: time.Now()},
 		author:       m.Author,
 		mentions:     m.Mentions,
 		mentionRoles: m.MentionRoles,

@@ -56,6 +56,8 @@ type Message struct {
 	ReplyTo      string
 	Attachments  []Attachment
 	Member       *Member
+	// Flags are the message's flags (8192: a voice message).
+	Flags int
 }
 
 // Component is a message component: an action row (Type 1) holding

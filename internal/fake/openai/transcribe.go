@@ -28,7 +28,31 @@ type transcriber struct {
 	mu       sync.Mutex
 	text     string
 	status   int // answered instead of a transcript when not 0
+	usage    any // the answer's "usage" when not nil
 	recorded []Transcription
+}
+
+// TranscriptionUsage is the "usage" of a transcription answer as OpenAI's
+// newer models (gpt-4o-transcribe) report it: Type "tokens" with the
+// token counts, or "duration" with Seconds (whisper-1 through some
+// servers).
+type TranscriptionUsage struct {
+	Type         string  `json:"type"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	TotalTokens  int     `json:"total_tokens,omitempty"`
+	Seconds      float64 `json:"seconds,omitempty"`
+}
+
+// SetTranscriptionUsage makes /audio/transcriptions answer usage beside
+// the text (nil: no usage, as whisper-1 answers).
+func (s *Server) SetTranscriptionUsage(u *TranscriptionUsage) {
+	s.audio.mu.Lock()
+	defer s.audio.mu.Unlock()
+	s.audio.usage = nil
+	if u != nil {
+		s.audio.usage = *u
+	}
 }
 
 // SetTranscript makes /audio/transcriptions answer text.
@@ -76,7 +100,7 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 	s.audio.mu.Lock()
 	s.audio.recorded = append(s.audio.recorded, Transcription{Model: r.FormValue("model"), FileName: hdr.Filename,
 		Data: data, Authorization: r.Header.Get("Authorization")})
-	text, status := s.audio.text, s.audio.status
+	text, status, usage := s.audio.text, s.audio.status, s.audio.usage
 	s.audio.mu.Unlock()
 	if status != 0 {
 		writeError(w, status, "transcription failed", "server_error", 0)
@@ -86,5 +110,9 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 		text = DefaultTranscript
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]string{"text": text})
+	answer := map[string]any{"text": text}
+	if usage != nil {
+		answer["usage"] = usage
+	}
+	_ = json.NewEncoder(w).Encode(answer)
 }

@@ -23,6 +23,11 @@ type File struct {
 	Size               int
 	Data               []byte
 	URLPrivateDownload string
+	// Subtype and MediaDisplayType are sent when set: an audio clip
+	// recorded in Slack has "slack_audio" and "audio" (and a mimetype
+	// of audio/* or, at times, video/*).
+	Subtype          string
+	MediaDisplayType string
 }
 
 // FileDownload records one request for a file's bytes.
@@ -75,6 +80,12 @@ func (s *Server) fileObjectsLocked(files []File) []map[string]any {
 			"size": f.Size, "url_private": view + "/" + name, "url_private_download": f.URLPrivateDownload,
 			"permalink": "https://" + s.opts.TeamDomain + ".slack.com/files/U0/" + f.ID + "/" + name,
 		})
+		if f.Subtype != "" {
+			out[len(out)-1]["subtype"] = f.Subtype
+		}
+		if f.MediaDisplayType != "" {
+			out[len(out)-1]["media_display_type"] = f.MediaDisplayType
+		}
 	}
 	return out
 }
