@@ -183,3 +183,23 @@ func TestAttachmentWithoutReceiverIsAnswered(t *testing.T) {
 		t.Errorf("reply %q, fetches %d", r.Text, f.fetches())
 	}
 }
+
+// TestOverBudgetFetchesNothing: a message with files in a conversation
+// over its budget is refused before anything is fetched; before, the
+// files were downloaded and a voice note transcribed (a paid call) only
+// for the turn to be refused.
+func TestOverBudgetFetchesNothing(t *testing.T) {
+	rcv := &fakeReceiver{answer: core.Received{Text: "[file]"}}
+	h := newHarness(t, harnessOpts{budget: &switchBudget{over: true}, attachments: rcv})
+	f := &countingFetcher{}
+	submit(t, h, core.Identity("test:alice"), "listen", core.Attachment{Name: "v.ogg", Kind: core.AttachVoice, Size: 4, Fetcher: f})
+	if got := h.gw.next(t).Text; !strings.Contains(got, "budget.daily_tokens") {
+		t.Errorf("told %q; want the cap", got)
+	}
+	if rcv.count() != 0 || f.fetches() != 0 {
+		t.Errorf("over budget: received %d times, fetched %d times; want 0, 0", rcv.count(), f.fetches())
+	}
+	if n := len(h.fake().Requests()); n != 0 {
+		t.Errorf("the model had %d requests over budget, want 0", n)
+	}
+}

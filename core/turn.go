@@ -37,6 +37,12 @@ func (e *Engine) handle(ctx context.Context, rt *runningTurn, s Signal) {
 	}
 	var images []llm.Image
 	if s.Kind == KindMessage && len(s.Attachments) > 0 {
+		// A turn the budget refuses fetches nothing: a download and a
+		// transcription (a paid API call) would be spent on a refusal.
+		if c, over := e.budgetReached(ctx, log, s); over {
+			e.refuseOverBudget(ctx, log, s, c)
+			return
+		}
 		if text, images, ok = e.receive(ctx, log, s, text); !ok {
 			return
 		}
