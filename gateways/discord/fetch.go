@@ -2,16 +2,15 @@ package discord
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // DefaultCDNURL is where Discord serves attachments when api_url is
@@ -74,57 +73,16 @@ type cdnFetcher struct {
 
 func (f cdnFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
 	g := f.g
-	u, err := url.Parse(f.url)
-	if err != nil || u.Scheme != g.cdn.Scheme || u.Host != g.cdn.Host || u.User != nil {
-		return errors.New("discord: download: the attachment's URL is not on Discord's CDN; not fetched")
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.FetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return errors.New("discord: download: bad attachment URL")
-	}
-	resp, err := g.cdnClient().Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // its URL is the signed one
-		}
-		return fmt.Errorf("discord: download: %w", g.scrub(err))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("discord: download: HTTP %d", resp.StatusCode)
-	}
-	if resp.ContentLength > max {
-		return fmt.Errorf("discord: download: %d bytes: %w", resp.ContentLength, core.ErrTooBig)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
-	if n > max {
-		return fmt.Errorf("discord: download: more than %d bytes: %w", max, core.ErrTooBig)
-	}
-	if err != nil {
-		return fmt.Errorf("discord: download: %w", g.scrub(err))
-	}
-	return nil
-}
-
-// cdnClient is a client on the configured transport (never the session's,
-// which rewrites hosts to api_url and whose requests discordgo signs) that
-// follows a redirect only within the CDN's origin.
-func (g *Gateway) cdnClient() *http.Client {
-	next := g.cfg.HTTPClient.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return &http.Client{Transport: next, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("too many redirects")
-		}
-		if req.URL.Scheme != g.cdn.Scheme || req.URL.Host != g.cdn.Host {
-			return errors.New("refusing a redirect of an attachment download to another host")
-		}
-		req.Header.Del("Authorization")
-		return nil
-	}}
+	return gateways.Download(ctx, w, gateways.DownloadRequest{
+		Prefix:    "discord: download",
+		Origin:    g.cdn,
+		OffOrigin: "the attachment's URL is not on Discord's CDN; not fetched",
+		URL:       f.url,
+		// The configured transport, never the session's, which rewrites
+		// hosts to api_url and whose requests discordgo signs.
+		Transport: g.cfg.HTTPClient.Transport,
+		Timeout:   g.cfg.FetchTimeout,
+		Max:       max,
+		Scrub:     g.scrub,
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // DefaultFilesURL is where Slack serves files when api_url is Slack's.
@@ -85,61 +86,23 @@ func (f fileFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
 	if f.url == "" {
 		return errors.New("slack: download: the file has no url_private_download (deleted, external or hidden by the plan)")
 	}
-	u, err := url.Parse(f.url)
-	if err != nil || u.Scheme != g.files.Scheme || u.Host != g.files.Host || u.User != nil {
-		return errors.New("slack: download: the file's URL is not on Slack's file host; not fetched")
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.FetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return errors.New("slack: download: bad file URL")
-	}
-	req.Header.Set("Authorization", "Bearer "+g.cfg.BotToken)
-	resp, err := g.filesClient().Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // its URL names the file
-		}
-		return fmt.Errorf("slack: download: %w", g.scrub(err))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("slack: download: HTTP %d", resp.StatusCode)
-	}
-	if loginPage(resp.Header.Get("Content-Type"), f.mediaType) {
-		return errors.New("slack: download: Slack answered with a web page, not the file (is the files:read scope missing?)")
-	}
-	if resp.ContentLength > max {
-		return fmt.Errorf("slack: download: %d bytes: %w", resp.ContentLength, core.ErrTooBig)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
-	if n > max {
-		return fmt.Errorf("slack: download: more than %d bytes: %w", max, core.ErrTooBig)
-	}
-	if err != nil {
-		return fmt.Errorf("slack: download: %w", g.scrub(err))
-	}
-	return nil
-}
-
-// filesClient is a client on the configured transport that follows a
-// redirect only within the file host: the request bears the token.
-func (g *Gateway) filesClient() *http.Client {
-	next := g.cfg.HTTPClient.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return &http.Client{Transport: next, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("too many redirects")
-		}
-		if req.URL.Scheme != g.files.Scheme || req.URL.Host != g.files.Host {
-			return errors.New("refusing a redirect of a file download to another host")
-		}
-		return nil
-	}}
+	return gateways.Download(ctx, w, gateways.DownloadRequest{
+		Prefix:    "slack: download",
+		Origin:    g.files,
+		OffOrigin: "the file's URL is not on Slack's file host; not fetched",
+		URL:       f.url,
+		Header:    http.Header{"Authorization": {"Bearer " + g.cfg.BotToken}},
+		Transport: g.cfg.HTTPClient.Transport,
+		Timeout:   g.cfg.FetchTimeout,
+		Max:       max,
+		Check: func(resp *http.Response) error {
+			if loginPage(resp.Header.Get("Content-Type"), f.mediaType) {
+				return errors.New("Slack answered with a web page, not the file (is the files:read scope missing?)")
+			}
+			return nil
+		},
+		Scrub: g.scrub,
+	})
 }
 
 // loginPage reports whether a download answered with an HTML page where

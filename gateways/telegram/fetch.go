@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // attachments lists the files of m the bot takes: the largest photo size
@@ -92,30 +92,20 @@ func (f fileFetcher) Fetch(ctx context.Context, w io.Writer, max int64) error {
 	if err != nil {
 		return fmt.Errorf("telegram: getFile: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(g.cfg.APIURL, "/")+"/file/bot"+g.cfg.Token+"/"+p, nil)
+	fileURL := strings.TrimRight(g.cfg.APIURL, "/") + "/file/bot" + g.cfg.Token + "/" + p
+	u, err := url.Parse(fileURL)
 	if err != nil {
 		return errors.New("telegram: download: bad file URL")
 	}
-	resp, err := g.fileClient().Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // its URL holds the token
-		}
-		return fmt.Errorf("telegram: download: %w", g.scrub(err))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("telegram: download: HTTP %d", resp.StatusCode)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
-	if n > max {
-		return fmt.Errorf("telegram: download: more than %d bytes: %w", max, core.ErrTooBig)
-	}
-	if err != nil {
-		return fmt.Errorf("telegram: download: %w", g.scrub(err))
-	}
-	return nil
+	return gateways.Download(ctx, w, gateways.DownloadRequest{
+		Prefix:    "telegram: download",
+		Origin:    &url.URL{Scheme: u.Scheme, Host: u.Host}, // api_url's: no redirect elsewhere
+		OffOrigin: "bad file URL",
+		URL:       fileURL,
+		Transport: g.cfg.HTTPClient.Transport,
+		Max:       max, // ctx's deadline is FetchTimeout, for getFile and this
+		Scrub:     g.scrub,
+	})
 }
 
 // filePath checks getFile's file_path and escapes it for the URL: a
@@ -132,20 +122,4 @@ func filePath(p string) (string, error) {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/"), nil
-}
-
-// fileClient is the gateway's HTTP client refusing redirects to another
-// host (the request URL holds the token).
-func (g *Gateway) fileClient() *http.Client {
-	c := *g.cfg.HTTPClient
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("too many redirects")
-		}
-		if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
-			return errors.New("refusing a redirect of a file download to another host")
-		}
-		return nil
-	}
-	return &c
 }
