@@ -98,6 +98,10 @@ func TestThreadsSurviveARestart(t *testing.T) {
 	s := h.inbox.Next(t)
 	h.act(reply(s.Conv, "hi"))
 	h.stop()
+	// The next gateway's start waits for a live socket: not the old one,
+	// which the fake may not have seen closed yet (an event sent to it
+	// would be lost, and the test with it).
+	testutil.WaitFor(t, "the old socket closed", func() bool { return fake.Live() == 0 })
 	// The bot's reply is gone from Slack's answer: only memory can tell.
 	fake.FailNext("conversations.replies", 10, fakeslack.FaultServer)
 
