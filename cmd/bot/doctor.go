@@ -257,6 +257,13 @@ func doctorHITL(r *report, cfg *config.Config) {
 		notify = strings.Join(h.Notify, ", ")
 	}
 	r.line("hitl", "notify: %s; ttl %s; self-approval %v", notify, h.TTL, h.AllowSelfApproval)
+	if len(h.People) > 0 {
+		groups := make([]string, len(h.People))
+		for i, ids := range h.People {
+			groups[i] = strings.Join(ids, " = ")
+		}
+		r.line("hitl", "people (each one person to four-eyes): %s", strings.Join(groups, "; "))
+	}
 	if len(cfg.Policy.Rules) == 0 {
 		r.line("policy", "no rules: read-only tools allowed, everything else needs approval")
 	}

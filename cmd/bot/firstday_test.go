@@ -300,3 +300,22 @@ func TestReadmeSaysHowToBuildBot(t *testing.T) {
 		t.Errorf("the built bot version: %q, %v", out, err)
 	}
 }
+
+// TestDoctorListsPeople: hitl.people decides who counts as one person
+// for four-eyes, so doctor shows the groups beside the approvers.
+func TestDoctorListsPeople(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", `hitl:
+  approvers: [console:local, "telegram:42"]
+  allow_self_approval: false
+  people: [[console:local, "telegram:42"]]
+store: {dsn: gatehouse.db}
+http: {listen: ""}
+`)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	want := "people (each one person to four-eyes): console:local = telegram:42"
+	if r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("bot doctor: exit %d; want a line %q\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}
