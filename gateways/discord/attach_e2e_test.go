@@ -6,13 +6,10 @@ package discord_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,16 +24,12 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
-var (
-	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)
-	savedAt  = regexp.MustCompile(`saved at "([^"]+)"`)
-)
+var pngBytes = gatewaytest.PNG()
 
 // waitModel waits for the n-th request to the model and returns it.
 func (e *e2e) waitModel(t *testing.T, n int) fakeoai.Request {
 	t.Helper()
-	gatewaytest.WaitFirst(t, fmt.Sprintf("model request %d", n), e.ai.Requests, func(fakeoai.Request) bool { return len(e.ai.Requests()) > n })
-	return e.ai.Requests()[n]
+	return gatewaytest.WaitRequest(t, e.ai, n)
 }
 
 // withFiles is a DM from from with text and files.
@@ -80,35 +73,12 @@ func TestE2EImageWithTextReachesAVisionProvider(t *testing.T) {
 func TestE2EDocumentLandsUnderASanitisedName(t *testing.T) {
 	e := startE2E(t)
 	ch := e.dc.DMChannel(guest.ID)
-	long := strings.Repeat("n", 296) + ".txt"
-	for i, name := range []string{"../../etc/passwd", "evil\nname.txt", long} {
-		data := []byte(fmt.Sprintf("content %d of %q\n", i, name))
+	for i, name := range gatewaytest.SanitisedNames() {
+		data := gatewaytest.SanitisedData(i, name)
 		e.dc.InjectMessage(e.withFiles(guest, "", fakediscord.Attachment{Filename: name, ContentType: "text/plain", Data: data}))
-		user := e.waitModel(t, i).LastUser()
-		m := savedAt.FindStringSubmatch(user)
-		if m == nil {
-			t.Fatalf("%q: the model was not told a path: %q", name, user)
-		}
-		rel := m[1]
-		base := filepath.Base(rel)
-		if filepath.Dir(rel) != "inbox/discord-"+ch || strings.HasPrefix(base, ".") || strings.ContainsAny(base, "\n/\\") ||
-			strings.Contains(base, "..") || len(base) > len("20060102T150405Z-")+100 {
-			t.Errorf("%q saved as %q", name, rel)
-		}
-		if name == long && !strings.HasSuffix(base, ".txt") {
-			t.Errorf("the long name lost its extension: %q", base)
-		}
-		got, err := os.ReadFile(filepath.Join(e.workspace, rel))
-		if err != nil || !bytes.Equal(got, data) {
-			t.Errorf("%q: saved %q, %v; want the bytes sent", name, got, err)
-		}
-		if q, _ := json.Marshal(name); !strings.Contains(user, strings.ReplaceAll(string(q), `\u0026`, "&")) {
-			t.Errorf("the model was not told the name as sent, escaped: %q", user)
-		}
+		gatewaytest.CheckSaved(t, e.workspace, e.waitModel(t, i).LastUser(), "inbox/discord-"+ch, name, data)
 	}
-	if _, err := os.Stat(filepath.Join(e.workspace, "..", "etc", "passwd")); err == nil {
-		t.Error("a file escaped the workspace")
-	}
+	gatewaytest.CheckNothingEscaped(t, e.workspace)
 	e.noTokenSent(t)
 }
 

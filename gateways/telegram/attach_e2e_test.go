@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,9 +24,8 @@ import (
 )
 
 var (
-	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)
+	pngBytes = gatewaytest.PNG()
 	stranger = faketg.User{ID: 1003, FirstName: "Mallory", Username: "mallory"}
-	savedAt  = regexp.MustCompile(`saved at "([^"]+)"`)
 )
 
 // withFile is a message from from in a private chat carrying field (photo,
@@ -45,8 +43,7 @@ func document(id, name string, size int) string {
 // waitModel waits for the n-th request to the model and returns it.
 func (e *e2e) waitModel(t *testing.T, n int) fakeoai.Request {
 	t.Helper()
-	gatewaytest.WaitFirst(t, fmt.Sprintf("model request %d", n), e.ai.Requests, func(fakeoai.Request) bool { return len(e.ai.Requests()) > n })
-	return e.ai.Requests()[n]
+	return gatewaytest.WaitRequest(t, e.ai, n)
 }
 
 func TestE2EPhotoWithCaptionReachesAVisionProvider(t *testing.T) {
@@ -72,36 +69,13 @@ func TestE2EPhotoWithCaptionReachesAVisionProvider(t *testing.T) {
 
 func TestE2EDocumentLandsUnderASanitisedName(t *testing.T) {
 	e := startE2E(t)
-	long := strings.Repeat("n", 296) + ".txt"
-	for i, name := range []string{"../../etc/passwd", "evil\nname.txt", long} {
-		data := []byte(fmt.Sprintf("content %d of %q\n", i, name))
+	for i, name := range gatewaytest.SanitisedNames() {
+		data := gatewaytest.SanitisedData(i, name)
 		id := e.tg.AddFile(data, ".txt")
 		e.tg.InjectMessage(withFile(guest, "", "document", document(id, name, len(data))))
-		user := e.waitModel(t, i).LastUser()
-		m := savedAt.FindStringSubmatch(user)
-		if m == nil {
-			t.Fatalf("%q: the model was not told a path: %q", name, user)
-		}
-		rel := m[1]
-		base := filepath.Base(rel)
-		if filepath.Dir(rel) != "inbox/telegram-1002" || strings.HasPrefix(base, ".") || strings.ContainsAny(base, "\n/\\") ||
-			strings.Contains(base, "..") || len(base) > len("20060102T150405Z-")+100 {
-			t.Errorf("%q saved as %q", name, rel)
-		}
-		if name == long && !strings.HasSuffix(base, ".txt") {
-			t.Errorf("the long name lost its extension: %q", base)
-		}
-		got, err := os.ReadFile(filepath.Join(e.workspace, rel))
-		if err != nil || !bytes.Equal(got, data) {
-			t.Errorf("%q: saved %q, %v; want the bytes sent", name, got, err)
-		}
-		if q, _ := json.Marshal(name); !strings.Contains(user, strings.ReplaceAll(string(q), `\u0026`, "&")) {
-			t.Errorf("the model was not told the name as sent, escaped: %q", user)
-		}
+		gatewaytest.CheckSaved(t, e.workspace, e.waitModel(t, i).LastUser(), "inbox/telegram-1002", name, data)
 	}
-	if _, err := os.Stat(filepath.Join(e.workspace, "..", "etc", "passwd")); err == nil {
-		t.Error("a file escaped the workspace")
-	}
+	gatewaytest.CheckNothingEscaped(t, e.workspace)
 }
 
 func TestE2EVoiceNoteIsTranscribed(t *testing.T) {
