@@ -6,12 +6,9 @@ package discord_test
 
 import (
 	"bytes"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,24 +112,14 @@ func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
 	if d := e.dc.Downloads(); len(d) != 0 {
 		t.Errorf("downloads %+v: want none", d)
 	}
-	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
-		t.Errorf("the model saw %+v", reqs)
-	}
+	gatewaytest.CheckModelSawOnly(t, e.ai, "marker")
 }
 
 // TestE2EAttachmentOffTheCDNIsRefused: an attachment URL on another host
 // is never requested, and a CDN redirect to another host is not followed;
 // both are reported and the text is still handled; neither URL is logged.
 func TestE2EAttachmentOffTheCDNIsRefused(t *testing.T) {
-	var hits, withAuth atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if r.Header.Get("Authorization") != "" {
-			withAuth.Add(1)
-		}
-		_, _ = w.Write([]byte("data"))
-	}))
-	defer other.Close()
+	other := gatewaytest.StartOtherHost(t)
 	e := startE2E(t)
 	ch := e.dc.DMChannel(guest.ID)
 	e.dc.InjectMessage(e.withFiles(guest, "keep this", fakediscord.Attachment{Filename: "a.txt", URL: other.URL + "/attachments/1/2/a.txt?hm=sig", Size: 4}))
@@ -141,9 +128,7 @@ func TestE2EAttachmentOffTheCDNIsRefused(t *testing.T) {
 	e.dc.RedirectAttachments(other.URL)
 	e.dc.InjectMessage(e.withFiles(guest, "and this", fakediscord.Attachment{Filename: "b.txt", Data: []byte("data")}))
 	testutil.WaitFor(t, "two refusals", func() bool { return countSent(e, ch, "could not download") == 2 })
-	if hits.Load() != 0 || withAuth.Load() != 0 {
-		t.Errorf("the other host was asked %d times (%d with Authorization)", hits.Load(), withAuth.Load())
-	}
+	other.CheckNotAsked(t)
 	if d := e.dc.Downloads(); len(d) != 1 || d[0].Served {
 		t.Errorf("downloads %+v, want the one redirected", d)
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
@@ -90,5 +93,49 @@ func CheckNothingEscaped(t testing.TB, workspace string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(workspace, "..", "etc", "passwd")); err == nil {
 		t.Error("a file escaped the workspace")
+	}
+}
+
+// CheckModelSawOnly fails t unless the model got exactly one request and
+// its last user message is text: what a test sends after files that must
+// never reach the model.
+func CheckModelSawOnly(t testing.TB, ai *fakeoai.Server, text string) {
+	t.Helper()
+	if reqs := ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != text {
+		t.Errorf("the model saw %+v", reqs)
+	}
+}
+
+// OtherHost is a loopback HTTP server standing for a host a gateway must
+// never fetch a file from: it answers "data" to every request and counts
+// them, and those that carry an Authorization header.
+type OtherHost struct {
+	// URL is the server's base URL.
+	URL            string
+	hits, withAuth atomic.Int32
+}
+
+// StartOtherHost starts an OtherHost, closed when the test ends.
+func StartOtherHost(t testing.TB) *OtherHost {
+	t.Helper()
+	h := &OtherHost{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.hits.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			h.withAuth.Add(1)
+		}
+		_, _ = w.Write([]byte("data"))
+	}))
+	t.Cleanup(srv.Close)
+	h.URL = srv.URL
+	return h
+}
+
+// CheckNotAsked fails t if h got any request, with or without
+// Authorization.
+func (h *OtherHost) CheckNotAsked(t testing.TB) {
+	t.Helper()
+	if h.hits.Load() != 0 || h.withAuth.Load() != 0 {
+		t.Errorf("the other host was asked %d times (%d with Authorization)", h.hits.Load(), h.withAuth.Load())
 	}
 }

@@ -7,12 +7,9 @@ package slack_test
 
 import (
 	"bytes"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,9 +113,7 @@ func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
 	if d := e.sl.FileDownloads(); len(d) != 0 {
 		t.Errorf("downloads %+v: want none", d)
 	}
-	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
-		t.Errorf("the model saw %+v", reqs)
-	}
+	gatewaytest.CheckModelSawOnly(t, e.ai, "marker")
 }
 
 // TestE2EFileOnAnotherHostIsRefusedWithoutTheToken: a url_private_download
@@ -127,15 +122,7 @@ func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
 // not followed. Both are reported, the text is still handled, and neither
 // URL is logged.
 func TestE2EFileOnAnotherHostIsRefusedWithoutTheToken(t *testing.T) {
-	var hits, withAuth atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if r.Header.Get("Authorization") != "" {
-			withAuth.Add(1)
-		}
-		_, _ = w.Write([]byte("data"))
-	}))
-	defer other.Close()
+	other := gatewaytest.StartOtherHost(t)
 	e := startAttachE2E(t, nil)
 	dm := fakeslack.DMChannel(guest)
 	e.share(guest, "keep this", fakeslack.File{Name: "a.txt", Size: 4, URLPrivateDownload: other.URL + "/files-pri/T0FAKE-F1/download/a.txt"})
@@ -152,9 +139,7 @@ func TestE2EFileOnAnotherHostIsRefusedWithoutTheToken(t *testing.T) {
 		}
 		return n == 2
 	})
-	if hits.Load() != 0 || withAuth.Load() != 0 {
-		t.Errorf("the other host was asked %d times (%d with Authorization)", hits.Load(), withAuth.Load())
-	}
+	other.CheckNotAsked(t)
 	if d := e.sl.FileDownloads(); len(d) != 1 || d[0].Served {
 		t.Errorf("downloads %+v, want the one redirected", d)
 	}

@@ -143,9 +143,7 @@ func TestE2EStrangersAttachmentIsNeverDownloaded(t *testing.T) {
 	if d := e.tg.Downloads(); len(d) != 0 || e.tg.Calls("getFile") != 0 {
 		t.Errorf("downloads %+v, getFile %d: want none", d, e.tg.Calls("getFile"))
 	}
-	if reqs := e.ai.Requests(); len(reqs) != 1 || reqs[0].LastUser() != "marker" {
-		t.Errorf("the model saw %+v", reqs)
-	}
+	gatewaytest.CheckModelSawOnly(t, e.ai, "marker")
 }
 
 func TestE2EFileRedirectToAnotherHostIsNotFollowed(t *testing.T) {
