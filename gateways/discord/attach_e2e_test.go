@@ -163,23 +163,14 @@ func TestE2EVoiceMessageIsTranscribed(t *testing.T) {
 	m.Flags = int(discordgo.MessageFlagsIsVoiceMessage)
 	e.dc.InjectMessage(m)
 	e.waitSent(t, ch, fakeoai.DefaultAnswer)
-	if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, voice) || tr[0].Model != "whisper-1" {
-		t.Fatalf("transcriptions %+v", tr)
-	}
+	gatewaytest.CheckTranscribed(t, e.ai, voice, "whisper-1")
 	if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "[transcript of the voice above, the user's words] remind me to buy milk") {
 		t.Errorf("the model saw %q", user)
 	}
-	quoted, answered := -1, -1
-	for i, s := range e.dc.Messages(ch) {
-		if strings.Contains(s.Content, "remind me to buy milk") && quoted < 0 {
-			quoted = i
-		}
-		if strings.Contains(s.Content, fakeoai.DefaultAnswer) {
-			answered = i
-		}
+	var sent []string
+	for _, s := range e.dc.Messages(ch) {
+		sent = append(sent, s.Content)
 	}
-	if quoted < 0 || quoted > answered {
-		t.Errorf("the transcript was not quoted before the answer: %+v", e.dc.Messages(ch))
-	}
+	gatewaytest.CheckQuotedBefore(t, sent, "remind me to buy milk", fakeoai.DefaultAnswer)
 	e.noTokenSent(t)
 }

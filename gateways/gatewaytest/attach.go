@@ -139,3 +139,32 @@ func (h *OtherHost) CheckNotAsked(t testing.TB) {
 		t.Errorf("the other host was asked %d times (%d with Authorization)", h.hits.Load(), h.withAuth.Load())
 	}
 }
+
+// CheckTranscribed stops t unless the fake got exactly one transcription
+// request, of audio with model.
+func CheckTranscribed(t testing.TB, ai *fakeoai.Server, audio []byte, model string) {
+	t.Helper()
+	if tr := ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, audio) || tr[0].Model != model {
+		t.Fatalf("transcriptions %+v", tr)
+	}
+}
+
+// CheckQuotedBefore fails t unless one of sent (the texts the bot sent
+// in a chat, in order) holds quote, and the first that does comes no
+// later than the last that holds answer: a transcript is quoted to the
+// user before the answer.
+func CheckQuotedBefore(t testing.TB, sent []string, quote, answer string) {
+	t.Helper()
+	quoted, answered := -1, -1
+	for i, s := range sent {
+		if strings.Contains(s, quote) && quoted < 0 {
+			quoted = i
+		}
+		if strings.Contains(s, answer) {
+			answered = i
+		}
+	}
+	if quoted < 0 || quoted > answered {
+		t.Errorf("the transcript was not quoted before the answer: %q", sent)
+	}
+}

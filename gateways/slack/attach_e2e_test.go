@@ -166,24 +166,15 @@ func TestE2EAudioClipIsTranscribed(t *testing.T) {
 			e.share(guest, "", fakeslack.File{Name: "audio_message.webm", Mimetype: mimetype, Data: clip,
 				Subtype: "slack_audio", MediaDisplayType: "audio"})
 			e.waitPost(t, ch, fakeoai.DefaultAnswer)
-			if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, clip) || tr[0].Model != "whisper-1" {
-				t.Fatalf("transcriptions %+v", tr)
-			}
+			gatewaytest.CheckTranscribed(t, e.ai, clip, "whisper-1")
 			if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "[transcript of the audio above, the user's words] remind me to buy milk") {
 				t.Errorf("the model saw %q", user)
 			}
-			quoted, answered := -1, -1
-			for i, p := range e.sl.Posts(ch) {
-				if strings.Contains(p.Text, "remind me to buy milk") && quoted < 0 {
-					quoted = i
-				}
-				if strings.Contains(p.Text, fakeoai.DefaultAnswer) {
-					answered = i
-				}
+			var sent []string
+			for _, p := range e.sl.Posts(ch) {
+				sent = append(sent, p.Text)
 			}
-			if quoted < 0 || quoted > answered {
-				t.Errorf("the transcript was not quoted before the answer: %+v", e.sl.Posts(ch))
-			}
+			gatewaytest.CheckQuotedBefore(t, sent, "remind me to buy milk", fakeoai.DefaultAnswer)
 			e.bearerOnly(t)
 		})
 	}

@@ -87,25 +87,15 @@ func TestE2EVoiceNoteIsTranscribed(t *testing.T) {
 	id := e.tg.AddFile(voice, ".oga")
 	e.tg.InjectMessage(withFile(guest, "", "voice", fmt.Sprintf(`{"file_id":%q,"file_unique_id":"v","duration":2,"mime_type":"audio/ogg","file_size":%d}`, id, len(voice))))
 	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
-	if tr := e.ai.Transcriptions(); len(tr) != 1 || !bytes.Equal(tr[0].Data, voice) || tr[0].Model != "whisper-1" {
-		t.Fatalf("transcriptions %+v", tr)
-	}
+	gatewaytest.CheckTranscribed(t, e.ai, voice, "whisper-1")
 	if user := e.waitModel(t, 0).LastUser(); !strings.Contains(user, "the user's words] remind me to buy milk") {
 		t.Errorf("the model saw %q", user)
 	}
-	sent := e.tg.Sent()
-	quoted, answered := -1, -1
-	for i, s := range sent {
-		if strings.Contains(s.Plain, "remind me to buy milk") && quoted < 0 {
-			quoted = i
-		}
-		if strings.Contains(s.Plain, fakeoai.DefaultAnswer) {
-			answered = i
-		}
+	var sent []string
+	for _, s := range e.tg.Sent() {
+		sent = append(sent, s.Plain)
 	}
-	if quoted < 0 || quoted > answered {
-		t.Errorf("the transcript was not quoted before the answer: %+v", sent)
-	}
+	gatewaytest.CheckQuotedBefore(t, sent, "remind me to buy milk", fakeoai.DefaultAnswer)
 }
 
 func TestE2EAttachmentOverMaxBytesIsNotDownloaded(t *testing.T) {
