@@ -53,14 +53,7 @@ func TestE2EImageWithTextReachesAVisionProvider(t *testing.T) {
 	ch := e.dc.DMChannel(guest.ID)
 	e.dc.InjectMessage(e.withFiles(guest, "what is this?", fakediscord.Attachment{Filename: "shot.png", ContentType: "image/png", Data: pngBytes}))
 	e.waitSent(t, ch, fakeoai.DefaultAnswer)
-	user := e.waitModel(t, 0).Messages
-	last := user[len(user)-1]
-	if !strings.HasPrefix(last.Content, "what is this?") || !strings.Contains(last.Content, "image received") {
-		t.Errorf("the model saw %q", last.Content)
-	}
-	if len(last.Images) != 1 || last.Images[0].MediaType != "image/png" || !bytes.Equal(last.Images[0].Data, pngBytes) {
-		t.Fatalf("image parts %+v, want exactly the bytes sent", last.Images)
-	}
+	gatewaytest.CheckImageTurn(t, e.waitModel(t, 0), "what is this?", pngBytes)
 	if d := e.dc.Downloads(); len(d) != 1 || !d[0].Served {
 		t.Errorf("downloads %+v, want one", d)
 	}

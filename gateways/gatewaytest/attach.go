@@ -168,3 +168,18 @@ func CheckQuotedBefore(t testing.TB, sent []string, quote, answer string) {
 		t.Errorf("the transcript was not quoted before the answer: %q", sent)
 	}
 }
+
+// CheckImageTurn fails t unless the last message of req (the model's
+// request for a turn with an image and text) starts with text and says
+// "image received", and stops t unless it carries exactly one image part:
+// a PNG of exactly png's bytes.
+func CheckImageTurn(t testing.TB, req fakeoai.Request, text string, png []byte) {
+	t.Helper()
+	user := req.Messages[len(req.Messages)-1]
+	if !strings.HasPrefix(user.Content, text) || !strings.Contains(user.Content, "image received") {
+		t.Errorf("the model saw %q", user.Content)
+	}
+	if len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || !bytes.Equal(user.Images[0].Data, png) {
+		t.Fatalf("image parts %+v, want exactly the bytes sent", user.Images)
+	}
+}

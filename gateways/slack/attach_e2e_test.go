@@ -56,14 +56,7 @@ func TestE2EImageWithTextReachesAVisionProvider(t *testing.T) {
 	e := startAttachE2E(t, func(c *config.Config) { c.LLM.Providers[0].Vision = true })
 	e.share(guest, "what is this?", fakeslack.File{Name: "shot.png", Mimetype: "image/png", Data: pngBytes})
 	e.waitPost(t, fakeslack.DMChannel(guest), fakeoai.DefaultAnswer)
-	msgs := e.waitModel(t, 0).Messages
-	user := msgs[len(msgs)-1]
-	if !strings.HasPrefix(user.Content, "what is this?") || !strings.Contains(user.Content, "image received") {
-		t.Errorf("the model saw %q", user.Content)
-	}
-	if len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || !bytes.Equal(user.Images[0].Data, pngBytes) {
-		t.Fatalf("image parts %+v, want exactly the bytes sent", user.Images)
-	}
+	gatewaytest.CheckImageTurn(t, e.waitModel(t, 0), "what is this?", pngBytes)
 	if d := e.sl.FileDownloads(); len(d) != 1 || !d[0].Served {
 		t.Errorf("downloads %+v, want one", d)
 	}

@@ -54,14 +54,7 @@ func TestE2EPhotoWithCaptionReachesAVisionProvider(t *testing.T) {
 		{"file_id":%q,"file_unique_id":"b","width":800,"height":600,"file_size":%d}]`, small, large, len(pngBytes))
 	e.tg.InjectMessage(withFile(guest, "what is this?", "photo", photo))
 	e.waitSent(t, guest.ID, fakeoai.DefaultAnswer)
-	msgs := e.waitModel(t, 0).Messages
-	user := msgs[len(msgs)-1]
-	if !strings.HasPrefix(user.Content, "what is this?") || !strings.Contains(user.Content, "image received") {
-		t.Errorf("the model saw %q", user.Content)
-	}
-	if len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || !bytes.Equal(user.Images[0].Data, pngBytes) {
-		t.Fatalf("image parts %+v, want exactly the bytes of the largest size", user.Images)
-	}
+	gatewaytest.CheckImageTurn(t, e.waitModel(t, 0), "what is this?", pngBytes)
 	if d := e.tg.Downloads(); len(d) != 1 || d[0].FileID != large {
 		t.Errorf("downloads %+v, want the largest size only", d)
 	}
