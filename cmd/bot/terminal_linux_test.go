@@ -96,28 +96,7 @@ type termBot struct {
 // its controlling terminal and its stdin, stdout and stderr.
 func startOnTerminal(t *testing.T, dir string) *termBot {
 	t.Helper()
-	master, slave := testutil.OpenPTY(t)
-	b := &termBot{t: t, master: master, out: &testutil.SyncBuffer{}, copied: make(chan struct{}), done: make(chan struct{})}
-	b.cmd = exec.Command(botBin, "run")
-	b.cmd.Dir, b.cmd.Env = dir, baseEnv(dir, "TERM=xterm")
-	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	b.cmd.Stdin, b.cmd.Stdout, b.cmd.Stderr = slave, slave, slave
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	go func() { io.Copy(b.out, master); close(b.copied) }() // ends with EIO once the bot is gone
-	go func() { b.err = b.cmd.Wait(); close(b.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-b.done:
-		default:
-			b.cmd.Process.Kill()
-			<-b.done
-		}
-		master.Close()
-	})
-	return b
+	return &startTermCmd(t, dir, baseEnv(dir, "TERM=xterm"), "run").termBot
 }
 
 // typeIn writes s to the terminal as keys typed or pasted.
