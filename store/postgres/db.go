@@ -1,8 +1,8 @@
 // Package postgres is the store on a PostgreSQL database through
 // github.com/jackc/pgx/v5 (a connection pool). It keeps what store/sqlite
-// keeps, in the same schema versions, and is correct for one bot on the
-// database; what several instances on one database need beyond that
-// (leases, a durable inbox, pacing across instances) is not built yet.
+// keeps, in the same schema versions, and is shared: several instances
+// may run on one database (store.Sharer), coordinating through leases,
+// schedule slots and heartbeats in it.
 //
 // Every write is one statement or one transaction, committed as the
 // server commits (synchronous_commit as configured there): a claimed
@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -47,8 +46,6 @@ type Options struct {
 	// on, nothing is migrated or pruned, and the schema version must be
 	// this build's.
 	ReadOnly bool
-
-	noLock bool // tests only (export_test.go): open past the instance lock
 }
 
 func (o Options) withDefaults() Options {
@@ -70,13 +67,13 @@ func (o Options) withDefaults() Options {
 // DB is an open PostgreSQL store. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	lock *pgx.Conn // the connection holding the instance lock; nil when read-only
 	opts Options
 }
 
 var (
 	_ store.Store  = (*DB)(nil)
 	_ store.Server = (*DB)(nil)
+	_ store.Sharer = (*DB)(nil)
 )
 
 // Open connects to the database dsn names (a postgres:// URL or key=value
@@ -87,13 +84,8 @@ var (
 // by a newer gatehouse is refused with store.ErrSchemaTooNew and left
 // untouched.
 //
-// Unless o.ReadOnly, Open first takes the instance lock, a session-level
-// advisory lock held on a connection of its own until Close: a database
-// another bot runs on is refused with store.ErrLocked before anything
-// reads or writes it (its restart recovery would mark the other bot's
-// running approvals interrupted). Several instances on one database are
-// not built yet (issue 22). The lock lives as long as that connection: a
-// server restart ends it, and the bot holds no lock until it restarts.
+// Several instances may open one database at once (Shared): nothing here
+// locks it for one.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	pc, err := ParseDSN(dsn)
 	if err != nil {
@@ -117,11 +109,6 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err := pool.Ping(ctx); err != nil {
 		return nil, errors.Join(connectError(where, err), db.Close())
 	}
-	if !o.ReadOnly && !o.noLock {
-		if db.lock, err = lockInstance(ctx, pc, where); err != nil {
-			return nil, errors.Join(err, db.Close())
-		}
-	}
 	if o.ReadOnly {
 		if err := db.checkSchema(ctx); err != nil {
 			return nil, errors.Join(err, db.Close())
@@ -137,42 +124,15 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	return db, nil
 }
 
-// Close closes the connection pool, then releases the instance lock.
+// Close closes the connection pool.
 func (db *DB) Close() error {
 	db.pool.Close()
-	if db.lock != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		// Ending the session releases its advisory locks.
-		err := db.lock.Close(ctx)
-		db.lock = nil
-		if err != nil {
-			return fmt.Errorf("postgres: close: %w", err)
-		}
-	}
 	return nil
 }
 
-// instanceLockID is the advisory lock key of the instance lock (goose's
-// migration lock uses another).
-const instanceLockID int64 = 0x67617465686f7573 // "gatehous"
-
-// lockInstance takes the instance lock on a connection of its own and
-// returns that connection, or store.ErrLocked when another session holds it.
-func lockInstance(ctx context.Context, pc *pgxpool.Config, where string) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig.Copy())
-	if err != nil {
-		return nil, connectError(where, err)
-	}
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, instanceLockID).Scan(&ok); err != nil {
-		return nil, errors.Join(fmt.Errorf("postgres: %s: instance lock: %w", where, err), conn.Close(ctx))
-	}
-	if !ok {
-		return nil, errors.Join(fmt.Errorf("postgres: database %s: %w", where, store.ErrLocked), conn.Close(ctx))
-	}
-	return conn, nil
-}
+// Shared reports true: any number of instances may run on one PostgreSQL
+// database; receivers the platform allows once per token run under a lease.
+func (db *DB) Shared() bool { return true }
 
 func (db *DB) now() time.Time { return db.opts.Now() }
 

@@ -47,7 +47,7 @@ func TestInstancesStartingTogetherMigrateOnce(t *testing.T) {
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Go(func() {
-			db, err := postgres.OpenWithoutLock(context.Background(), dsn, postgres.Options{})
+			db, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 			if err == nil {
 				err = db.Close()
 			}
@@ -127,7 +127,7 @@ func TestClaimOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	a := openAt(t, dsn, postgres.Options{})
-	b, err := postgres.OpenWithoutLock(ctx, dsn, postgres.Options{})
+	b, err := postgres.Open(ctx, dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,23 +224,16 @@ func freePort(t *testing.T) string {
 	return port
 }
 
-// TestSecondInstanceRefused: while one bot's store is open, a second
-// writable Open is refused with store.ErrLocked naming the database, and
-// a read-only one works; once the first closes, the second opens.
-func TestSecondInstanceRefused(t *testing.T) {
-	ctx := context.Background()
+// TestSecondInstanceOpens: while one bot's store is open, a second
+// writable Open of the same database works (several instances share it),
+// and the store says it is shared.
+func TestSecondInstanceOpens(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	first, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = postgres.Open(ctx, dsn, postgres.Options{})
-	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), postgres.Where(dsn)) {
-		t.Fatalf("second Open = %v; want ErrLocked naming %s", err, postgres.Where(dsn))
+	first := openAt(t, dsn, postgres.Options{})
+	second := openAt(t, dsn, postgres.Options{})
+	var _ store.Sharer = first
+	if !first.Shared() || !second.Shared() {
+		t.Fatal("Shared() = false; want true")
 	}
 	openAt(t, dsn, postgres.Options{ReadOnly: true})
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
-	openAt(t, dsn, postgres.Options{})
 }
