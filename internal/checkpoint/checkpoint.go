@@ -305,8 +305,9 @@ func noteReason(err error) string {
 func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 	if m.o.Shared {
 		// Another instance may have taken checkpoints, pruned them and
-		// stored blobs since this one's last.
-		m.last = nil
+		// stored blobs since this one's last: the blobs it left to
+		// collect are collected before any checkpoint is pruned for room.
+		m.last, m.stale = nil, true
 		total, err := m.blobs.Total(ctx)
 		if err != nil {
 			return 0, err

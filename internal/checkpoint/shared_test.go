@@ -138,3 +138,42 @@ func TestSharedBlobsCollectOrphans(t *testing.T) {
 		t.Fatalf("/undo after the collection: %q", reply)
 	}
 }
+
+// An instance that needs room collects first the blobs another instance
+// left to collect (checkpoints it pruned past keep), rather than pruning
+// its own oldest checkpoint for room that is in fact free.
+func TestSharedMaxTotalCollectsOthersOrphansFirst(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ws := t.TempDir()
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, db := sharedManager(t, dsn, ws, func(o *Options) { o.MaxTotal = 100 })
+	b, _ := sharedManager(t, dsn, ws, func(o *Options) { o.MaxTotal, o.Keep = 100, 1 })
+	write(strings.Repeat("a", 40))
+	if note := sharedCall(t, a, convA); note != "" {
+		t.Fatal(note)
+	}
+	write(strings.Repeat("b", 40))
+	if note := sharedCall(t, b, convB); note != "" {
+		t.Fatal(note)
+	}
+	write(strings.Repeat("c", 10))
+	if note := sharedCall(t, b, convB); note != "" { // prunes B's first past keep: 40 bytes to collect
+		t.Fatal(note)
+	}
+	write(strings.Repeat("d", 30))
+	if note := sharedCall(t, a, convA); note != "" {
+		t.Fatalf("A's second checkpoint pruned for room the orphans held: %q", note)
+	}
+	list, err := db.Checkpoints(context.Background(), record.CheckpointFilter{Conv: convA.Key()})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("A's checkpoints: %d, %v; want both", len(list), err)
+	}
+	if got := a.Total(); got != 80 {
+		t.Fatalf("Total = %d, want 80 (a, c, d)", got)
+	}
+}
