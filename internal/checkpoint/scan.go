@@ -267,7 +267,7 @@ func (m *Manager) copyIn(ctx context.Context, root *os.Root, f *record.Checkpoin
 		// The plan made room for the sizes the walk saw; a file that grew
 		// since (a process still writing it) must not take the blob
 		// store past its bound.
-		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob directory would go over tools.checkpoints.max_total (%s)",
+		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob store would go over tools.checkpoints.max_total (%s)",
 			f.Path, Size(m.o.MaxTotal))}
 	}
 	added, err := w.Commit(ctx, f.Blob, sync)

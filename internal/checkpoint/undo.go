@@ -76,8 +76,8 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	if len(missing) > 0 {
 		m.log.Error().Int64("checkpoint", target.ID).Int("missing", len(missing)).Stringer("blobs", m.blobs).
 			Msg("checkpoint: blobs of a checkpoint are missing; /undo refused")
-		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob directory", len(missing)))
-		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
+		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob store", len(missing)))
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob store (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
 	changes, err := m.restore(ctx, full.Files, full.Created)
@@ -86,7 +86,7 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		m.log.Error().Err(err).Int64("checkpoint", target.ID).Stringer("blobs", m.blobs).
 			Msg("checkpoint: a blob of a checkpoint is damaged; /undo refused")
 		m.audit(ctx, r, target, "failed", clip(err.Error(), 500))
-		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is damaged in the blob directory (the bot's log has the details). Nothing was changed.",
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is damaged in the blob store (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(damaged.path)), ""
 	}
 	if err != nil {
