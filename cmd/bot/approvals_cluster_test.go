@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
+)
+
+// clusterConfig is the offline configuration on a shared PostgreSQL store
+// with a short store.lease_ttl and the instance's name from
+// ${GATEHOUSE_INSTANCE}: several bots run it in one directory (one
+// workspace, which a real deployment mounts on every instance).
+func clusterConfig(t *testing.T) string {
+	t.Helper()
+	cfg := postgresConfig(t)
+	for old, repl := range map[string]string{
+		"  lease_ttl: 15s ": "  lease_ttl: 2s ",
+		`  instance: "" `:   "  instance: ${GATEHOUSE_INSTANCE} ",
+	} {
+		if !strings.Contains(cfg, old) {
+			t.Fatalf("the shipped config.yaml no longer has %q; update this test", old)
+		}
+		cfg = strings.Replace(cfg, old, repl, 1)
+	}
+	return cfg
+}
+
+// auditOutcomes counts `bot audit --json`'s shell entries by outcome.
+func auditOutcomes(t *testing.T, dir string, env []string) map[string]int {
+	t.Helper()
+	r := runOnce(t, dir, env, "", "audit", "--since", "1h", "--json")
+	if r.code != 0 {
+		t.Fatalf("bot audit: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil {
+		t.Fatalf("bot audit --json is not a JSON array: %v\n%s", err, r.stdout)
+	}
+	out := make(map[string]int)
+	for _, e := range entries {
+		if e["tool"] == "shell" {
+			out[e["outcome"].(string)]++
+		}
+	}
+	return out
+}
+
+// TestApprovalsClusterApproveOnAnotherInstance: two bots on one database;
+// a shell call is held on A, A is SIGKILLed while the request is pending,
+// and /approve reaches B: the call runs once (one line in the file it
+// appends to), on B, and is audited approved and executed once.
+func TestApprovalsClusterApproveOnAnotherInstance(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", clusterConfig(t))
+	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
+	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	runs := filepath.Join(dir, "workspace", "runs.txt")
+
+	a := startBot(t, dir, envA)
+	b := startBot(t, dir, envB)
+	a.send("run `echo run >> runs.txt`")
+	expectLine(t, a, "Approval needed: shell")
+	token := expectToken(t, a)
+	a.kill9()
+	if got := readFile(t, runs); got != "" {
+		t.Fatalf("the held command ran before approval: runs.txt = %q", got)
+	}
+
+	b.send("/approve " + token)
+	ran := expectLine(t, b, "Approved by console:local")
+	if !strings.Contains(ran, token) || !strings.Contains(ran, "ran") {
+		t.Errorf("outcome notice %q does not name request %s and say it ran", ran, token)
+	}
+	b.send("/approve " + token)
+	expectLine(t, b, "already")
+	b.closeInput()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("B: exit %d after end of input; want 0", code)
+	}
+	if got := readFile(t, runs); got != "run\n" {
+		t.Fatalf("runs.txt = %q; want the command run exactly once", got)
+	}
+	got := auditOutcomes(t, dir, envB)
+	if got["approved"] != 1 || got["executed"] != 1 || got["interrupted"] != 0 {
+		t.Errorf("audit of the shell call: %v; want approved 1, executed 1, interrupted 0", got)
+	}
+}
+
+// TestApprovalsClusterRunnerDies: A runs an approved shell call; B, started
+// while it runs, leaves it running (restart recovery marks only a dead
+// instance's runs); A is SIGKILLed mid-run, and after store.lease_ttl B
+// marks the call interrupted, audited once, and never runs it again.
+func TestApprovalsClusterRunnerDies(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", clusterConfig(t))
+	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
+	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	started := filepath.Join(dir, "workspace", "started.txt")
+
+	a := startBot(t, dir, envA)
+	a.send("run `echo start >> started.txt; sleep 60`")
+	expectLine(t, a, "Approval needed: shell")
+	token := expectToken(t, a)
+	a.send("/approve " + token)
+	expectLine(t, a, "Approved: running")
+	testutil.WaitFor(t, "the approved call to start", func() bool { return readFile(t, started) == "start\n" })
+
+	b := startBot(t, dir, envB)
+	b.send("what time is it")
+	expectLine(t, b, "The time is") // B is up: its restart recovery is done
+	if got := auditOutcomes(t, dir, envB); got["interrupted"] != 0 {
+		t.Fatalf("B's start marked A's live run interrupted: audit %v", got)
+	}
+
+	a.kill9()
+	expectLine(t, b, "Interrupted: ")
+	b.closeInput()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("B: exit %d after end of input; want 0", code)
+	}
+	if got := readFile(t, started); got != "start\n" {
+		t.Errorf("started.txt = %q; want the call started once, never again", got)
+	}
+	got := auditOutcomes(t, dir, envB)
+	if got["approved"] != 1 || got["interrupted"] != 1 || got["executed"] != 0 {
+		t.Errorf("audit of the shell call: %v; want approved 1, interrupted 1, executed 0", got)
+	}
+}
