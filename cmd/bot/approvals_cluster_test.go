@@ -134,3 +134,47 @@ func TestApprovalsClusterRunnerDies(t *testing.T) {
 		t.Errorf("audit of the shell call: %v; want approved 1, interrupted 1, executed 0", got)
 	}
 }
+
+// TestApprovalsClusterLongRunOutlivesLease: an approved call on A that
+// runs longer than store.lease_ttl, with B sweeping all along, ends
+// executed: A's heartbeat keeps it its own (it heartbeats well within the
+// lease), so B never takes it for a dead instance's.
+func TestApprovalsClusterLongRunOutlivesLease(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", clusterConfig(t))
+	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
+	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	runs := filepath.Join(dir, "workspace", "runs.txt")
+
+	a := startBot(t, dir, envA)
+	b := startBot(t, dir, envB)
+	b.send("what time is it")
+	expectLine(t, b, "The time is") // B is up and sweeping
+	// Three leases long (lease_ttl 2s).
+	a.send("run `sleep 6; echo run >> runs.txt`")
+	expectLine(t, a, "Approval needed: shell")
+	token := expectToken(t, a)
+	a.send("/approve " + token)
+	ran := expectLine(t, a, "Approved by console:local")
+	if !strings.Contains(ran, token) || !strings.Contains(ran, "ran") {
+		t.Errorf("outcome notice %q does not say request %s ran", ran, token)
+	}
+	for _, p := range []*botProc{a, b} {
+		p.closeInput()
+		if code := p.wait(); code != 0 {
+			t.Fatalf("exit %d after end of input; want 0", code)
+		}
+	}
+	if strings.Contains(b.stdout(), "Interrupted") {
+		t.Errorf("B announced A's live run interrupted:\n%s", b.stdout())
+	}
+	if got := readFile(t, runs); got != "run\n" {
+		t.Errorf("runs.txt = %q; want the command run once", got)
+	}
+	got := auditOutcomes(t, dir, envB)
+	if got["executed"] != 1 || got["interrupted"] != 0 {
+		t.Errorf("audit of the shell call: %v; want executed 1, interrupted 0", got)
+	}
+}
