@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
@@ -105,8 +106,9 @@ func TestApprovalsClusterRunnerDies(t *testing.T) {
 	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
 	started := filepath.Join(dir, "workspace", "started.txt")
 
+	t.Cleanup(func() { killShellGroup(t, filepath.Join(dir, "workspace", "sh.pid")) })
 	a := startBot(t, dir, envA)
-	a.send("run `echo start >> started.txt; sleep 60`")
+	a.send("run `echo start >> started.txt; echo $$ > sh.pid; sleep 60`")
 	expectLine(t, a, "Approval needed: shell")
 	token := expectToken(t, a)
 	a.send("/approve " + token)
@@ -171,6 +173,56 @@ func TestApprovalsClusterLongRunOutlivesLease(t *testing.T) {
 		t.Errorf("B announced A's live run interrupted:\n%s", b.stdout())
 	}
 	if got := readFile(t, runs); got != "run\n" {
+		t.Errorf("runs.txt = %q; want the command run once", got)
+	}
+	got := auditOutcomes(t, dir, envB)
+	if got["executed"] != 1 || got["interrupted"] != 0 {
+		t.Errorf("audit of the shell call: %v; want executed 1, interrupted 0", got)
+	}
+}
+
+// TestApprovalsClusterCleanStopFinishesItsRun: A is stopped (SIGINT) while
+// an approved call runs within the shutdown grace: A's run ends executed
+// and is announced, and B, sweeping meanwhile, does not take it for a dead
+// instance's (A's heartbeat goes on until its runs are recorded; it used
+// to stop, and A's row be removed, at once).
+func TestApprovalsClusterCleanStopFinishesItsRun(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", clusterConfig(t))
+	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
+	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	ws := filepath.Join(dir, "workspace")
+
+	a := startBot(t, dir, envA)
+	b := startBot(t, dir, envB)
+	b.send("what time is it")
+	expectLine(t, b, "The time is") // B is up and sweeping
+	// Two leases long (lease_ttl 2s), well within the 10 s grace.
+	a.send("run `echo start >> started.txt; sleep 4; echo run >> runs.txt`")
+	expectLine(t, a, "Approval needed: shell")
+	token := expectToken(t, a)
+	a.send("/approve " + token)
+	testutil.WaitFor(t, "the approved call to start", func() bool { return readFile(t, filepath.Join(ws, "started.txt")) == "start\n" })
+	if err := a.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatalf("SIGINT: %v", err)
+	}
+	ran := expectLine(t, a, "Approved by console:local")
+	if !strings.Contains(ran, token) || !strings.Contains(ran, "ran") {
+		t.Errorf("outcome notice %q does not say request %s ran", ran, token)
+	}
+	if code := a.wait(); code != 0 {
+		t.Fatalf("A: exit %d after SIGINT; want 0", code)
+	}
+	b.closeInput()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("B: exit %d after end of input; want 0", code)
+	}
+	if strings.Contains(b.stdout(), "Interrupted") {
+		t.Errorf("B announced A's run interrupted:\n%s", b.stdout())
+	}
+	if got := readFile(t, filepath.Join(ws, "runs.txt")); got != "run\n" {
 		t.Errorf("runs.txt = %q; want the command run once", got)
 	}
 	got := auditOutcomes(t, dir, envB)
