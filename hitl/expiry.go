@@ -108,6 +108,10 @@ func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 		return false
 	}
 	a.Status, a.Note = record.StatusExpired, note
+	// Recorded in the store: the report must not be lost to a shutdown
+	// (another instance will not expire it again).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
 	b.o.Metrics.Approval("expired", b.o.Now().Sub(a.Created))
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")

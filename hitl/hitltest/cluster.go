@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,8 @@ func ClusterContract(t *testing.T, newCluster func(t *testing.T) Cluster) {
 	t.Run("OutstandingElsewhere", func(t *testing.T) { testOutstandingElsewhere(t, newCluster(t)) })
 	t.Run("ExpiresOnce", func(t *testing.T) { testExpiresOnce(t, newCluster(t)) })
 	t.Run("RequestMessageUpdatedByItsInstance", func(t *testing.T) { testPromptUpdated(t, newCluster(t)) })
+	t.Run("StandingAllowsEverywhere", func(t *testing.T) { testStandingEverywhere(t, newCluster(t)) })
+	t.Run("StatusShowsRunsElsewhere", func(t *testing.T) { testStatusElsewhere(t, newCluster(t)) })
 }
 
 // The cast of the cluster tests.
@@ -144,7 +147,7 @@ func start(t *testing.T, c Cluster, name string, o options) *node {
 	n := &node{name: name, store: c.Open(t), gate: o.gate}
 	b, err := hitl.NewBroker(n, hitl.Options{
 		TTL: o.ttl, Approvers: []core.Identity{clusterBoss}, AllowSelfApproval: true,
-		Store: n.store, Audit: auditOf(t, n.store), Instance: name, LeaseTTL: o.leaseTTL,
+		Store: n.store, Audit: auditOf(t, n.store), Standing: standingOf(t, n.store), Instance: name, LeaseTTL: o.leaseTTL,
 		SweepEvery: 20 * time.Millisecond, Grace: time.Millisecond, Log: zerolog.Nop(),
 	})
 	if err != nil {
@@ -192,6 +195,17 @@ func auditOf(t *testing.T, s hitl.SharedStore) hitl.Audit {
 	return a
 }
 
+// standingOf is the store's standing allows; the contract's stores keep
+// them.
+func standingOf(t *testing.T, s hitl.SharedStore) hitl.StandingStore {
+	t.Helper()
+	st, ok := s.(hitl.StandingStore)
+	if !ok {
+		t.Fatalf("%T keeps no standing allows (hitl.StandingStore)", s)
+	}
+	return st
+}
+
 // raise holds the contract's call on n and returns the token.
 func (n *node) raise(t *testing.T) string {
 	t.Helper()
@@ -210,9 +224,15 @@ func (n *node) raise(t *testing.T) string {
 // approve sends "/approve token" from the approver to n.
 func (n *node) approve(t *testing.T, token string) {
 	t.Helper()
-	s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "beta", Chat: "B1"}, From: clusterBoss, Text: "/approve " + token}
+	n.command(t, "/approve "+token)
+}
+
+// command sends text, a command, from the approver to n.
+func (n *node) command(t *testing.T, text string) {
+	t.Helper()
+	s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "beta", Chat: "B1"}, From: clusterBoss, Text: text}
 	if !n.b.HandleCommand(context.Background(), s) {
-		t.Fatalf("%s: /approve was not taken as a command", n.name)
+		t.Fatalf("%s: %q was not taken as a command", n.name, text)
 	}
 }
 
@@ -426,4 +446,43 @@ func testPromptUpdated(t *testing.T, c Cluster) {
 	testutil.WaitFor(t, "A's gateways to hear the outcome", func() bool {
 		return slices.Contains(a.resolutions(tok), string(record.StatusExecuted))
 	})
+}
+
+// testStandingEverywhere: "/approve TOKEN always" on B allows the call on
+// A too, and "/unallow" on A removes it for B.
+func testStandingEverywhere(t *testing.T, c Cluster) {
+	ctx := context.Background()
+	a := start(t, c, "a", options{})
+	b := start(t, c, "b", options{})
+	tok := a.raise(t)
+	b.command(t, "/approve "+tok+" always")
+	waitStatus(t, a.store, tok, record.StatusExecuted)
+	if !a.b.StandingAllowed(ctx, clusterCall.Name, clusterCall.Args) {
+		t.Fatal("a standing allow added on B does not apply on A")
+	}
+	list, err := a.b.StandingAllows(ctx)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("A's standing allows = %v, %v; want the one B added", list, err)
+	}
+	a.command(t, fmt.Sprintf("/unallow %d", list[0].ID))
+	if b.b.StandingAllowed(ctx, clusterCall.Name, clusterCall.Args) {
+		t.Error("a standing allow removed on A still applies on B")
+	}
+}
+
+// testStatusElsewhere: while B runs the call A's conversation asked for,
+// /status on A says it runs, and on which instance.
+func testStatusElsewhere(t *testing.T, c Cluster) {
+	gate := make(chan struct{})
+	a := start(t, c, "a", options{})
+	b := start(t, c, "b", options{gate: gate})
+	tok := a.raise(t)
+	b.approve(t, tok)
+	testutil.WaitFor(t, "B's run to start", func() bool { return b.runs.Load() == 1 })
+	lines := a.b.StatusLines(context.Background(), clusterConv)
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "running") && strings.Contains(l, "on b") }) {
+		t.Errorf("A's /status while B runs the conversation's approved call:\n%s\nwant a line saying it runs on b", strings.Join(lines, "\n"))
+	}
+	close(gate)
+	waitStatus(t, a.store, tok, record.StatusExecuted)
 }
