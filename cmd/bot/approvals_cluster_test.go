@@ -6,7 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -228,5 +230,74 @@ func TestApprovalsClusterCleanStopFinishesItsRun(t *testing.T) {
 	got := auditOutcomes(t, dir, envB)
 	if got["executed"] != 1 || got["interrupted"] != 0 {
 		t.Errorf("audit of the shell call: %v; want executed 1, interrupted 0", got)
+	}
+}
+
+// TestApprovalsClusterRequestMessageUpdatedByItsInstance: A polls Telegram
+// (it holds the lease) and sends the request, with buttons, to the
+// Telegram user who asked; /approve reaches B on its console. The call
+// runs once, on B, and A — told through PostgreSQL, since only A knows
+// the request message — edits the message in place: its buttons are
+// gone and it shows the outcome.
+func TestApprovalsClusterRequestMessageUpdatedByItsInstance(t *testing.T) {
+	t.Parallel()
+	tg := faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
+	t.Cleanup(tg.Close)
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	cfg := clusterConfig(t)
+	for old, repl := range map[string]string{
+		"    api_url: https://api.telegram.org\n    allow: []": "    api_url: " + tg.URL() + "\n    allow: [\"42\"]",
+		"  approvers: [console:local] ":                        "  approvers: [console:local, telegram:42] ",
+	} {
+		if !strings.Contains(cfg, old) {
+			t.Fatalf("the shipped config.yaml no longer has %q; update this test", old)
+		}
+		cfg = strings.Replace(cfg, old, repl, 1)
+	}
+	writeFile(t, dir, "config.yaml", cfg)
+	env := func(name string) []string {
+		return baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE="+name, "TELEGRAM_BOT_TOKEN="+tg.Token())
+	}
+	runs := filepath.Join(dir, "workspace", "runs.txt")
+
+	a := startBot(t, dir, env("a"))
+	testutil.WaitFor(t, "A to poll Telegram", func() bool { return len(tg.Polls()) > 0 })
+	b := startBot(t, dir, env("b"))
+	b.send("what time is it")
+	expectLine(t, b, "The time is") // B is up; A holds the polling lease
+
+	user := faketg.User{ID: 42, FirstName: "Ann"}
+	tg.InjectMessage(faketg.Message{From: &user, Chat: faketg.Chat{ID: 42, Type: "private"}, Text: "run `echo run >> runs.txt`"})
+	var request faketg.Sent
+	testutil.WaitFor(t, "the request with buttons", func() bool {
+		for _, s := range tg.Sent() {
+			if s.Method == "sendMessage" && s.Markup != nil && len(s.Markup.Buttons()) > 0 {
+				request = s
+				return true
+			}
+		}
+		return false
+	})
+	m := tokenRe.FindStringSubmatch(request.Plain)
+	if m == nil {
+		t.Fatalf("the request %q has no /approve TOKEN hint", request.Plain)
+	}
+	b.send("/approve " + m[1])
+	expectLine(t, b, "Approved: running")
+	testutil.WaitFor(t, "the request message updated in place", func() bool {
+		got, ok := tg.Message(42, request.MessageID)
+		return ok && (got.Markup == nil || len(got.Markup.Buttons()) == 0) && strings.Contains(got.Plain, "console:local")
+	})
+	for _, p := range []*botProc{b, a} { // Telegram runs on: stop them
+		if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatalf("SIGINT: %v", err)
+		}
+		if code := p.wait(); code != 0 {
+			t.Fatalf("exit %d after SIGINT; want 0", code)
+		}
+	}
+	if got := readFile(t, runs); got != "run\n" {
+		t.Errorf("runs.txt = %q; want the command run once", got)
 	}
 }
