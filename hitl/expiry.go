@@ -300,9 +300,13 @@ func (b *Broker) followUpDone(requester core.Identity) func() {
 // before it ends, so an approval that is no longer pending in the store
 // is seen in memory.
 func (b *Broker) Outstanding(ctx context.Context, requester core.Identity) (bool, error) {
-	// Executing too: the run may be another instance's, which this
-	// instance's memory does not see.
-	pending, err := b.o.Store.Approvals(ctx, record.StatusPending, record.StatusExecuting)
+	// On a shared store executing too: the run may be another
+	// instance's, which this instance's memory does not see.
+	statuses := []record.Status{record.StatusPending}
+	if _, ok := b.sharedStore(); ok {
+		statuses = append(statuses, record.StatusExecuting)
+	}
+	pending, err := b.o.Store.Approvals(ctx, statuses...)
 	if err != nil {
 		return false, fmt.Errorf("hitl: outstanding: %w", err)
 	}
