@@ -197,7 +197,16 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 			gateways = append(gateways, n)
 		}
 	}
-	lines := []string{"Model: " + model, "Gateways: " + strings.Join(gateways, ", ")}
+	lines := []string{"Model: " + model}
+	if p := e.cfg.Profiles.For(conv); p != nil {
+		if p.Model != "" {
+			lines[0] = "Model: " + p.Model
+		}
+		lines = append(lines, "Profile: "+p.Name)
+	} else if e.cfg.Profiles.Any() {
+		lines = append(lines, "Profile: none (the top-level settings)")
+	}
+	lines = append(lines, "Gateways: "+strings.Join(gateways, ", "))
 	if r, ok := e.cfg.Commands.(StatusReporter); ok {
 		lines = append(lines, r.StatusLines(ctx, conv)...)
 	}
