@@ -253,6 +253,13 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "tool:         %s\n", show(a.Call.Name))
 	fmt.Fprintf(stdout, "arguments:    %s\n", j.showEscaped(a.Call.Args))
 	fmt.Fprintf(stdout, "from:         %s in %s\n", show(string(a.From)), show(a.Conv.Key()))
+	if len(j.cfg.Profiles) > 0 {
+		profile := jd.Profile
+		if profile == "" {
+			profile = "none (the top-level settings)"
+		}
+		fmt.Fprintf(stdout, "profile:      %s\n", show(profile))
+	}
 	fmt.Fprintf(stdout, "decision:     %s\n", jd.Decision.Verdict)
 	rule := jd.Policy.Rule
 	if jd.Standing {

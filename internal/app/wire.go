@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,14 +159,7 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 			log.Warn().Str("provider", p.Name).Str("reason", why).Msg("llm provider skipped")
 			continue
 		}
-		timeout := p.Timeout.D()
-		if timeout == 0 {
-			timeout = cfg.LLM.Timeout.D()
-		}
-		prov, err := llm.NewOpenAI(llm.OpenAIConfig{
-			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
-			Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
-		})
+		prov, err := newOpenAI(cfg, p)
 		if err != nil {
 			return nil, media, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
@@ -186,6 +180,18 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 		return ps[0], media, nil
 	}
 	return llm.NewCascade(log, ps...), media, nil
+}
+
+// newOpenAI returns the client of provider p.
+func newOpenAI(cfg *config.Config, p config.Provider) (*llm.OpenAI, error) {
+	timeout := p.Timeout.D()
+	if timeout == 0 {
+		timeout = cfg.LLM.Timeout.D()
+	}
+	return llm.NewOpenAI(llm.OpenAIConfig{
+		Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
+		Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
+	})
 }
 
 // buildAttachments returns the receiver of files sent with messages.
@@ -210,26 +216,37 @@ func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Reg
 	return buildTools(cfg, sec, nil, nil, log)
 }
 
-// Policy returns the policy gate of cfg's policy.rules over the tools of
-// catalog, without standing allows (the bot adds its broker). The running
-// bot and `bot policy test` / `bot policy explain` both build it here.
+// Policy returns the policy gate of cfg's policy.rules and profiles over
+// the tools of catalog, without standing allows (the bot adds its broker,
+// and its profiles with their providers). The running bot and `bot policy
+// test` / `bot policy explain` both build it here.
 func Policy(cfg *config.Config, catalog core.ToolCatalog) (*core.PolicyGate, error) {
 	rules, err := policyRules(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &core.PolicyGate{Rules: rules, Catalog: catalog}, nil
+	profiles, err := profilePolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &core.PolicyGate{Rules: rules, Catalog: catalog, Profiles: core.NewProfiles(profiles)}, nil
 }
 
 // policyRules converts policy.rules to the core's rules, numbered from 1.
 func policyRules(cfg *config.Config) ([]core.Rule, error) {
-	rules := make([]core.Rule, 0, len(cfg.Policy.Rules))
-	for i, r := range cfg.Policy.Rules {
-		cr := core.Rule{Index: i + 1, Tool: r.Tool, Decision: r.Verdict()}
+	return rulesOf(cfg.Policy, "policy", "")
+}
+
+// rulesOf converts the rules of p, at key prefix, to the core's rules,
+// numbered from 1; profile names the profile they belong to, if any.
+func rulesOf(p config.Policy, prefix, profile string) ([]core.Rule, error) {
+	rules := make([]core.Rule, 0, len(p.Rules))
+	for i, r := range p.Rules {
+		cr := core.Rule{Index: i + 1, Profile: profile, Tool: r.Tool, Decision: r.Verdict()}
 		if r.Args != "" {
 			re, err := regexp.Compile(r.Args)
 			if err != nil {
-				return nil, fmt.Errorf("policy.rules[%d].args: %w", i, err)
+				return nil, fmt.Errorf("%s.rules[%d].args: %w", prefix, i, err)
 			}
 			cr.Args = re
 		}
@@ -239,11 +256,19 @@ func policyRules(cfg *config.Config) ([]core.Rule, error) {
 }
 
 // allowLists returns each gateway's allow list, as its section says (a
-// gateway on the machine's own terminal lets its one local person talk).
+// gateway on the machine's own terminal lets its one local person talk),
+// with the profiles' approvers on theirs: like hitl.approvers, they may
+// talk to the bot, to approve.
 func allowLists(cfg *config.Config) map[string][]string {
 	out := make(map[string][]string)
 	for _, name := range cfg.Gateways.Names() {
 		out[name] = cfg.Gateways.Section(name).Allow()
+	}
+	for _, p := range cfg.Profiles {
+		for _, id := range identities(p.Approvers) {
+			g := id.Gateway()
+			out[g] = append(slices.Clip(out[g]), string(id))
+		}
 	}
 	return out
 }
@@ -302,8 +327,9 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 	return caps, prices
 }
 
-// buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+// buildBroker builds the approval broker on the store; profiles add
+// approvers to their conversations' requests.
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -317,6 +343,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metri
 		Store:             st,
 		Audit:             st,
 		Standing:          st,
+		Profiles:          profiles,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 		Metrics:           m,
