@@ -94,3 +94,18 @@ func TestProfilesThroughTheApp(t *testing.T) {
 		t.Errorf("after the reload: model %q, prompt %q, tools %s", r.Model, r.Messages[0].Content, toolNames(r))
 	}
 }
+
+// TestProfileBudgetThroughTheApp: the profile's conversation cap refuses
+// its conversation's next turn, naming its key; a conversation outside
+// the profile goes on.
+func TestProfileBudgetThroughTheApp(t *testing.T) {
+	b := startReloadBot(t, `
+gateways: {console: {enabled: false}, telegram: {allow: ["1", "2"]}}
+hitl: {approvers: ["telegram:9"]}
+profiles: [{name: family, match: ["telegram:2"], budget: {conversation_daily_tokens: 1}}]
+`)
+	wantContains(t, "the first turn", b.say("2", "hello"), "an answer")
+	wantContains(t, "the next turn", b.say("2", "hello"), "profiles[0].budget.conversation_daily_tokens")
+	wantContains(t, "outside the profile", b.say("1", "hello"), "an answer")
+	wantContains(t, "outside the profile again", b.say("1", "hello"), "an answer")
+}
