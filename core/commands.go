@@ -119,7 +119,7 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 	case "schedules":
 		reply = e.schedulesText()
 	case "tools":
-		reply = e.toolsText()
+		reply = e.toolsText(s.Conv)
 	case "undo", "checkpoints":
 		if e.cfg.Undo == nil {
 			return false

@@ -151,6 +151,23 @@ func TestProfileRuleHoldsWhatTheGlobalRulesAllow(t *testing.T) {
 	}
 }
 
+// TestProfileTools: /tools lists the profile's tools with the decision
+// of its rules; elsewhere every tool with the top-level rules'.
+func TestProfileTools(t *testing.T) {
+	var runs atomic.Int32
+	profile, _ := opsProfile(t, core.Rule{Tool: "echo", Decision: core.NeedsApproval})
+	h := newHarness(t, harnessOpts{extraTools: toolList(ranTool("deploy", &runs)), profiles: core.NewProfiles([]core.Profile{profile}),
+		rules: []core.Rule{{Index: 1, Tool: "*", Decision: core.Allow}}})
+	h.say(t, "ops1", "/tools")
+	if got := h.gw.next(t).Text; got != "Tools (1):\necho — built-in — approve" {
+		t.Errorf("/tools in the profile:\n%s", got)
+	}
+	h.say(t, "general", "/tools")
+	if got := h.gw.next(t).Text; !strings.Contains(got, "echo — built-in — allow") || !strings.Contains(got, "deploy — built-in — allow") {
+		t.Errorf("/tools elsewhere:\n%s", got)
+	}
+}
+
 // TestProfileBudgetAndStatus: a profile's budget applies in its
 // conversations only, and /status names the profile.
 func TestProfileBudgetAndStatus(t *testing.T) {
