@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,7 +58,7 @@ func TestProfileReloadThroughTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, "config reloaded", func() bool { return strings.Contains(p.stderr.String(), "config reloaded") })
-	if strings.Contains(p.stderr.String(), "profiles") && strings.Contains(p.stderr.String(), "needs a restart") {
+	if regexp.MustCompile(`profiles\S* changed; needs a restart`).MatchString(p.stderr.String()) {
 		t.Errorf("a profile change is logged as needing a restart:\n%s", tail(p.stderr.String(), 2000))
 	}
 	p.send("hello again")

@@ -87,7 +87,10 @@ type App struct {
 	auth     *core.Auth
 	policy   *core.PolicyGate
 	profiles *core.Profiles // the policy's, the engine's and the broker's
-	budget   *budget.Budget
+	// profileHTTP are the HTTP clients of the profiles' providers, by
+	// provider name (buildProfiles).
+	profileHTTP map[string]*http.Client
+	budget      *budget.Budget
 	// enabled names the gateways that run (enabledGateways), which a
 	// reload's approvers are checked against: enabling one needs a restart.
 	enabled map[string]bool
@@ -161,7 +164,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.policy = policy
-	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, o.Log, a.metrics, a.budget)
+	a.profileHTTP = map[string]*http.Client{}
+	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, a.profileHTTP, o.Log, a.metrics, a.budget)
 	if err != nil {
 		return err
 	}

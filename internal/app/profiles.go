@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -36,14 +37,18 @@ func profilePolicy(cfg *config.Config) ([]core.Profile, error) {
 // the bot started with, since a change of llm.providers needs a restart
 // (a reload's profile may name only those). b prices and caps them; rec
 // records their requests.
-func buildProfiles(cfg *config.Config, running []config.Provider, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) ([]core.Profile, error) {
+//
+// clients keeps one HTTP client per provider name for the profiles'
+// providers, so that reloads, which build them again, reuse its
+// connections; it is only used under the App's build or reload.
+func buildProfiles(cfg *config.Config, running []config.Provider, clients map[string]*http.Client, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) ([]core.Profile, error) {
 	out, err := profilePolicy(cfg)
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range cfg.Profiles {
 		if len(p.Providers) > 0 || p.Model != "" {
-			if out[i].Provider, out[i].Model, err = profileProvider(cfg, i, running, log, rec, b); err != nil {
+			if out[i].Provider, out[i].Model, err = profileProvider(cfg, i, running, clients, log, rec, b); err != nil {
 				return nil, err
 			}
 		}
@@ -58,7 +63,7 @@ func buildProfiles(cfg *config.Config, running []config.Provider, log zerolog.Lo
 // with p.Model in place of each provider's own when set, and says which
 // models answer, for /status. With no usable provider it is the offline
 // demo model, as the top level would be.
-func profileProvider(cfg *config.Config, i int, running []config.Provider, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) (llm.Provider, string, error) {
+func profileProvider(cfg *config.Config, i int, running []config.Provider, clients map[string]*http.Client, log zerolog.Logger, rec llm.Recorder, b *budget.Budget) (llm.Provider, string, error) {
 	p := cfg.Profiles[i]
 	byName := make(map[string]config.Provider, len(running))
 	for _, pr := range running {
@@ -78,7 +83,10 @@ func profileProvider(cfg *config.Config, i int, running []config.Provider, log z
 			log.Warn().Str("profile", p.Name).Str("provider", pr.Name).Str("reason", why).Msg("llm provider skipped in a profile")
 			continue
 		}
-		prov, err := newOpenAI(cfg, pr)
+		if clients[name] == nil {
+			clients[name] = &http.Client{Transport: llm.NewTransport()}
+		}
+		prov, err := newOpenAI(cfg, pr, clients[name])
 		if err != nil {
 			return nil, "", fmt.Errorf("profiles[%d]: provider %q: %w", i, name, err)
 		}

@@ -83,7 +83,7 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err := checkApprovers(cfg, a.enabled); err != nil {
 		return nil, err
 	}
-	profiles, err := buildProfiles(cfg, a.cfg.LLM.Providers, a.log, a.metrics, a.budget)
+	profiles, err := buildProfiles(cfg, a.cfg.LLM.Providers, a.profileHTTP, a.log, a.metrics, a.budget)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -159,7 +160,7 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 			log.Warn().Str("provider", p.Name).Str("reason", why).Msg("llm provider skipped")
 			continue
 		}
-		prov, err := newOpenAI(cfg, p)
+		prov, err := newOpenAI(cfg, p, nil)
 		if err != nil {
 			return nil, media, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
@@ -182,15 +183,16 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 	return llm.NewCascade(log, ps...), media, nil
 }
 
-// newOpenAI returns the client of provider p.
-func newOpenAI(cfg *config.Config, p config.Provider) (*llm.OpenAI, error) {
+// newOpenAI returns the client of provider p; hc, when not nil, is its
+// HTTP client (and connections), else it gets its own.
+func newOpenAI(cfg *config.Config, p config.Provider, hc *http.Client) (*llm.OpenAI, error) {
 	timeout := p.Timeout.D()
 	if timeout == 0 {
 		timeout = cfg.LLM.Timeout.D()
 	}
 	return llm.NewOpenAI(llm.OpenAIConfig{
 		Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
-		Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
+		Stream: p.Stream, Timeout: timeout, Vision: p.Vision, HTTPClient: hc,
 	})
 }
 
