@@ -146,6 +146,19 @@ func (ps *Profiles) For(conv Conversation) *Profile {
 	return nil
 }
 
+// List returns the profiles in order (`bot policy explain`).
+func (ps *Profiles) List() []Profile {
+	if ps == nil || ps.list.Load() == nil {
+		return nil
+	}
+	l := *ps.list.Load()
+	out := make([]Profile, len(l))
+	for i, p := range l {
+		out[i] = *p
+	}
+	return out
+}
+
 // Any reports whether there is any profile.
 func (ps *Profiles) Any() bool {
 	if ps == nil {

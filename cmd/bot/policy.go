@@ -376,6 +376,23 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "(none)")
 	}
 	fmt.Fprintln(stdout, j.defaults(catchAll))
+	for _, p := range j.gate.Profiles.List() {
+		tools := "every tool"
+		if p.Tools != nil {
+			tools = "only " + strings.Join(p.Tools, ", ")
+			if len(p.Tools) == 0 {
+				tools = "no tool"
+			}
+		}
+		fmt.Fprintf(stdout, "\nprofile %s (%s; %s), its rules before policy.rules:\n",
+			j.showEscaped(p.Name), j.showEscaped(strings.Join(p.Match, ", ")), j.showEscaped(tools))
+		for _, r := range p.Rules {
+			fmt.Fprintln(stdout, j.showEscaped(r.Name()))
+		}
+		if len(p.Rules) == 0 {
+			fmt.Fprintln(stdout, "(none)")
+		}
+	}
 	return exitOK
 }
 

@@ -99,7 +99,7 @@ func TestProfileConfigErrorsExitTwo(t *testing.T) {
 // TestProfileDoctorAndPolicyTest: doctor lists the profile and warns of a
 // tool glob that matches no tool (exit 0); `bot policy test
 // -conversation` names the profile that applies and judges by its rules
-// first.
+// first; `bot policy explain` lists each profile's rules.
 func TestProfileDoctorAndPolicyTest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -127,6 +127,10 @@ func TestProfileDoctorAndPolicyTest(t *testing.T) {
 	r = runOnce(t, dir, baseEnv(dir), "", append(kubectl, "-conversation", "slack:C0DEV")...)
 	if r.code == 0 || !strings.Contains(r.stdout, "profile:      none") || !strings.Contains(r.stdout, "decision:     approve") {
 		t.Errorf("policy test outside the profile: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runOnce(t, dir, baseEnv(dir), "", "policy", "explain")
+	if r.code != 0 || !strings.Contains(r.stdout, "profile ops (slack:C0OPS*; only shell, list_dir, mcp__github__*), its rules before policy.rules:\nprofile ops #1 {tool: shell") {
+		t.Errorf("policy explain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-tool", "read_file", "-args", `{"path":"a"}`, "-identity", "slack:U1", "-conversation", "slack:C0OPS1")
 	if r.code == 0 || !strings.Contains(r.stdout, "decision:     deny") || !strings.Contains(r.stdout, "unknown tool") {
