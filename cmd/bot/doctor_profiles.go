@@ -52,12 +52,13 @@ func doctorProfiles(r *report, cfg *config.Config, sec *secrets.Set, mcpTools, m
 			r.warning("profiles", "%s: none of its providers is usable (see llm above): its conversations get the offline demo model", key)
 		}
 	}
-	profilesApprovers(r, cfg)
+	profilesGateways(r, cfg)
 }
 
-// profilesApprovers warns of a profile approver on a gateway that does not
-// run: nobody there can approve.
-func profilesApprovers(r *report, cfg *config.Config) {
+// profilesGateways warns of a match glob and of an approver on a gateway
+// that does not run: the glob matches no conversation, nobody there can
+// approve.
+func profilesGateways(r *report, cfg *config.Config) {
 	sections, err := gatewaytable.Sections(cfg.Gateways)
 	if err != nil {
 		r.problem("profiles", "%v", err)
@@ -68,6 +69,12 @@ func profilesApprovers(r *report, cfg *config.Config) {
 		runs[s.Name] = s.Section.Doctor().Runs
 	}
 	for i, p := range cfg.Profiles {
+		for j, g := range p.Match {
+			gw, _, _ := strings.Cut(g, ":")
+			if !strings.ContainsAny(gw, `*?[\`) && !runs[gw] {
+				r.warning("profiles", "profiles[%d].match[%d]: %s is not enabled, so %s matches no conversation", i, j, gw, textutil.Visible(g))
+			}
+		}
 		for j, id := range p.Approvers {
 			g, _, _ := strings.Cut(id, ":")
 			if !runs[g] {

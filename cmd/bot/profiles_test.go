@@ -115,6 +115,9 @@ func TestProfileDoctorAndPolicyTest(t *testing.T) {
 		!strings.Contains(r.stdout, `warning: profiles[0].tools[2]: mcp__github__* matches no tool`) {
 		t.Errorf("doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	if !strings.Contains(r.stdout, "warning: profiles[0].match[0]: slack is not enabled") {
+		t.Errorf("doctor does not warn of a profile on a gateway that does not run:\n%s", r.stdout)
+	}
 	if strings.Contains(r.stdout, "profiles[0].tools[0]") || strings.Contains(r.stdout, "profiles[0].tools[1]") {
 		t.Errorf("doctor warns of a glob that matches a tool:\n%s", r.stdout)
 	}

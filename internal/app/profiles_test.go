@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -108,4 +109,24 @@ profiles: [{name: family, match: ["telegram:2"], budget: {conversation_daily_tok
 	wantContains(t, "the next turn", b.say("2", "hello"), "profiles[0].budget.conversation_daily_tokens")
 	wantContains(t, "outside the profile", b.say("1", "hello"), "an answer")
 	wantContains(t, "outside the profile again", b.say("1", "hello"), "an answer")
+}
+
+// TestProfileReloadNamingANewProviderIsRejected: providers are built at
+// start-up, so a reload whose profile names a provider the bot does not
+// run is rejected, naming the key, and the running profile stays.
+func TestProfileReloadNamingANewProviderIsRejected(t *testing.T) {
+	sections := profileSections("ops-model", "OPS PROMPT", "[shell]")
+	b := startReloadBot(t, sections)
+	b.mu.Lock()
+	b.yaml = strings.Replace(b.yaml, "providers: [{name: fake,", "providers: [{name: other, base_url: \"http://127.0.0.1:1/v1\", api_key: sk-o}, {name: fake,", 1)
+	b.yaml = strings.Replace(b.yaml, "providers: [fake]", "providers: [other]", 1)
+	b.mu.Unlock()
+	err := b.app.Reload(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "profiles[0].providers[0]") || !strings.Contains(err.Error(), "restart") {
+		t.Fatalf("reload naming a provider that does not run: %v", err)
+	}
+	b.say("2", "hello")
+	if r := lastRequest(t, b.ai); r.Model != "ops-model" || r.Messages[0].Content != "OPS PROMPT" {
+		t.Errorf("after the rejected reload: model %q, prompt %q; want the running profile's", r.Model, r.Messages[0].Content)
+	}
 }
