@@ -203,6 +203,13 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 			lines[0] = "Model: " + p.Model
 		}
 		lines = append(lines, "Profile: "+p.Name)
+		if len(p.Approvers) > 0 {
+			ids := make([]string, len(p.Approvers))
+			for i, id := range p.Approvers {
+				ids[i] = string(id)
+			}
+			lines = append(lines, "Profile approvers (this profile's requests): "+strings.Join(ids, ", "))
+		}
 	} else if e.cfg.Profiles.Any() {
 		lines = append(lines, "Profile: none (the top-level settings)")
 	}

@@ -66,7 +66,8 @@ func TestProfilesThroughTheApp(t *testing.T) {
 	if r.Model != "ops-model" || r.Messages[0].Content != "OPS PROMPT" || toolNames(r) != "shell" {
 		t.Errorf("in the profile: model %q, prompt %q, tools %s; want ops-model, OPS PROMPT, shell", r.Model, r.Messages[0].Content, toolNames(r))
 	}
-	wantContains(t, "/status in the profile", b.say("2", "/status"), "Model: ops-model (fake)", "Profile: ops")
+	wantContains(t, "/status in the profile", b.say("2", "/status"), "Model: ops-model (fake)", "Profile: ops\n",
+		"Profile approvers (this profile's requests): telegram:7")
 
 	// The top-level rule allows shell for telegram:1; the profile holds it.
 	b.say("1", "run")
