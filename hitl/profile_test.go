@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -33,6 +34,9 @@ func TestProfileApproversOnlyForTheirProfile(t *testing.T) {
 	}
 	if st := h.status(t, other); st != record.StatusPending {
 		t.Fatalf("a request outside the profile is %s after its approver's /approve", st)
+	}
+	if got := strings.Join(h.audit(t), " "); got != "requested refused refused" {
+		t.Errorf("audit outcomes %q, want the request and both refusals", got)
 	}
 	h.say(lead, convB, "/pending")
 	mustContain(t, "/pending", h.lastReply(t, convB).Text, "Not authorised")
