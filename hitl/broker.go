@@ -53,6 +53,9 @@ type Options struct {
 	Audit Audit
 	// Standing keeps standing allows; a MemoryStanding when nil.
 	Standing StandingStore
+	// Profiles add approvers to the requests of their conversations
+	// (core.Profiles); nil adds none.
+	Profiles ProfileApprovers
 	// Workspace is the directory the tools work in (tools.workspace). A
 	// standing allow binds the content of every file in it that its
 	// arguments name; empty binds none (exact arguments only).
@@ -82,6 +85,12 @@ type Options struct {
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
 	LeaseTTL time.Duration
+}
+
+// ProfileApprovers names the approvers a conversation's profile adds to
+// Options.Approvers for that conversation's requests only (profiles[].approvers).
+type ProfileApprovers interface {
+	Approvers(conv core.Conversation) []core.Identity
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It

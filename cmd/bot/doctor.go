@@ -43,7 +43,8 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
 	doctorAttachments(r, cfg)
-	doctorMCP(ctx, r, cfg, sec)
+	mcpTools, mcpDown := doctorMCP(ctx, r, cfg, sec)
+	doctorProfiles(r, cfg, sec, mcpTools, mcpDown)
 	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {

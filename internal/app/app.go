@@ -86,7 +86,11 @@ type App struct {
 	sched    *schedule.Scheduler
 	auth     *core.Auth
 	policy   *core.PolicyGate
-	budget   *budget.Budget
+	profiles *core.Profiles // the policy's, the engine's and the broker's
+	// profileHTTP are the HTTP clients of the profiles' providers, by
+	// provider name (buildProfiles).
+	profileHTTP map[string]*http.Client
+	budget      *budget.Budget
 	// enabled names the gateways that run (enabledGateways), which a
 	// reload's approvers are checked against: enabling one needs a restart.
 	enabled map[string]bool
@@ -160,6 +164,13 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.policy = policy
+	a.profileHTTP = map[string]*http.Client{}
+	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, a.profileHTTP, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	a.profiles = core.NewProfiles(profiles)
+	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
 	if a.sched, err = buildScheduler(cfg, a.store, a.instance, o.Log); err != nil {
 		return err
@@ -178,6 +189,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Usage:        a.store,
 		Budget:       a.budget,
 		BudgetNotify: notify,
+		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
 		Status:       statusReporters(a.cluster, a.mcp),
@@ -199,7 +211,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.profiles, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker

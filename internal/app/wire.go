@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,14 +174,7 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 			log.Warn().Str("provider", p.Name).Str("reason", why).Msg("llm provider skipped")
 			continue
 		}
-		timeout := p.Timeout.D()
-		if timeout == 0 {
-			timeout = cfg.LLM.Timeout.D()
-		}
-		prov, err := llm.NewOpenAI(llm.OpenAIConfig{
-			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
-			Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
-		})
+		prov, err := newOpenAI(cfg, p, nil)
 		if err != nil {
 			return nil, media, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
@@ -200,6 +195,19 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 		return ps[0], media, nil
 	}
 	return llm.NewCascade(log, ps...), media, nil
+}
+
+// newOpenAI returns the client of provider p; hc, when not nil, is its
+// HTTP client (and connections), else it gets its own.
+func newOpenAI(cfg *config.Config, p config.Provider, hc *http.Client) (*llm.OpenAI, error) {
+	timeout := p.Timeout.D()
+	if timeout == 0 {
+		timeout = cfg.LLM.Timeout.D()
+	}
+	return llm.NewOpenAI(llm.OpenAIConfig{
+		Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
+		Stream: p.Stream, Timeout: timeout, Vision: p.Vision, HTTPClient: hc,
+	})
 }
 
 // buildAttachments returns the receiver of files sent with messages.
@@ -224,26 +232,37 @@ func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Reg
 	return buildTools(cfg, sec, nil, nil, log)
 }
 
-// Policy returns the policy gate of cfg's policy.rules over the tools of
-// catalog, without standing allows (the bot adds its broker). The running
-// bot and `bot policy test` / `bot policy explain` both build it here.
+// Policy returns the policy gate of cfg's policy.rules and profiles over
+// the tools of catalog, without standing allows (the bot adds its broker,
+// and its profiles with their providers). The running bot and `bot policy
+// test` / `bot policy explain` both build it here.
 func Policy(cfg *config.Config, catalog core.ToolCatalog) (*core.PolicyGate, error) {
 	rules, err := policyRules(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &core.PolicyGate{Rules: rules, Catalog: catalog}, nil
+	profiles, err := profilePolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &core.PolicyGate{Rules: rules, Catalog: catalog, Profiles: core.NewProfiles(profiles)}, nil
 }
 
 // policyRules converts policy.rules to the core's rules, numbered from 1.
 func policyRules(cfg *config.Config) ([]core.Rule, error) {
-	rules := make([]core.Rule, 0, len(cfg.Policy.Rules))
-	for i, r := range cfg.Policy.Rules {
-		cr := core.Rule{Index: i + 1, Tool: r.Tool, Decision: r.Verdict()}
+	return rulesOf(cfg.Policy, "policy", "")
+}
+
+// rulesOf converts the rules of p, at key prefix, to the core's rules,
+// numbered from 1; profile names the profile they belong to, if any.
+func rulesOf(p config.Policy, prefix, profile string) ([]core.Rule, error) {
+	rules := make([]core.Rule, 0, len(p.Rules))
+	for i, r := range p.Rules {
+		cr := core.Rule{Index: i + 1, Profile: profile, Tool: r.Tool, Decision: r.Verdict()}
 		if r.Args != "" {
 			re, err := regexp.Compile(r.Args)
 			if err != nil {
-				return nil, fmt.Errorf("policy.rules[%d].args: %w", i, err)
+				return nil, fmt.Errorf("%s.rules[%d].args: %w", prefix, i, err)
 			}
 			cr.Args = re
 		}
@@ -253,11 +272,19 @@ func policyRules(cfg *config.Config) ([]core.Rule, error) {
 }
 
 // allowLists returns each gateway's allow list, as its section says (a
-// gateway on the machine's own terminal lets its one local person talk).
+// gateway on the machine's own terminal lets its one local person talk),
+// with the profiles' approvers on theirs: like hitl.approvers, they may
+// talk to the bot, to approve.
 func allowLists(cfg *config.Config) map[string][]string {
 	out := make(map[string][]string)
 	for _, name := range cfg.Gateways.Names() {
 		out[name] = cfg.Gateways.Section(name).Allow()
+	}
+	for _, p := range cfg.Profiles {
+		for _, id := range identities(p.Approvers) {
+			g := id.Gateway()
+			out[g] = append(slices.Clip(out[g]), string(id))
+		}
 	}
 	return out
 }
@@ -316,8 +343,9 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 	return caps, prices
 }
 
-// buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+// buildBroker builds the approval broker on the store; profiles add
+// approvers to their conversations' requests.
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -339,6 +367,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance
 		Store:             st,
 		Audit:             st,
 		Standing:          st,
+		Profiles:          profiles,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 		Metrics:           m,
