@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -66,6 +68,12 @@ func (n *clusterNode) runs() int {
 	}
 }
 
+// skipped counts the slots the node claimed and skipped because the
+// schedule's previous run was still going (here or on another instance).
+func (n *clusterNode) skipped() int {
+	return strings.Count(n.p.stderr.String(), "schedule: run skipped: the previous run is still going")
+}
+
 // slotClaim is one row of schedule_runs: a slot and who claimed it.
 type slotClaim struct {
 	slot     time.Time
@@ -100,14 +108,16 @@ func claimedSlots(t *testing.T, conn *pgx.Conn) []slotClaim {
 // every slot is a multiple of the interval since the epoch (all instances
 // agree on the slots), no node has run more slots than it claimed (none
 // ran a slot twice or one another claimed), and, when settled, each has
-// run every slot it claimed. The runs are read before the claims, so a
-// claim made in between can only make the runs look fewer. It returns the
-// claims and whether the runs matched them.
+// run or skipped (its previous run still going: a loaded machine) every
+// slot it claimed. The runs are read before the claims, so a claim made
+// in between can only make the runs look fewer. It returns the claims and
+// whether the runs matched them.
 func checkSlots(t *testing.T, conn *pgx.Conn, nodes []*clusterNode) ([]slotClaim, bool) {
 	t.Helper()
-	runs := map[string]int{}
+	runs, skips := map[string]int{}, map[string]int{}
 	for _, n := range nodes {
 		runs[n.name] = n.runs()
+		skips[n.name] = n.skipped()
 	}
 	claims := claimedSlots(t, conn)
 	claimed := map[string]int{}
@@ -120,11 +130,11 @@ func checkSlots(t *testing.T, conn *pgx.Conn, nodes []*clusterNode) ([]slotClaim
 	}
 	settled := true
 	for _, n := range nodes {
-		if runs[n.name] > claimed[n.name] {
-			t.Fatalf("%s ran %d slots but claimed %d: a slot ran twice or without its claim\nclaims: %v",
-				n.name, runs[n.name], claimed[n.name], claims)
+		if runs[n.name]+skips[n.name] > claimed[n.name] {
+			t.Fatalf("%s ran %d slots (and skipped %d) but claimed %d: a slot ran twice or without its claim\nclaims: %v",
+				n.name, runs[n.name], skips[n.name], claimed[n.name], claims)
 		}
-		settled = settled && runs[n.name] == claimed[n.name]
+		settled = settled && runs[n.name]+skips[n.name] == claimed[n.name]
 	}
 	for c := range claimed {
 		if _, ours := runs[c]; !ours {
@@ -218,4 +228,140 @@ func TestScheduleClusterRunsEachSlotOnce(t *testing.T) {
 		}
 	}
 	t.Logf("after the kill: %d slots claimed in all: %v", len(claims), claims)
+}
+
+// TestScheduleClusterSkipsWhileARunWaits: with three real bots on one
+// database, an "@every 2s" schedule whose run waits for an approval holds
+// the next slots on every instance, not only on the one where it waits:
+// one approval request in all while the first run waits, as with one bot.
+func TestScheduleClusterSkipsWhileARunWaits(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	var nodes []*clusterNode
+	for _, name := range []string{"wait-a", "wait-b", "wait-c"} {
+		dir := t.TempDir()
+		cfg := strings.Replace(postgresConfig(t), `  instance: ""`, "  instance: "+name, 1)
+		writeFile(t, dir, "config.yaml", cfg+strings.Replace(scheduleBlock, "@every 1s", "@every 2s", 1))
+		nodes = append(nodes, &clusterNode{name: name, p: startBot(t, dir, baseEnv(dir, "GATEHOUSE_DSN="+dsn))})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	conn, err := pgx.Connect(ctx, dsn)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	requests := func() int {
+		n := 0
+		for _, node := range nodes {
+			node.runs() // reads what stdout has
+			n += strings.Count(node.p.stdout(), "Approval needed: shell")
+		}
+		return n
+	}
+	testutil.WaitFor(t, "the first run's approval request", func() bool { return requests() > 0 })
+	first := time.Now()
+	// Five slots later (each claimed by one instance or another, which
+	// then ran it or skipped it), there is still one request.
+	testutil.WaitFor(t, "five slots claimed after the first request", func() bool {
+		after := 0
+		for _, c := range claimedSlots(t, conn) {
+			if c.slot.After(first) {
+				after++
+			}
+		}
+		if after < 5 {
+			time.Sleep(50 * time.Millisecond)
+			return false
+		}
+		return true
+	})
+	if n := requests(); n != 1 {
+		for _, node := range nodes {
+			t.Logf("%s:\n%s", node.name, node.p.stdout())
+		}
+		t.Fatalf("%d approval requests while the first run waited; want 1", n)
+	}
+}
+
+// TestScheduleClusterSkipsWhileATurnRuns: with three real bots on one
+// database, an "@every 2s" schedule whose turn is still running (the
+// model has not answered) holds the next slots on every instance, as it
+// does on one bot: the model is asked once while the first turn runs.
+// When the instance running it is SIGKILLed, another runs the schedule
+// once the run's lease has expired (store.lease_ttl).
+func TestScheduleClusterSkipsWhileATurnRuns(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	const prompt = "slow report"
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	srv := startFake(t, func(r fakeopenai.Request) fakeopenai.Step {
+		if r.LastUser() == prompt {
+			<-release // the first turn runs until the test lets it end
+		}
+		return fakeopenai.Text("MODEL: done.")
+	})
+	// Before the server closes (cleanups run last first), which waits
+	// for its handlers.
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	var nodes []*clusterNode
+	for _, name := range []string{"turn-a", "turn-b", "turn-c"} {
+		dir := t.TempDir()
+		cfg := fakeConfig(srv.URL(), "sk-fake", `    - {tool: "*", decision: allow}`, "info")
+		cfg = strings.Replace(cfg, "  timeout: 20s", "  timeout: 10m", 1)
+		cfg = strings.Replace(cfg, "store:\n  dsn: gatehouse.db",
+			"store:\n  driver: postgres\n  dsn: ${GATEHOUSE_DSN}\n  lease_ttl: 3s\n  instance: "+name, 1)
+		cfg += "schedules:\n  - {name: tick, cron: \"@every 2s\", conversation: \"console:local\", prompt: \"" + prompt + "\"}\n"
+		writeFile(t, dir, "config.yaml", cfg)
+		nodes = append(nodes, &clusterNode{name: name, p: startBot(t, dir, baseEnv(dir, "GATEHOUSE_DSN="+dsn))})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	conn, err := pgx.Connect(ctx, dsn)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	asked := func() int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.LastUser() == prompt {
+				n++
+			}
+		}
+		return n
+	}
+	testutil.WaitFor(t, "the first run's request to the model", func() bool { return asked() > 0 })
+	first := time.Now()
+	testutil.WaitFor(t, "five slots claimed after the first run started", func() bool {
+		after := 0
+		for _, c := range claimedSlots(t, conn) {
+			if c.slot.After(first) {
+				after++
+			}
+		}
+		if after < 5 {
+			time.Sleep(50 * time.Millisecond)
+			return false
+		}
+		return true
+	})
+	if n := asked(); n != 1 {
+		t.Fatalf("the model was asked %d times while the first run's turn was running; want 1\nclaims: %v", n, claimedSlots(t, conn))
+	}
+
+	// The instance running it dies: its run's lease expires after
+	// lease_ttl and another instance runs the schedule again.
+	var holder string
+	if err := conn.QueryRow(context.Background(), `SELECT holder FROM leases WHERE name = 'schedule:tick'`).Scan(&holder); err != nil {
+		t.Fatalf("the running instance holds no lease schedule:tick: %v", err)
+	}
+	for _, n := range nodes {
+		if n.name == holder {
+			n.p.kill9()
+		}
+	}
+	testutil.WaitFor(t, "a run on another instance once the dead one's lease expired", func() bool { return asked() > 1 })
+	releaseOnce.Do(func() { close(release) })
 }

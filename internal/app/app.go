@@ -172,7 +172,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.profiles = core.NewProfiles(profiles)
 	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.sched, err = buildScheduler(cfg, a.store, a.instance, o.Log); err != nil {
+	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
 		return err
 	}
 	notify, err := notifyConversations(cfg)
