@@ -53,7 +53,7 @@ type OutboxConfig struct {
 	Shared *Shared
 	// Sender is the key of the token the Outbox sends as, the same on
 	// every instance: the gateway's name and the bot's id
-	// ("telegram:123456"). Required with Shared.
+	// ("<gateway>:<bot id>"). Required with Shared.
 	Sender string
 }
 
@@ -129,6 +129,9 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	o := &Outbox{cfg: cfg, log: cfg.Log, pacer: NewPacer(cfg.Pace), order: newConvQueue()}
 	if cfg.Shared != nil {
 		o.shared = &sharing{Shared: *cfg.Shared, sender: cfg.Sender}
+		if cfg.Shared.Journal != nil {
+			cfg.Shared.Journal.Serve(cfg.Sender)
+		}
 	}
 	return o, nil
 }

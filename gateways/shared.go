@@ -32,6 +32,10 @@ type Slot struct {
 // the same sender (internal/app claims it and hands it to the gateway's
 // Act under ResumeReply).
 type Journal interface {
+	// Serve tells the journal that this instance sends as sender (an
+	// Outbox made with it calls it once): the replies of sender's dead
+	// instances are then this one's to send.
+	Serve(sender string)
 	// WriteReply records a reply of sender's to conv, about to be sent,
 	// and returns its id.
 	WriteReply(ctx context.Context, sender string, conv core.Conversation, text string) (id int64, err error)
@@ -49,6 +53,13 @@ type Shared struct {
 	Slots   SlotReserver
 	Journal Journal
 }
+
+// SharedMargin lengthens each window of a shared limit: the instances
+// reach the platform with delays of their own (hosts, networks, a late
+// timer), so two requests reserved a window apart may arrive a little
+// closer; a margin of a tenth of a second keeps them within the limit at
+// the cost of under a tenth of its rate.
+const SharedMargin = 100 * time.Millisecond
 
 // sharedWait bounds one call to the store for pacing or the journal: past
 // it the Outbox goes on as a single instance would, and says so once.
@@ -76,12 +87,13 @@ func ResumeReply(ctx context.Context, id int64, done int) context.Context {
 // sharing is an Outbox's part in a Shared, and whether the store answers.
 type sharing struct {
 	Shared
-	sender string // the token's key: "telegram:<bot id>"
+	sender string // the token's key: "<gateway>:<bot id>"
 	down   atomic.Bool
 }
 
 // reserve waits for a slot shared with the other instances: the chat's
-// and the token's limits (those set in l). A store that does not answer
+// and the token's limits (those of Pace that are set), each window
+// SharedMargin longer. A store that does not answer
 // leaves the pacing to this instance's own pacer (logged once until it
 // answers again).
 func (o *Outbox) reserve(ctx context.Context, chat string) error {
@@ -91,10 +103,10 @@ func (o *Outbox) reserve(ctx context.Context, chat string) error {
 	}
 	var slots []Slot
 	if l := o.cfg.Pace.PerChat; l.N > 0 && l.Per > 0 {
-		slots = append(slots, Slot{Key: s.sender + ":chat:" + chat, Limit: l})
+		slots = append(slots, Slot{Key: s.sender + ":chat:" + chat, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
 	}
 	if l := o.cfg.Pace.Global; l.N > 0 && l.Per > 0 {
-		slots = append(slots, Slot{Key: s.sender, Limit: l})
+		slots = append(slots, Slot{Key: s.sender, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
 	}
 	if len(slots) == 0 {
 		return nil

@@ -40,6 +40,10 @@ type windowSlots struct {
 }
 
 func newWindowSlots(t *testing.T, l gateways.Limits) *windowSlots {
+	// The Outbox asks for the platform's limits, each window longer by
+	// the margin.
+	l.PerChat.Per += gateways.SharedMargin
+	l.Global.Per += gateways.SharedMargin
 	return &windowSlots{t: t, limit: l, times: map[string][]time.Time{}}
 }
 
@@ -191,6 +195,8 @@ func (j *recordingJournal) log() []string {
 	return slices.Clone(j.events)
 }
 
+func (j *recordingJournal) Serve(sender string) { j.add("serve " + sender) }
+
 func (j *recordingJournal) WriteReply(_ context.Context, sender string, conv core.Conversation, text string) (int64, error) {
 	if j.fail {
 		return 0, errors.New("connection refused")
@@ -220,6 +226,10 @@ func testJournalledReply(t *testing.T) {
 	const text = "aaaa bbbb cccc dddd eeee ffff" // three chunks of at most 10
 	j := &recordingJournal{}
 	out := sharedOutbox(t, &gateways.Shared{Journal: j}, nil)
+	if got := j.log(); !slices.Equal(got, []string{"serve test:1"}) {
+		t.Errorf("a new Outbox told its journal %q; want that it serves test:1", got)
+	}
+	j.events = nil
 	send := func(fail int, cancel func()) gateways.SendFunc {
 		return func(_ context.Context, c gateways.Chunk) (string, error) {
 			if c.Index == fail {
@@ -285,6 +295,7 @@ func TestJournalledLiveReply(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := &recordingJournal{}
 		out := sharedOutbox(t, &gateways.Shared{Journal: j}, nil)
+		j.events = nil
 		conv := core.Conversation{Gateway: "test", Chat: "9"}
 		live := out.StartLive(context.Background(), conv, gateways.LiveFuncs{
 			Send: func(_ context.Context, text string, i int) (string, error) {

@@ -262,7 +262,7 @@ const OutboxKeep = 24 * time.Hour
 // OutboxReply is a reply in the outbox.
 type OutboxReply struct {
 	ID       int64
-	Sender   string // gateway and token id: who may send it (e.g. telegram:123456)
+	Sender   string // gateway and token id: who may send it ("<gateway>:<bot id>")
 	Gateway  string
 	Chat     string
 	Thread   string

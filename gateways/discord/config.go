@@ -63,6 +63,10 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Shared, when set, paces sends with the other instances on the
+	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
+	// as "discord:<bot user id>". Nil when the store is not shared.
+	Shared *gateways.Shared
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -116,7 +116,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if d.Tune != nil {
 		d.Tune(&c)
 	}
-	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics})
+	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics, Shared: d.Shared})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.discord: %w", err)
 	}

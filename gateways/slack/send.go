@@ -23,6 +23,8 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		Classify: classify,
 		Log:      g.log,
 		Metrics:  g.delivery,
+		Shared:   g.shared,
+		Sender:   Name + ":" + g.team + ":" + g.botUser,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("slack: %w", err)

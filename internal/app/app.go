@@ -93,6 +93,7 @@ type App struct {
 	// instance names this instance in the store (Options.Instance).
 	instance string
 	cluster  *cluster // its heartbeat and /status lines
+	journal  *journal // the store's outbox, nil unless the store is shared
 
 	reload reloader
 
@@ -250,7 +251,11 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
-	g.Go(func() error { return a.cluster.run(gctx, heartbeatEvery) })
+	g.Go(func() error { return a.cluster.run(gctx, a.heartbeatInterval()) })
+	if a.journal != nil {
+		ttl := a.cfg.Store.LeaseTTL.D()
+		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })
+	}
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

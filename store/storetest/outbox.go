@@ -35,7 +35,7 @@ func SendSlotContract(t *testing.T, newPair func(t *testing.T, now func() time.T
 
 	// 12 concurrent reservations, 3 a second: exactly three slots at each
 	// of 0s, 1s, 2s and 3s from now.
-	perChat := store.SendLimit{Key: "telegram:1:chat:5", N: 3, Per: time.Second}
+	perChat := store.SendLimit{Key: "example:1:chat:5", N: 3, Per: time.Second}
 	waits := reserveAll(t, handles, 12, func(int) []store.SendLimit { return []store.SendLimit{perChat} })
 	want := []time.Duration{0, 0, 0, time.Second, time.Second, time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second,
 		3 * time.Second, 3 * time.Second, 3 * time.Second}
@@ -48,8 +48,8 @@ func SendSlotContract(t *testing.T, newPair func(t *testing.T, now func() time.T
 	// its limit, and the 12 requests take no longer than the chat limit
 	// needs (4 slots a chat: 0s..3s).
 	clock.Set(clusterEpoch.Add(time.Hour))
-	all := store.SendLimit{Key: "telegram:1", N: 4, Per: time.Second}
-	chats := []string{"telegram:1:chat:a", "telegram:1:chat:b", "telegram:1:chat:c"}
+	all := store.SendLimit{Key: "example:1", N: 4, Per: time.Second}
+	chats := []string{"example:1:chat:a", "example:1:chat:b", "example:1:chat:c"}
 	waits2 := reserveAll(t, handles, 12, func(i int) []store.SendLimit {
 		return []store.SendLimit{{Key: chats[i%3], N: 1, Per: time.Second}, all}
 	})
@@ -142,7 +142,7 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 	clock := NewClock(clusterEpoch)
 	a, b := newPair(t, clock.Now)
 	const ttl = 15 * time.Second
-	const sender = "telegram:777"
+	const sender = "example:777"
 	beat := func(s OutboxStore, name string) {
 		t.Helper()
 		if err := s.Heartbeat(ctx, store.Instance{Name: name, Started: clusterEpoch}); err != nil {
@@ -151,7 +151,7 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 	}
 	add := func(composer, chat, text string) int64 {
 		t.Helper()
-		id, err := a.AddReply(ctx, store.OutboxReply{Sender: sender, Gateway: "telegram", Chat: chat, Thread: "7", Text: text, Composer: composer})
+		id, err := a.AddReply(ctx, store.OutboxReply{Sender: sender, Gateway: "example", Chat: chat, Thread: "7", Text: text, Composer: composer})
 		if err != nil {
 			t.Fatalf("AddReply: %v", err)
 		}
@@ -175,7 +175,7 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 	if err := a.ReplyDone(ctx, failed, 0, store.ReplyFailed); err != nil {
 		t.Fatalf("ReplyDone: %v", err)
 	}
-	other, err := a.AddReply(ctx, store.OutboxReply{Sender: "telegram:888", Gateway: "telegram", Chat: "1", Text: "another bot's", Composer: "dead"})
+	other, err := a.AddReply(ctx, store.OutboxReply{Sender: "example:888", Gateway: "example", Chat: "1", Text: "another bot's", Composer: "dead"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 						t.Errorf("reply %d claimed by %s and %s", r.ID, prev, n)
 					}
 					got[r.ID] = n
-					if r.Composer != n || r.Sender != sender || r.Gateway != "telegram" || r.Thread != "7" || r.State != store.ReplyPending {
+					if r.Composer != n || r.Sender != sender || r.Gateway != "example" || r.Thread != "7" || r.State != store.ReplyPending {
 						t.Errorf("claimed %+v by %s: want it %s's, of %s, pending, in thread 7", r, n, n, sender)
 					}
 					if r.ID == dead[0] && (r.Done != 2 || r.Text != "reply a" || r.Chat != "42") {
