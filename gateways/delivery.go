@@ -161,11 +161,28 @@ func (o *Outbox) Split(text string) []string {
 // accepted chunk recorded; under ResumeReply (another instance's reply)
 // the chunks already accepted are skipped.
 func (o *Outbox) Reply(ctx context.Context, conv core.Conversation, text string, send SendFunc) ([]string, error) {
+	return o.reply(ctx, conv, text, send, true)
+}
+
+// ReplyPrivate delivers text like Reply but never writes it to the
+// store's outbox: an answer only its user sees (an ephemeral message, a
+// slash command's answer), which another instance could only post to
+// everyone in the conversation. If this instance dies before sending it,
+// it is lost, as on one instance.
+func (o *Outbox) ReplyPrivate(ctx context.Context, conv core.Conversation, text string, send SendFunc) ([]string, error) {
+	return o.reply(ctx, conv, text, send, false)
+}
+
+// reply is Reply, writing the reply to the outbox when keep is true.
+func (o *Outbox) reply(ctx context.Context, conv core.Conversation, text string, send SendFunc, keep bool) ([]string, error) {
 	chunks := o.Split(text)
 	if len(chunks) == 0 {
 		return nil, nil
 	}
-	e := o.journal(ctx, conv, text)
+	var e *entry
+	if keep {
+		e = o.journal(ctx, conv, text)
+	}
 	from := 0
 	if e != nil {
 		from = min(e.done, len(chunks))

@@ -215,8 +215,8 @@ func (j *recordingJournal) ReplyProgress(_ context.Context, id int64, done int, 
 // final; a reply that finally fails is recorded failed after the chunks
 // that went; a reply cut by a shutdown stays open (another instance sends
 // it); a resumed reply (ResumeReply) writes nothing new, skips the chunks
-// done and records under its id; a journal that fails does not stop the
-// reply.
+// done and records under its id; a private answer (ReplyPrivate) is
+// not written; a journal that fails does not stop the reply.
 func TestJournalledReply(t *testing.T) {
 	synctest.Test(t, testJournalledReply)
 }
@@ -281,6 +281,11 @@ func testJournalledReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("another instance's reply with two chunks done", `send 2 "eeee ffff"`, "progress 7 done=3 final=true failed=false")
+
+	if _, err := out.ReplyPrivate(context.Background(), conv, "only you", send(-1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	check("a private answer (another instance could only post it to everyone)", `send 0 "only you"`)
 
 	j.fail = true
 	if _, err := out.Reply(context.Background(), conv, "hello", send(-1, nil)); err != nil {
