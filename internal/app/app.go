@@ -265,7 +265,9 @@ func (a *App) Run(ctx context.Context) error {
 	if ln != nil {
 		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
-	if a.cfg.Store.Retention > 0 {
+	// A shared store prunes daily whatever the retention: its outbox
+	// gains a row a reply (store.OutboxKeep).
+	if a.cfg.Store.Retention > 0 || a.journal != nil {
 		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
 	}
 	for _, gw := range a.gateways {
