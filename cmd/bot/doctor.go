@@ -370,6 +370,7 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		// The server's own text: shown, not trusted.
 		r.line("store", "server: %s", textutil.Visible(v))
 	}
+	doctorCluster(ctx, r, cfg, db)
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)

@@ -63,6 +63,11 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Lease, when set, opens the websocket session only while this
+	// instance holds the lease "discord:<bot id>" (gateways.RunUnderLease):
+	// Discord delivers each event to every session of a token, so
+	// instances sharing a store run one session per token. Nil: always.
+	Lease *gateways.LeaseConfig
 	// Shared, when set, paces sends with the other instances on the
 	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
 	// as "discord:<bot user id>". Nil when the store is not shared.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -106,24 +107,37 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 }
 
 // buildCheckpoints returns the workspace checkpoints over the store, or
-// nil when tools.checkpoints.enabled is false.
+// nil when tools.checkpoints.enabled is false. On a store several
+// instances share (store.Sharer) the blobs are in its database
+// (store.CheckpointBlobStore), so that /undo works from any instance;
+// otherwise in the directory beside the store, as always.
 func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
 	}
-	blobs, err := storetable.Blobs(cfg)
-	if err != nil {
-		return nil, err
+	o := checkpoint.Options{
+		Workspace: cfg.Tools.Workspace,
+		MaxFile:   int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
+		Index: st, Audit: st, Log: log, Now: now,
+	}
+	if sh, ok := st.(store.Sharer); ok && sh.Shared() {
+		table, ok := st.(store.CheckpointBlobStore)
+		if !ok {
+			return nil, errors.New("tools.checkpoints: this store is shared but cannot keep checkpoint blobs")
+		}
+		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
+	} else {
+		blobs, err := storetable.Blobs(cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.Blobs = blobs
 	}
 	if err := os.MkdirAll(cfg.Tools.Workspace, 0o755); err != nil {
 		return nil, fmt.Errorf("tools.workspace: %w", err)
 	}
-	m, err := checkpoint.New(ctx, checkpoint.Options{
-		Workspace: cfg.Tools.Workspace, Blobs: blobs,
-		MaxFile: int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
-		Index: st, Audit: st, Log: log, Now: now,
-	})
+	m, err := checkpoint.New(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("tools.checkpoints: %w", err)
 	}

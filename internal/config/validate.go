@@ -52,6 +52,7 @@ func (c *Config) validate() error {
 	c.Tools.check(ch)
 	c.MCP.check(ch)
 	c.Store.check(ch)
+	c.checkDatabaseBlobs(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
 	checkSchedules(ch, c.Schedules)
