@@ -200,7 +200,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker
@@ -249,9 +249,18 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
-	g.Go(func() error { return a.broker.Run(gctx) })
+	// The heartbeat outlives the broker's Run: the approved calls still
+	// running in their grace period at shutdown are this instance's, and
+	// another instance takes them for a dead one's only once the
+	// heartbeat has stopped.
+	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
+	defer stopHeartbeat()
+	g.Go(func() error {
+		defer stopHeartbeat()
+		return a.broker.Run(gctx)
+	})
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
-	g.Go(func() error { return a.cluster.run(gctx, a.heartbeatInterval()) })
+	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
 		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })

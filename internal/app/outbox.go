@@ -149,14 +149,3 @@ func (a *App) resend(ctx context.Context, log zerolog.Logger, r store.OutboxRepl
 		log.Warn().Err(err).Int64("reply", r.ID).Msg("outbox: a failed reply not marked; it is tried again")
 	}
 }
-
-// heartbeatInterval is how often this instance heartbeats: heartbeatEvery,
-// and on a shared store at least three times per store.lease_ttl, since
-// an instance not seen for lease_ttl counts as gone (its replies are sent
-// by another).
-func (a *App) heartbeatInterval() time.Duration {
-	if a.journal == nil {
-		return heartbeatEvery
-	}
-	return min(heartbeatEvery, a.cfg.Store.LeaseTTL.D()/3)
-}

@@ -317,12 +317,20 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 }
 
 // buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
 	}
+	// Shared by several instances (PostgreSQL): the broker records which
+	// instance runs each approved call and interrupts only the runs of
+	// instances gone; one process (SQLite) recovers as it always did.
+	if sh, ok := st.(store.Sharer); !ok || !sh.Shared() {
+		instance = ""
+	}
 	b, err := hitl.NewBroker(d, hitl.Options{
+		Instance:          instance,
+		LeaseTTL:          cfg.Store.LeaseTTL.D(),
 		TTL:               cfg.HITL.TTL.D(),
 		Approvers:         identities(cfg.HITL.Approvers),
 		People:            people(cfg),
