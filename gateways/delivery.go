@@ -45,6 +45,16 @@ type OutboxConfig struct {
 	// failures under the gateway's label (Deps.Metrics.Delivery(name));
 	// the zero value records nothing.
 	Metrics metrics.Delivery
+	// Shared, when set (Deps.Shared: the store is shared by several
+	// instances), makes Pace hold for all the instances together, through
+	// send slots reserved in the store on top of this Outbox's own pacer,
+	// and writes each reply to the store's outbox before it is sent, so
+	// that another instance sends it if this one dies first.
+	Shared *Shared
+	// Sender is the key of the token the Outbox sends as, the same on
+	// every instance: the gateway's name and the bot's id
+	// ("<gateway>:<bot id>"). Required with Shared.
+	Sender string
 }
 
 // Chunk is one piece of a reply, as the Outbox hands it to SendFunc.
@@ -90,10 +100,11 @@ type DeliveryReporter interface {
 // send or an edit and the meaning of its errors. An Outbox is safe for
 // concurrent use.
 type Outbox struct {
-	cfg   OutboxConfig
-	log   zerolog.Logger
-	pacer *Pacer
-	order *convQueue
+	cfg    OutboxConfig
+	log    zerolog.Logger
+	pacer  *Pacer
+	order  *convQueue
+	shared *sharing // nil: this instance alone
 
 	sent, edited, retried, failed atomic.Uint64
 }
@@ -112,7 +123,17 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.RetryFor <= 0 {
 		cfg.RetryFor = DefaultRetryFor
 	}
-	return &Outbox{cfg: cfg, log: cfg.Log, pacer: NewPacer(cfg.Pace), order: newConvQueue()}, nil
+	if err := checkShared(cfg.Shared, cfg.Sender); err != nil {
+		return nil, err
+	}
+	o := &Outbox{cfg: cfg, log: cfg.Log, pacer: NewPacer(cfg.Pace), order: newConvQueue()}
+	if cfg.Shared != nil {
+		o.shared = &sharing{Shared: *cfg.Shared, sender: cfg.Sender}
+		if cfg.Shared.Journal != nil {
+			cfg.Shared.Journal.Serve(cfg.Sender)
+		}
+	}
+	return o, nil
 }
 
 // Split cuts text into the chunks Reply sends: at most the limit each,
@@ -135,27 +156,59 @@ func (o *Outbox) Split(text string) []string {
 // with the conversation key, counts it, sends none of the later chunks
 // (they would arrive out of order) and returns the error. A blank text
 // sends nothing.
+//
+// With Shared, the reply is first written to the store's outbox and each
+// accepted chunk recorded; under ResumeReply (another instance's reply)
+// the chunks already accepted are skipped.
 func (o *Outbox) Reply(ctx context.Context, conv core.Conversation, text string, send SendFunc) ([]string, error) {
+	return o.reply(ctx, conv, text, send, true)
+}
+
+// ReplyPrivate delivers text like Reply but never writes it to the
+// store's outbox: an answer only its user sees (an ephemeral message, a
+// slash command's answer), which another instance could only post to
+// everyone in the conversation. If this instance dies before sending it,
+// it is lost, as on one instance.
+func (o *Outbox) ReplyPrivate(ctx context.Context, conv core.Conversation, text string, send SendFunc) ([]string, error) {
+	return o.reply(ctx, conv, text, send, false)
+}
+
+// reply is Reply, writing the reply to the outbox when keep is true.
+func (o *Outbox) reply(ctx context.Context, conv core.Conversation, text string, send SendFunc, keep bool) ([]string, error) {
 	chunks := o.Split(text)
 	if len(chunks) == 0 {
 		return nil, nil
 	}
+	var e *entry
+	if keep {
+		e = o.journal(ctx, conv, text)
+	}
+	from := 0
+	if e != nil {
+		from = min(e.done, len(chunks))
+	}
 	release, err := o.order.acquire(ctx, conv.Key())
 	if err != nil {
+		e.end(ctx, from, err)
 		return nil, o.report(ctx, conv, "reply", err)
 	}
 	defer release()
 	ids := make([]string, 0, len(chunks))
-	for i, text := range chunks {
-		c := Chunk{Text: text, Index: i, Count: len(chunks)}
+	if from == len(chunks) {
+		e.end(ctx, from, nil)
+	}
+	for i := from; i < len(chunks); i++ {
+		c := Chunk{Text: chunks[i], Index: i, Count: len(chunks)}
 		var id string
 		err := o.deliver(ctx, conv, func(ctx context.Context) (err error) {
 			id, err = send(ctx, c)
 			return err
 		})
 		if err != nil {
+			e.end(ctx, i, err)
 			return ids, o.report(ctx, conv, "reply", fmt.Errorf("chunk %d of %d: %w", i+1, len(chunks), err))
 		}
+		e.progress(ctx, i+1, i+1 == len(chunks), false)
 		o.sent.Add(1)
 		o.cfg.Metrics.Sent()
 		ids = append(ids, id)
@@ -197,6 +250,9 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 	again := false // the last verdict was "retry at once"
 	for n := 1; ; n++ {
 		if err := o.pacer.Wait(ctx, conv.Chat); err != nil {
+			return err
+		}
+		if err := o.reserve(ctx, conv.Chat); err != nil {
 			return err
 		}
 		err := attempt(ctx)

@@ -103,14 +103,29 @@ func (l *Live) Update(text string) {
 // Finish makes the reply's messages show exactly Outbox.Split(final) and
 // waits until they do. It returns an error when part of final could not
 // be delivered, or when ctx ends first.
+//
+// With Shared, final is written to the store's outbox first: if this
+// instance dies before the messages show it, another instance sends
+// final as a new reply (what was shown live stays as it was).
 func (l *Live) Finish(ctx context.Context, final string) error {
+	l.mu.Lock()
+	open := l.note == nil && !l.final
+	l.mu.Unlock()
+	var e *entry
+	if open { // written before the worker may show it
+		e = l.out.journal(ctx, l.conv, final)
+	}
 	l.mu.Lock()
 	if l.note == nil && !l.final {
 		l.text, l.final = final, true
 	}
 	l.mu.Unlock()
 	l.poke()
-	return l.wait(ctx)
+	err := l.wait(ctx)
+	if e != nil {
+		e.end(ctx, len(l.out.Split(final)), err)
+	}
+	return err
 }
 
 // Abandon ends the reply without a final text: every message sent shows

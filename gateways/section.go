@@ -99,6 +99,11 @@ type Deps struct {
 	// under a lease (RunUnderLease). Nil when the store is not shared (one
 	// process: SQLite's lock file already makes it the only one).
 	Lease *LeaseConfig
+	// Shared, when set, is what a gateway's Outbox shares with the other
+	// instances on the store (OutboxConfig.Shared): send slots, so that
+	// the platform's limits per token hold for all of them together, and
+	// the outbox of replies. Nil when the store is not shared.
+	Shared *Shared
 }
 
 // LeaseConfig is this instance's part in the leases of receivers.

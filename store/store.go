@@ -228,6 +228,76 @@ type Sharer interface {
 	Shared() bool
 }
 
+// SendSlots paces requests to a platform among all the instances sharing
+// the store (gateways.SlotReserver, through internal/app): a platform's
+// limit per token holds for them together. Each limit is a sliding window
+// as gateways.Pacer keeps it in memory: at most N requests in any window of
+// length Per under its key.
+type SendSlots interface {
+	// ReserveSend reserves the earliest time, not before now (the store's
+	// clock), at which one more request fits every limit given, counting
+	// the requests reserved before under each key, and records it under
+	// each key. It returns how long from now that time is: the caller
+	// makes its request then. Every limit must have N > 0 and Per > 0.
+	ReserveSend(ctx context.Context, limits ...SendLimit) (time.Duration, error)
+}
+
+// SendLimit is one limit of a reservation: at most N requests in any
+// window of length Per under Key.
+type SendLimit struct {
+	Key string
+	N   int
+	Per time.Duration
+}
+
+// SendSlotKeep is how long a send slot key with no reservation is kept
+// before Prune forgets it: far longer than any platform's window.
+const SendSlotKeep = time.Hour
+
+// Outbox keeps replies durable among the instances sharing the store
+// (gateways.Journal, through internal/app): a reply is written before it is
+// sent and marked once the platform accepted it, so that one whose
+// composer died is sent by another instance with the same sender.
+type Outbox interface {
+	// AddReply writes r (its ID, Done, State and times ignored) as pending,
+	// composed by r.Composer now, and returns its id.
+	AddReply(ctx context.Context, r OutboxReply) (int64, error)
+	// ReplyDone records that the platform accepted the first done chunks
+	// of reply id; state ReplySent or ReplyFailed ends it (it is never
+	// sent again), ReplyPending keeps it open.
+	ReplyDone(ctx context.Context, id int64, done int, state string) error
+	// ClaimReplies hands instance the pending replies of sender, at most
+	// max, oldest first, whose composer has no heartbeat (Instances)
+	// within ttl of now, or which instance itself composed before started
+	// (a previous run under the same name); each becomes instance's, so
+	// that of concurrent callers only one gets it.
+	ClaimReplies(ctx context.Context, sender, instance string, ttl time.Duration, started time.Time, max int) ([]OutboxReply, error)
+}
+
+// The states of an OutboxReply.
+const (
+	ReplyPending = "pending"
+	ReplySent    = "sent"
+	ReplyFailed  = "failed"
+)
+
+// OutboxKeep is how long a reply is kept after its last change before
+// Prune deletes it, whatever its state.
+const OutboxKeep = 24 * time.Hour
+
+// OutboxReply is a reply in the outbox.
+type OutboxReply struct {
+	ID       int64
+	Sender   string // gateway and token id: who may send it ("<gateway>:<bot id>")
+	Gateway  string
+	Chat     string
+	Thread   string
+	Text     string
+	Composer string // the instance sending it
+	Done     int    // chunks the platform accepted
+	State    string
+}
+
 // Lease is a held lease.
 type Lease struct {
 	Name    string

@@ -181,7 +181,7 @@ func (g *Gateway) answerOriginal(ctx context.Context, in *discordgo.Interaction,
 // layer: the first chunk fills in the deferred answer, later chunks (and
 // later replies) are ephemeral follow-ups.
 func (g *Gateway) answerSlash(ctx context.Context, a core.Action, e *slashEntry) error {
-	_, err := g.out.Reply(ctx, a.Conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+	_, err := g.out.ReplyPrivate(ctx, a.Conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 		defer cancel()
 		var m *discordgo.Message

@@ -68,6 +68,10 @@ type Deps struct {
 	// Discord delivers each event to every session of a token, so
 	// instances sharing a store run one session per token. Nil: always.
 	Lease *gateways.LeaseConfig
+	// Shared, when set, paces sends with the other instances on the
+	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
+	// as "discord:<bot user id>". Nil when the store is not shared.
+	Shared *gateways.Shared
 }
 
 // withDefaults validates c and fills in its defaults.

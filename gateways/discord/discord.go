@@ -57,6 +57,7 @@ type Gateway struct {
 	out       *gateways.Outbox
 	// delivery and reconnected record this gateway's metrics.
 	delivery    metrics.Delivery
+	shared      *gateways.Shared // nil: this instance paces and sends alone
 	reconnected func()
 	prompts     *gateways.PromptBook[promptRef]
 	slash       *slashBook
@@ -97,15 +98,13 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		queue:     make(chan *discordgo.Message, 256),
 
 		delivery:    d.Metrics.Delivery(Name),
+		shared:      d.Shared,
 		reconnected: d.Metrics.Reconnects(Name),
 	}
 	if g.cdn, err = cdnOrigin(cfg.APIURL); err != nil {
 		return nil, err
 	}
 	g.conn.lost = make(chan struct{}, 1)
-	if g.out, err = g.newOutbox(); err != nil {
-		return nil, err
-	}
 	if g.s, err = g.session(); err != nil {
 		return nil, err
 	}
@@ -119,6 +118,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		return nil, errors.New("discord: connect (GET /users/@me): no user in the answer")
 	}
 	g.self = *me
+	if g.out, err = g.newOutbox(); err != nil { // after /users/@me: the sender is the bot's id
+		return nil, err
+	}
 	g.log.Info().Str("bot", me.Username).Str("bot_id", me.ID).Msg("connected")
 	return g, nil
 }

@@ -26,6 +26,8 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		Classify: classify,
 		Log:      g.log,
 		Metrics:  g.delivery,
+		Shared:   g.shared,
+		Sender:   Name + ":" + g.self.ID,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)

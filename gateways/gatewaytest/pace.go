@@ -28,6 +28,15 @@ type Busiest struct {
 // testing/synctest bubble: the pacer waits on the bubble's clock.
 func Burst(t testing.TB, out *gateways.Outbox, gateway string, chats, edits int, per time.Duration) Busiest {
 	t.Helper()
+	return BurstAcross(t, []*gateways.Outbox{out}, gateway, chats, edits, per)
+}
+
+// BurstAcross is Burst through several Outboxes at once, as several
+// instances sending for one token: each of them sends a reply to each of
+// the chats and edits it edits times. The busiest windows count the
+// requests of all of them.
+func BurstAcross(t testing.TB, outs []*gateways.Outbox, gateway string, chats, edits int, per time.Duration) Busiest {
+	t.Helper()
 	var mu sync.Mutex
 	all := []time.Time{}
 	perChat := map[string][]time.Time{}
@@ -41,41 +50,43 @@ func Burst(t testing.TB, out *gateways.Outbox, gateway string, chats, edits int,
 	var wg sync.WaitGroup
 	for c := range chats {
 		conv := core.Conversation{Gateway: gateway, Chat: strconv.Itoa(1000 + c)}
-		wg.Go(func() {
-			_, err := out.Reply(ctx, conv, "hello", func(context.Context, gateways.Chunk) (string, error) {
-				record(conv.Chat)
-				return "m1", nil
-			})
-			if err != nil {
-				t.Errorf("reply to %s: %v", conv.Key(), err)
-				return
-			}
-			for range edits {
-				err := out.Edit(ctx, conv, func(context.Context) error {
+		for _, out := range outs {
+			wg.Go(func() {
+				_, err := out.Reply(ctx, conv, "hello", func(context.Context, gateways.Chunk) (string, error) {
 					record(conv.Chat)
-					return nil
+					return "m1", nil
 				})
 				if err != nil {
-					t.Errorf("edit in %s: %v", conv.Key(), err)
+					t.Errorf("reply to %s: %v", conv.Key(), err)
 					return
 				}
-			}
-		})
+				for range edits {
+					err := out.Edit(ctx, conv, func(context.Context) error {
+						record(conv.Chat)
+						return nil
+					})
+					if err != nil {
+						t.Errorf("edit in %s: %v", conv.Key(), err)
+						return
+					}
+				}
+			})
+		}
 	}
 	wg.Wait()
-	if want := chats * (1 + edits); len(all) != want {
+	if want := chats * len(outs) * (1 + edits); len(all) != want {
 		t.Fatalf("%d requests went through; want %d", len(all), want)
 	}
-	b := Busiest{All: mostInWindow(all, per)}
+	b := Busiest{All: MostInWindow(all, per)}
 	for _, times := range perChat {
-		b.PerChat = max(b.PerChat, mostInWindow(times, per))
+		b.PerChat = max(b.PerChat, MostInWindow(times, per))
 	}
 	return b
 }
 
-// mostInWindow returns the most of times that fall in one window
+// MostInWindow returns the most of times that fall in one window
 // [t, t+per): the busiest window starts at one of the times.
-func mostInWindow(times []time.Time, per time.Duration) int {
+func MostInWindow(times []time.Time, per time.Duration) int {
 	times = slices.SortedFunc(slices.Values(times), time.Time.Compare)
 	most := 0
 	for i, t := range times {

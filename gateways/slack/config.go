@@ -96,6 +96,10 @@ type Deps struct {
 	// is part of a thread it does not remember. nil treats every sender as
 	// allowed (tests).
 	Auth gateways.Admission
+	// Shared, when set, paces sends with the other instances on the
+	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
+	// as "slack:<team>:<bot user>". Nil when the store is not shared.
+	Shared *gateways.Shared
 }
 
 // withDefaults validates c and fills in its defaults.

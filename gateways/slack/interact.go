@@ -72,7 +72,7 @@ func (g *Gateway) press(ctx context.Context, call slashCall, token string, d cor
 	if out == "not authorised" {
 		text = "Not authorised: only the configured approvers can resolve this request (your identity is " + string(from) + "). Nothing ran."
 	}
-	if _, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+	if _, err := g.out.ReplyPrivate(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		return "", g.ephemeral(ctx, call, escapeMrkdwn(c.Text))
 	}); err != nil && ctx.Err() == nil {
 		g.log.Warn().Str("conv", conv.Key()).Err(err).Msg("cannot tell the presser the outcome")

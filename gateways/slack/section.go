@@ -194,7 +194,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if cfg.Mode == ModeEvents && cfg.Listen == "" && d.Mount == nil {
 		return nil, fmt.Errorf("gateways.slack.listen: empty, and http.listen is empty too: nothing would serve the Events API")
 	}
-	gw, err := New(ctx, cfg, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics, Memory: d.Memory, Auth: d.Auth})
+	gw, err := New(ctx, cfg, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics, Memory: d.Memory, Auth: d.Auth, Shared: d.Shared})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.slack: %w", err)
 	}

@@ -23,6 +23,8 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		Classify: classify,
 		Log:      g.log,
 		Metrics:  g.delivery,
+		Shared:   g.shared,
+		Sender:   Name + ":" + g.team + ":" + g.botUser,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("slack: %w", err)
@@ -131,7 +133,7 @@ func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() 
 // chunk and the rest go by chat.postEphemeral.
 func (g *Gateway) answerSlash(ctx context.Context, conv core.Conversation, call slashCall, text string) error {
 	viaURL := strings.HasPrefix(call.responseURL, "http")
-	_, err := g.out.Reply(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
+	_, err := g.out.ReplyPrivate(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		if viaURL && c.Index < 5 {
 			err := g.respond(ctx, call, toMrkdwn(c.Text))
 			if err == nil {

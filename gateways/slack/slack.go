@@ -51,6 +51,8 @@ type Gateway struct {
 	out       *gateways.Outbox
 	// delivery and reconnected record this gateway's metrics.
 	delivery    metrics.Delivery
+	shared      *gateways.Shared // nil: this instance paces and sends alone
+	team        string           // the workspace, as auth.test reported it
 	reconnected func()
 	prompts     *gateways.PromptBook[promptRef]
 	threads     gateways.Memory    // channel:thread_ts the bot is part of, in threadScope
@@ -94,6 +96,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		slashes:   newSlashBook(),
 
 		delivery:    d.Metrics.Delivery(Name),
+		shared:      d.Shared,
 		reconnected: d.Metrics.Reconnects(Name),
 	}
 	if g.files, err = filesOrigin(cfg.APIURL); err != nil {
@@ -107,16 +110,16 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		g.threads = &memThreads{set: newRecentSet(cfg.Threads)}
 	}
 	g.api = slack.New(cfg.BotToken, opts...)
-	if g.out, err = g.newOutbox(); err != nil {
-		return nil, err
-	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	defer cancel()
 	who, err := g.api.AuthTestContext(rctx)
 	if err != nil {
 		return nil, fmt.Errorf("slack: connect (auth.test): %w", g.scrub(err))
 	}
-	g.botUser, g.botID = who.UserID, who.BotID
+	g.botUser, g.botID, g.team = who.UserID, who.BotID, who.TeamID
+	if g.out, err = g.newOutbox(); err != nil { // after auth.test: the sender is the bot's
+		return nil, err
+	}
 	g.log.Info().Str("bot_user", who.UserID).Str("team", who.TeamID).Str("mode", cfg.Mode).Msg("connected")
 	if cfg.Mode == ModeEvents && cfg.Listen != "" {
 		if g.listener, err = net.Listen("tcp", cfg.Listen); err != nil {

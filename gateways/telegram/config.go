@@ -111,6 +111,10 @@ type Deps struct {
 	// lease "telegram:<bot id>" (gateways.RunUnderLease): Telegram allows
 	// one getUpdates per token at a time. Nil when the store is not shared.
 	Lease *gateways.LeaseConfig
+	// Shared, when set, paces sends with the other instances on the
+	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
+	// as "telegram:<bot id>". Nil when the store is not shared.
+	Shared *gateways.Shared
 }
 
 // withDefaults validates c and fills in its defaults.

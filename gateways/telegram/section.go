@@ -163,7 +163,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 		return nil, fmt.Errorf("gateways.telegram.webhook.listen: empty, and http.listen is empty too: nothing would serve the webhook")
 	}
 	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals, Metrics: d.Metrics,
-		Lease: d.Lease})
+		Lease: d.Lease, Shared: d.Shared})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.telegram: %w", err)
 	}

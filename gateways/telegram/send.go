@@ -39,11 +39,22 @@ func (g *Gateway) newOutbox() (*gateways.Outbox, error) {
 		Classify: g.classify,
 		Log:      g.log,
 		Metrics:  g.delivery,
+		Shared:   g.shared,
+		Sender:   g.sender(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	return out, nil
+}
+
+// sender is the key of the bot's token among instances sharing a store
+// ("telegram:<bot id>"); "" before the bot is known (tests).
+func (g *Gateway) sender() string {
+	if g.bot == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", Name, g.bot.Self.ID)
 }
 
 // Act delivers an ActionReply: the text, split, rendered, paced and

@@ -62,6 +62,7 @@ type Gateway struct {
 	reconnected func()                // a poll failed and is tried again
 	lastPoll    atomic.Int64          // unix nanoseconds of the last getUpdates answered; 0 before the first
 	lease       *gateways.LeaseConfig // nil: polling runs without one
+	shared      *gateways.Shared      // nil: this instance paces and sends alone
 	standby     atomic.Bool           // polling waits for the lease another instance holds
 }
 
@@ -85,6 +86,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		cursors:   d.Cursors,
 		approvals: d.Approvals,
 		lease:     d.Lease,
+		shared:    d.Shared,
 		prompts:   new(gateways.PromptBook[promptRef]),
 		seen:      newRecentIDs(1024),
 
@@ -94,10 +96,10 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	if g.cursors == nil {
 		g.cursors = newMemCursors()
 	}
-	if g.out, err = g.newOutbox(); err != nil {
+	if err := g.connect(ctx); err != nil {
 		return nil, err
 	}
-	if err := g.connect(ctx); err != nil {
+	if g.out, err = g.newOutbox(); err != nil { // after connect: the sender is the bot's id
 		return nil, err
 	}
 	if cfg.Mode == ModeWebhook && cfg.Webhook.Listen != "" {

@@ -97,6 +97,7 @@ type App struct {
 	// instance names this instance in the store (Options.Instance).
 	instance string
 	cluster  *cluster // its heartbeat and /status lines
+	journal  *journal // the store's outbox, nil unless the store is shared
 
 	reload reloader
 
@@ -272,6 +273,10 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	if a.journal != nil {
+		ttl := a.cfg.Store.LeaseTTL.D()
+		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })
+	}
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every
@@ -281,7 +286,9 @@ func (a *App) Run(ctx context.Context) error {
 	if ln != nil {
 		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
-	if a.cfg.Store.Retention > 0 {
+	// A shared store prunes daily whatever the retention: its outbox
+	// gains a row a reply (store.OutboxKeep).
+	if a.cfg.Store.Retention > 0 || a.journal != nil {
 		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
 	}
 	for _, gw := range a.gateways {

@@ -32,6 +32,7 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		Tune:          o.Tune,
 		Metrics:       a.metrics,
 		Lease:         a.receiverLease(),
+		Shared:        a.sharedDelivery(),
 		MaxAttachment: int64(a.cfg.Attachments.MaxBytes),
 	}
 	if a.cfg.HTTP.Listen != "" {

@@ -68,6 +68,10 @@ func (o Options) withDefaults() Options {
 type DB struct {
 	pool *pgxpool.Pool
 	opts Options
+	// serverClock is true when Options.Now was not given: send slots
+	// (ReserveSend) are then reserved on the server's clock, which all
+	// instances share whatever their hosts' clocks say.
+	serverClock bool
 }
 
 var (
@@ -105,7 +109,7 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %s: %w", where, err)
 	}
-	db := &DB{pool: pool, opts: o.withDefaults()}
+	db := &DB{pool: pool, opts: o.withDefaults(), serverClock: o.Now == nil}
 	if err := pool.Ping(ctx); err != nil {
 		return nil, errors.Join(connectError(where, err), db.Close())
 	}

@@ -18,6 +18,9 @@ func (db *DB) Prune(ctx context.Context) (int64, error) {
 	if err := db.pruneMemory(ctx); err != nil {
 		return 0, err
 	}
+	if err := db.pruneOutbox(ctx); err != nil {
+		return 0, err
+	}
 	if db.opts.Retention == 0 {
 		return 0, nil
 	}

@@ -1,0 +1,189 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+var _ store.SendSlots = (*DB)(nil)
+
+// ReserveSend reserves the earliest time at which one more request fits
+// every limit, in one transaction: the keys' rows are created or locked
+// in key order (so that concurrent reservations sharing keys never
+// deadlock), now is read once they are held, and the time is recorded
+// under each key. Without Options.Now, now is the server's clock.
+func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.Duration, error) {
+	if len(limits) == 0 {
+		return 0, nil
+	}
+	limits = slices.Clone(limits)
+	slices.SortFunc(limits, func(a, b store.SendLimit) int { return strings.Compare(a.Key, b.Key) })
+	keys := make([]string, len(limits))
+	for i, l := range limits {
+		if l.N <= 0 || l.Per <= 0 || l.Key == "" {
+			return 0, fmt.Errorf("postgres: reserve send slot: limit %q %d per %v: want a key, N > 0 and Per > 0", l.Key, l.N, l.Per)
+		}
+		if i > 0 && l.Key == keys[i-1] {
+			return 0, fmt.Errorf("postgres: reserve send slot: key %q given twice", l.Key)
+		}
+		keys[i] = l.Key
+	}
+	var wait time.Duration
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		// The no-op update of an existing row locks it and returns it.
+		rows, err := tx.Query(ctx, `INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
+			ORDER BY k ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING key, times`, keys)
+		if err != nil {
+			return err
+		}
+		held := make(map[string][]int64, len(keys))
+		for rows.Next() {
+			var k string
+			var b []byte
+			if err := rows.Scan(&k, &b); err != nil {
+				rows.Close()
+				return err
+			}
+			held[k] = unpackTimes(b)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		now, err := db.slotNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, l := range limits {
+			if n := len(held[l.Key]); n >= maxReserved {
+				return fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
+			}
+		}
+		times := make([][]int64, len(limits))
+		for i, l := range limits {
+			times[i] = recent(held[l.Key], now-int64(l.Per))
+		}
+		at := earliest(now, limits, times)
+		packed := make([][]byte, len(limits))
+		for i := range limits {
+			packed[i] = packTimes(insertSorted(times[i], at))
+		}
+		// last is the newest reservation under each key.
+		if _, err := tx.Exec(ctx, `UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
+			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`, keys, packed, at); err != nil {
+			return err
+		}
+		wait = time.Duration(at - now)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: reserve send slot %s: %w", strings.Join(keys, ", "), err)
+	}
+	return wait, nil
+}
+
+// slotNow is now in Unix nanoseconds: the server's clock, or Options.Now
+// when it was given (tests).
+func (db *DB) slotNow(ctx context.Context, tx pgx.Tx) (int64, error) {
+	if !db.serverClock {
+		return db.now().UnixNano(), nil
+	}
+	var n int64
+	err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`).Scan(&n)
+	return n, err
+}
+
+// maxReserved bounds the reservations kept under one key (those not yet
+// out of their window): past it a reservation is refused, and the caller
+// paces on its own. At 30 a second it is over five minutes of backlog.
+const maxReserved = 10_000
+
+// recent is times (sorted) from the first not before since.
+func recent(times []int64, since int64) []int64 {
+	i, _ := slices.BinarySearch(times, since)
+	return times[i:]
+}
+
+// earliest is the first time, not before now, at which one more request
+// fits every limit given the reservations under each (times[i], sorted).
+// Reservations may lie in the future (other requests waiting for their
+// slot); a request may take a free slot before them, so a chat held back
+// by its own limit does not hold back the token's other chats. The
+// candidates are now and the end of each reservation's window; the last
+// of them always fits.
+func earliest(now int64, limits []store.SendLimit, times [][]int64) int64 {
+	cands := []int64{now}
+	for i, l := range limits {
+		for _, t := range times[i] {
+			if c := t + int64(l.Per); c > now {
+				cands = append(cands, c)
+			}
+		}
+	}
+	slices.Sort(cands)
+	for _, x := range slices.Compact(cands) {
+		ok := true
+		for i, l := range limits {
+			if !fits(times[i], l, x) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return x
+		}
+	}
+	return cands[len(cands)-1] // not reached: see above
+}
+
+// fits reports whether a request at x keeps times (sorted) within l: with
+// x added, no N+1 consecutive requests lie within a window of Per.
+func fits(times []int64, l store.SendLimit, x int64) bool {
+	all := insertSorted(times, x)
+	first, _ := slices.BinarySearch(all, x)
+	last := first
+	for last+1 < len(all) && all[last+1] == x {
+		last++
+	}
+	// Only the runs of N+1 that hold an x can be new.
+	for j := max(0, first-l.N); j <= last && j+l.N < len(all); j++ {
+		if all[j+l.N]-all[j] < int64(l.Per) {
+			return false
+		}
+	}
+	return true
+}
+
+// insertSorted returns a new slice: times with x in its place.
+func insertSorted(times []int64, x int64) []int64 {
+	i, _ := slices.BinarySearch(times, x)
+	out := make([]int64, 0, len(times)+1)
+	out = append(out, times[:i]...)
+	out = append(out, x)
+	return append(out, times[i:]...)
+}
+
+// packTimes is times as big-endian int64s.
+func packTimes(times []int64) []byte {
+	b := make([]byte, 0, 8*len(times))
+	for _, t := range times {
+		b = binary.BigEndian.AppendUint64(b, uint64(t))
+	}
+	return b
+}
+
+// unpackTimes reverses packTimes; a trailing partial value is dropped.
+func unpackTimes(b []byte) []int64 {
+	times := make([]int64, 0, len(b)/8)
+	for ; len(b) >= 8; b = b[8:] {
+		times = append(times, int64(binary.BigEndian.Uint64(b)))
+	}
+	return times
+}
