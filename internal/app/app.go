@@ -81,6 +81,8 @@ type App struct {
 	gateways []gateways.Gateway
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
+	probe    *storeProbe    // the store's ping: /readyz, and the inbox on a shared store
+	inbox    gateways.Inbox // what the gateways submit to (the engine, guarded on a shared store)
 	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
@@ -215,6 +217,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
+	a.probe = newStoreProbe(a.store, o.Log)
+	a.health.probe = a.probe
+	a.inbox = a.gatewayInbox()
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
 		a.health.reload = a.Reload
@@ -249,7 +254,7 @@ func (a *App) Run(ctx context.Context) error {
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error { return a.broker.Run(gctx) })
-	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
+	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
 	g.Go(func() error { return a.cluster.run(gctx, heartbeatEvery) })
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
@@ -265,7 +270,7 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	for _, gw := range a.gateways {
 		g.Go(func() error {
-			err := gw.Run(gctx, a.engine)
+			err := gw.Run(gctx, a.inbox)
 			if err != nil && gw == a.ender && len(a.gateways) > 1 {
 				// A broken stdin (nohup, a closed terminal) ends the gateway
 				// on it, not the gateways that serve other people.

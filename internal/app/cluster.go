@@ -40,6 +40,17 @@ func (a *App) receiverLease() *gateways.LeaseConfig {
 	return &gateways.LeaseConfig{Leaser: a.store, Holder: a.instance, TTL: a.cfg.Store.LeaseTTL.D()}
 }
 
+// gatewayInbox is what the gateways (and the scheduler) submit to: the
+// engine, behind the store's probe when the store is shared (a database
+// server, which can be lost while the bot runs: see guardedInbox). With
+// SQLite it is the engine itself, as fast as ever.
+func (a *App) gatewayInbox() gateways.Inbox {
+	if sh, ok := a.store.(store.Sharer); ok && sh.Shared() {
+		return guardedInbox{inbox: a.engine, probe: a.probe}
+	}
+	return a.engine
+}
+
 // clusterStore is what the cluster view needs of the store.
 type clusterStore interface {
 	store.Instances
