@@ -19,6 +19,7 @@ type StoreDownInbox struct {
 	*testutil.Inbox
 	Down    atomic.Bool
 	refused atomic.Int64
+	asked   atomic.Int64
 }
 
 var _ gateways.Availability = (*StoreDownInbox)(nil)
@@ -28,6 +29,7 @@ func NewStoreDownInbox() *StoreDownInbox { return &StoreDownInbox{Inbox: testuti
 
 // Available refuses while Down is set.
 func (i *StoreDownInbox) Available(context.Context) error {
+	i.asked.Add(1)
 	if i.Down.Load() {
 		return fmt.Errorf("%w: the test's store is down", core.ErrUnavailable)
 	}
@@ -45,3 +47,6 @@ func (i *StoreDownInbox) Submit(ctx context.Context, s core.Signal) error {
 
 // Refused is how many signals Submit refused.
 func (i *StoreDownInbox) Refused() int { return int(i.refused.Load()) }
+
+// Asked is how many times Available was asked (Submit asks too).
+func (i *StoreDownInbox) Asked() int { return int(i.asked.Load()) }
