@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -62,6 +63,10 @@ type Scheduler struct {
 	// finished, under mu. By name, not job: a run goes on across a reload
 	// that removes its schedule, and one that adds it again.
 	running map[string]bool
+	// slotsFailing is set while claiming slots fails (the store does not
+	// answer): logged as an error once, then at debug level, until a claim
+	// works again.
+	slotsFailing atomic.Bool
 }
 
 // job is one entry with its parsed schedule and state (under Scheduler.mu).
@@ -257,10 +262,18 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e
 		switch {
 		case err != nil:
 			// Rather skip a run than run a slot twice.
-			if ctx.Err() == nil {
-				log.Error().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed")
+			switch {
+			case ctx.Err() != nil:
+			case !s.slotsFailing.Swap(true):
+				log.Error().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed; skipping runs until the store answers")
+			default:
+				log.Debug().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed")
 			}
 			return
+		case s.slotsFailing.CompareAndSwap(true, false):
+			log.Info().Msg("schedule: slots can be claimed again")
+		}
+		switch {
 		case !mine:
 			log.Debug().Time("slot", slot).Msg("schedule: run skipped: another instance claimed its slot")
 			return
