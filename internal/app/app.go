@@ -131,6 +131,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
+	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
+		return err
+	}
 	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
 	if err != nil {
 		return err

@@ -64,6 +64,11 @@ type cluster struct {
 	st   clusterStore
 	self store.Instance
 	log  zerolog.Logger
+	// prints and fingerprint compare this instance's configuration with
+	// those of the others alive once, at start (compareConfig); nil
+	// prints (a store that is not shared) compares nothing.
+	prints      configPrints
+	fingerprint map[string]string
 }
 
 var _ core.StatusReporter = (*cluster)(nil)
@@ -82,8 +87,12 @@ func (c *cluster) run(ctx context.Context, every time.Duration) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
+	compared := false
 	for {
 		err := c.st.Heartbeat(ctx, c.self)
+		if err == nil && !compared {
+			compared = c.compareConfig(ctx)
+		}
 		switch {
 		case ctx.Err() != nil:
 		case err != nil && !failing:
