@@ -228,6 +228,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		a.health.reload = a.Reload
 	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
+	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())
 	return nil
 }
 

@@ -45,10 +45,17 @@ func (a *App) receiverLease() *gateways.LeaseConfig {
 // server, which can be lost while the bot runs: see guardedInbox). With
 // SQLite it is the engine itself, as fast as ever.
 func (a *App) gatewayInbox() gateways.Inbox {
-	if sh, ok := a.store.(store.Sharer); ok && sh.Shared() {
+	if a.sharedStore() {
 		return guardedInbox{inbox: a.engine, probe: a.probe}
 	}
 	return a.engine
+}
+
+// sharedStore reports whether the store says several instances may share
+// it (store.Sharer).
+func (a *App) sharedStore() bool {
+	sh, ok := a.store.(store.Sharer)
+	return ok && sh.Shared()
 }
 
 // clusterStore is what the cluster view needs of the store.

@@ -126,9 +126,8 @@ type configPrints = store.ConfigFingerprints
 // useFingerprint has the cluster compare cfg with the configurations of
 // the other instances alive, when the store is shared.
 func (a *App) useFingerprint(cfg *config.Config, redact func(string) string) error {
-	sh, ok := a.store.(store.Sharer)
-	prints, ok2 := a.store.(configPrints)
-	if !ok || !ok2 || !sh.Shared() {
+	prints, ok := a.store.(configPrints)
+	if !ok || !a.sharedStore() {
 		return nil
 	}
 	fp, err := configFingerprint(cfg, redact)
