@@ -220,9 +220,19 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 		t.Fatalf("the bot stopped when the database was lost: %v\n%s", p.state, tail(p.stderr.String(), 20))
 	default:
 	}
+	env := baseEnv(dir, "GATEHOUSE_DSN="+pg.dsn())
+	if r := runOnce(t, dir, env, "", "healthcheck", "-ready"); r.code != exitFail || !strings.Contains(r.stderr, "/readyz: status 503") {
+		t.Errorf("bot healthcheck -ready during the outage: exit %d; want %d naming /readyz 503\n%s%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	if r := runOnce(t, dir, env, "", "healthcheck"); r.code != exitOK {
+		t.Errorf("bot healthcheck (liveness) during the outage: exit %d; want 0: the bot is alive\n%s%s", r.code, r.stdout, r.stderr)
+	}
 
 	pg.start(t)
 	testutil.WaitFor(t, "/readyz ready again", func() bool { code, _ := get(addr, "/readyz"); return code == http.StatusOK })
+	if r := runOnce(t, dir, env, "", "healthcheck", "-ready"); r.code != exitOK {
+		t.Errorf("bot healthcheck -ready once the store is back: exit %d; want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	testutil.WaitFor(t, "the three answers after the outage", func() bool {
 		n := answers(tg)
 		return n[42] >= 1 && n[43] >= 1 && n[44] >= 1
