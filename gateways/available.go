@@ -32,6 +32,6 @@ func Available(ctx context.Context, inbox Inbox) error {
 func Unavailable(err error) bool { return errors.Is(err, core.ErrUnavailable) }
 
 // UnavailableNote is the answer to a message refused with
-// core.ErrUnavailable where the platform does not deliver it again
-// (Discord, the console): the sender is to send it again.
+// core.ErrUnavailable where the platform does not deliver it again: the
+// sender is to send it again.
 const UnavailableNote = "Sorry, I'm temporarily unavailable: try again in a moment."

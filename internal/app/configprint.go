@@ -24,7 +24,7 @@ const maxDiffKeys = 32
 
 // configFingerprint is cfg's fingerprint, for comparing the configuration
 // of instances sharing a store without storing it: for each top-level key
-// path (a section's key, "policy.rules"; a gateway, "gateways.telegram";
+// path (a section's key, "policy.rules"; a gateway, "gateways.<name>";
 // a top-level list, "schedules"), the SHA-256 of its value as canonical
 // JSON, secrets redacted (confkit.Secret marshals as "<secret>", and
 // redact removes any other secret the bot holds), cut to 128 bits.

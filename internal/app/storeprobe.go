@@ -70,8 +70,8 @@ func (p *storeProbe) check(ctx context.Context) error {
 // while the store does not answer, Submit refuses with an error wrapping
 // core.ErrUnavailable and the message is not handed to the engine. The
 // gateway then leaves it unacknowledged where the platform delivers it
-// again (Telegram's update offset, a Slack envelope), and tells the
-// sender to try again where it does not. Available lets a gateway ask
+// again (a long poll's update offset, an unacknowledged envelope), and
+// tells the sender to try again where it does not. Available lets a gateway ask
 // before it acknowledges (gateways.Availability).
 type guardedInbox struct {
 	inbox gateways.Inbox
