@@ -133,10 +133,9 @@ func (p *ownPostgres) dsn() string {
 }
 
 // dblossConfig runs Telegram alone against the fake, on PostgreSQL, with
-// /readyz on listen; users 41 to 44 may talk to the bot. The lease lasts
-// long enough that the bot keeps polling through the outage: the updates
-// it is handed meanwhile must stay with Telegram.
-func dblossConfig(dir, listen string, tg *faketg.Server) string {
+// /readyz on listen and store.lease_ttl leaseTTL; users 41 to 44 may talk
+// to the bot.
+func dblossConfig(dir, listen string, tg *faketg.Server, leaseTTL string) string {
 	return fmt.Sprintf(`
 gateways:
   console: {enabled: false}
@@ -146,11 +145,11 @@ tools: {workspace: %q}
 store:
   driver: postgres
   dsn: ${GATEHOUSE_DSN}
-  lease_ttl: 2m
+  lease_ttl: %s
   instance: dbloss-a
 http: {listen: %q}
 log: {level: debug, format: json}
-`, tg.Token(), tg.URL(), filepath.Join(dir, "ws"), listen)
+`, tg.Token(), tg.URL(), filepath.Join(dir, "ws"), leaseTTL, listen)
 }
 
 // answers counts the bot's "The time is" answers in each chat.
@@ -177,7 +176,7 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 	tg := startTelegram(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
-	writeFile(t, dir, "config.yaml", dblossConfig(dir, addr, tg))
+	writeFile(t, dir, "config.yaml", dblossConfig(dir, addr, tg, "2m"))
 	p := startBot(t, dir, baseEnv(dir, "GATEHOUSE_DSN="+pg.dsn()))
 	testutil.WaitFor(t, "/readyz ready", func() bool { code, _ := get(addr, "/readyz"); return code == http.StatusOK })
 	ask := func(id int64) int {
@@ -250,6 +249,57 @@ func TestDatabaseLostWhileRunning(t *testing.T) {
 	}
 	logs := p.stderr.String()
 	for _, line := range []string{"store: not answering", "store: answering again"} {
+		if n := strings.Count(logs, line); n != 1 {
+			t.Errorf("the log says %q %d times; want once", line, n)
+		}
+	}
+}
+
+// TestDatabaseLostLongerThanTheLease: an outage longer than half of
+// store.lease_ttl stops Telegram polling (its lease cannot be renewed, so
+// another instance could take it); once the server is back the lease is
+// taken again and polling resumes from the stored offset, without a
+// restart: the messages sent during the outage are answered once each.
+// The lease loop says once that it cannot take the lease and once that
+// the store answers again.
+func TestDatabaseLostLongerThanTheLease(t *testing.T) {
+	t.Parallel()
+	pg := startOwnPostgres(t)
+	tg := startTelegram(t)
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	writeFile(t, dir, "config.yaml", dblossConfig(dir, addr, tg, "3s"))
+	p := startBot(t, dir, baseEnv(dir, "GATEHOUSE_DSN="+pg.dsn()))
+	testutil.WaitFor(t, "/readyz ready", func() bool { code, _ := get(addr, "/readyz"); return code == http.StatusOK })
+	ask := func(id int64) {
+		u := faketg.User{ID: id, FirstName: "U" + strconv.FormatInt(id, 10)}
+		tg.InjectMessage(faketg.Message{From: &u, Chat: faketg.Chat{ID: id, Type: "private"}, Text: "what time is it"})
+	}
+	ask(41)
+	testutil.WaitFor(t, "the answer before the outage", func() bool { return answers(tg)[41] == 1 })
+
+	pg.crash(t)
+	testutil.WaitFor(t, "polling stopped: the lease lost", func() bool {
+		return strings.Contains(p.stderr.String(), "lease: lost; run stopped")
+	})
+	for _, id := range []int64{42, 43} {
+		ask(id)
+	}
+	testutil.WaitFor(t, "a failed try to take the lease again", func() bool {
+		return strings.Contains(p.stderr.String(), "lease: could not be taken")
+	})
+	pg.start(t)
+	testutil.WaitFor(t, "the answers after the outage", func() bool {
+		n := answers(tg)
+		return n[42] >= 1 && n[43] >= 1
+	})
+	ask(41)
+	testutil.WaitFor(t, "the answer after the outage", func() bool { return answers(tg)[41] == 2 })
+	if n := answers(tg); n[42] != 1 || n[43] != 1 {
+		t.Errorf("answers per chat: %v; want exactly one each for 42 and 43", n)
+	}
+	logs := p.stderr.String()
+	for _, line := range []string{"lease: could not be taken", "lease: the store answers again"} {
 		if n := strings.Count(logs, line); n != 1 {
 			t.Errorf("the log says %q %d times; want once", line, n)
 		}
