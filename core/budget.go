@@ -66,10 +66,11 @@ func (n *budgetNotices) first(day, key string) bool {
 // reached, if any. A budget that cannot be read lets the turn start
 // (logged): a broken store must not silence the bot.
 func (e *Engine) budgetReached(ctx context.Context, log zerolog.Logger, s Signal) (BudgetCap, bool) {
-	if e.cfg.Budget == nil {
+	b := e.budgetFor(s.Conv)
+	if b == nil {
 		return BudgetCap{}, false
 	}
-	c, over, err := e.cfg.Budget.Exceeded(ctx, s.Conv.Key(), e.cfg.Now())
+	c, over, err := b.Exceeded(ctx, s.Conv.Key(), e.cfg.Now())
 	if err != nil {
 		log.Error().Err(err).Msg("budget not checked; the turn starts")
 		return BudgetCap{}, false
@@ -105,6 +106,15 @@ func (e *Engine) refuseOverBudget(ctx context.Context, log zerolog.Logger, s Sig
 		c.What, c.Key, c.Limit, c.Used, in))
 }
 
+// budgetFor is the budget of conv: its profile's, else Config.Budget;
+// nil is unlimited.
+func (e *Engine) budgetFor(conv Conversation) Budget {
+	if p := e.cfg.Profiles.For(conv); p != nil && p.Budget != nil {
+		return p.Budget
+	}
+	return e.cfg.Budget
+}
+
 // nextUTCMidnight is the 00:00 UTC that follows t.
 func nextUTCMidnight(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
@@ -126,10 +136,11 @@ func fmtWait(d time.Duration) string {
 
 // budgetStatus returns /status's usage lines.
 func (e *Engine) budgetStatus(ctx context.Context, log zerolog.Logger, conv Conversation) []string {
-	if e.cfg.Budget == nil {
+	b := e.budgetFor(conv)
+	if b == nil {
 		return nil
 	}
-	lines, err := e.cfg.Budget.StatusLines(ctx, conv.Key(), e.cfg.Now())
+	lines, err := b.StatusLines(ctx, conv.Key(), e.cfg.Now())
 	if err != nil {
 		log.Error().Err(err).Msg("usage for /status")
 		return []string{"Usage today: could not be read (the bot's log has the details)"}

@@ -64,6 +64,10 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 	// wrote them (CanonicalArgs leaves them so): a rule would judge one
 	// copy and the tool could act on the other.
 	err := RepeatedKey(call.Args)
+	if err == nil && !t.profile.Offers(call.Name) {
+		// Not offered to this conversation's model: to it, no such tool.
+		err = t.profile.notOffered(call.Name, t.cfg.Tools.Specs())
+	}
 	if err == nil {
 		err = t.cfg.Tools.CheckArgs(ctx, call.Name, call.Args)
 	}

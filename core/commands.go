@@ -119,7 +119,7 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 	case "schedules":
 		reply = e.schedulesText()
 	case "tools":
-		reply = e.toolsText()
+		reply = e.toolsText(s.Conv)
 	case "undo", "checkpoints":
 		if e.cfg.Undo == nil {
 			return false
@@ -197,7 +197,23 @@ func (e *Engine) statusText(ctx context.Context, log zerolog.Logger, conv Conver
 			gateways = append(gateways, n)
 		}
 	}
-	lines := []string{"Model: " + model, "Gateways: " + strings.Join(gateways, ", ")}
+	lines := []string{"Model: " + model}
+	if p := e.cfg.Profiles.For(conv); p != nil {
+		if p.Model != "" {
+			lines[0] = "Model: " + p.Model
+		}
+		lines = append(lines, "Profile: "+p.Name)
+		if len(p.Approvers) > 0 {
+			ids := make([]string, len(p.Approvers))
+			for i, id := range p.Approvers {
+				ids[i] = string(id)
+			}
+			lines = append(lines, "Profile approvers (this profile's requests): "+strings.Join(ids, ", "))
+		}
+	} else if e.cfg.Profiles.Any() {
+		lines = append(lines, "Profile: none (the top-level settings)")
+	}
+	lines = append(lines, "Gateways: "+strings.Join(gateways, ", "))
 	if r, ok := e.cfg.Commands.(StatusReporter); ok {
 		lines = append(lines, r.StatusLines(ctx, conv)...)
 	}

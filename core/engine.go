@@ -41,6 +41,10 @@ type Config struct {
 	// Attachments takes in the files of authorised messages; without it a
 	// file is answered "not set up" and its caption handled as text.
 	Attachments AttachmentReceiver
+	// Profiles give conversations that match one their own provider,
+	// system prompt, tools, rules and budget; optional. The PolicyGate
+	// among Gates should have the same Profiles, for the rules.
+	Profiles *Profiles
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
 	// Status add their lines to /status (the MCP servers' states, say);

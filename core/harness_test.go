@@ -122,6 +122,7 @@ type harnessOpts struct {
 	metrics      *metrics.Registry
 	vision       []bool // per fake: the provider takes images
 	attachments  core.AttachmentReceiver
+	profiles     *core.Profiles // the engine's and its policy gate's
 	// wrap, when set, is the gateway registered instead of the recorder:
 	// it wraps it (h.gw still sees every reply it passes on).
 	wrap func(*recorder) core.Actuator
@@ -159,7 +160,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	eng, err := core.NewEngine(core.Config{
 		Provider:     llm.NewCascade(log, providers...),
 		Tools:        reg,
-		Gates:        []core.Gate{core.SecretGate{Secrets: o.secrets}, &core.PolicyGate{Rules: o.rules, Catalog: reg}},
+		Gates:        []core.Gate{core.SecretGate{Secrets: o.secrets}, &core.PolicyGate{Rules: o.rules, Catalog: reg, Profiles: o.profiles}},
 		Auth:         core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"}),
 		Holder:       o.holder,
 		Commands:     o.commands,
@@ -177,6 +178,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Usage:        o.usage,
 		Metrics:      o.metrics,
 		Attachments:  o.attachments,
+		Profiles:     o.profiles,
 		Log:          log,
 	})
 	if err != nil {

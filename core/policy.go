@@ -21,7 +21,10 @@ const MCPPrefix = "mcp__"
 type Rule struct {
 	// Index is the rule's 1-based position in policy.rules; 0 for a rule
 	// that does not come from a configuration.
-	Index    int
+	Index int
+	// Profile names the profile whose policy.rules hold the rule; "" for
+	// a rule of the top-level policy.rules.
+	Profile  string
 	Tool     string
 	Args     *regexp.Regexp // nil matches any arguments
 	Decision Verdict
@@ -43,11 +46,17 @@ func (r Rule) String() string {
 // Name is how decisions, approval requests, logs and `bot policy test`
 // name the rule: "#2 {tool: shell, decision: approve}" (the 1-based index
 // in policy.rules, then the rule as written).
+//
+// A profile's rule is named with its profile: "profile ops #1 {…}".
 func (r Rule) Name() string {
-	if r.Index == 0 {
-		return r.String()
+	name := r.String()
+	if r.Index != 0 {
+		name = "#" + strconv.Itoa(r.Index) + " " + name
 	}
-	return "#" + strconv.Itoa(r.Index) + " " + r.String()
+	if r.Profile != "" {
+		name = "profile " + r.Profile + " " + name
+	}
+	return name
 }
 
 // yamlScalar leaves a plain word as it is and double-quotes anything YAML
@@ -81,10 +90,14 @@ func (r Rule) Matches(tool, args string) bool {
 // rule matches is allowed when it is a read-only built-in tool and held for
 // approval otherwise (an MCP tool always). Replies pass. An approval decision is relaxed to allow when a
 // human gave a standing allow for exactly this call; a deny never is.
+//
+// In a conversation with a profile (Profiles), a tool the profile does not
+// offer is an unknown tool, and the profile's rules come before Rules.
 type PolicyGate struct {
 	Rules    []Rule
 	Catalog  ToolCatalog
 	Standing StandingAllows // may be nil
+	Profiles *Profiles      // may be nil
 
 	live atomic.Pointer[[]Rule] // set by SetRules; replaces Rules when set
 }
@@ -122,6 +135,8 @@ type Judgement struct {
 	Rule *Rule
 	// Standing is true when a standing allow relaxed approve to allow.
 	Standing bool
+	// Profile names the conversation's profile; "" when it has none.
+	Profile string
 }
 
 // Judge decides a as Check does and says why.
@@ -131,22 +146,28 @@ func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 		return Judgement{Decision: d, Policy: d}
 	}
 	name, args := a.Call.Name, a.Call.Args
+	j := Judgement{}
+	profile := g.Profiles.For(a.Conv)
+	if profile != nil {
+		j.Profile = profile.Name
+	}
 	readOnly, known := g.Catalog.ReadOnly(name)
-	if !known {
+	if !known || !profile.Offers(name) {
 		d := Decision{Verdict: Deny, Rule: "unknown tool",
 			Reason: fmt.Sprintf("there is no tool named %q; use one of the tools offered", name)}
-		return Judgement{Decision: d, Policy: d}
+		j.Decision, j.Policy = d, d
+		return j
 	}
-	j := Judgement{}
-	rules := g.rules()
-	for i := range rules {
-		if r := &rules[i]; r.Matches(name, args) {
-			j.Rule = r
-			j.Policy = Decision{Verdict: r.Decision, Rule: r.Name()}
-			if r.Decision == Deny {
-				j.Policy.Reason = fmt.Sprintf("the policy forbids this %s call", name)
-			}
-			break
+	if profile != nil {
+		j.Rule = firstMatch(profile.Rules, name, args)
+	}
+	if j.Rule == nil {
+		j.Rule = firstMatch(g.rules(), name, args)
+	}
+	if r := j.Rule; r != nil {
+		j.Policy = Decision{Verdict: r.Decision, Rule: r.Name()}
+		if r.Decision == Deny {
+			j.Policy.Reason = fmt.Sprintf("the policy forbids this %s call", name)
 		}
 	}
 	if j.Rule == nil {
@@ -157,6 +178,17 @@ func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 		j.Decision, j.Standing = Decision{Verdict: Allow, Rule: "standing allow"}, true
 	}
 	return j
+}
+
+// firstMatch returns the first of rules that matches a call of tool with
+// args, or nil.
+func firstMatch(rules []Rule, tool, args string) *Rule {
+	for i := range rules {
+		if r := &rules[i]; r.Matches(tool, args) {
+			return r
+		}
+	}
+	return nil
 }
 
 // DefaultDecision is the policy's decision for a known tool that no rule

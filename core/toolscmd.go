@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -14,7 +15,17 @@ import (
 // pattern. Standing allows are not considered: they are per call. The
 // rules are those in force (the last SetRules'), as Check uses them.
 func (g *PolicyGate) PolicyFor(name string, readOnly bool) string {
-	for _, r := range g.rules() {
+	return g.policyIn(nil, name, readOnly)
+}
+
+// policyIn is PolicyFor in a conversation of profile p (nil: none): its
+// rules first.
+func (g *PolicyGate) policyIn(p *Profile, name string, readOnly bool) string {
+	rules := g.rules()
+	if p != nil {
+		rules = append(slices.Clip(p.Rules), rules...)
+	}
+	for _, r := range rules {
 		if ok, err := path.Match(r.Tool, name); err != nil || !ok {
 			continue
 		}
@@ -26,10 +37,11 @@ func (g *PolicyGate) PolicyFor(name string, readOnly bool) string {
 	return DefaultDecision(name, readOnly).Verdict.String()
 }
 
-// toolsText answers /tools: every tool offered, where it comes from and
-// what the policy decides for it.
-func (e *Engine) toolsText() string {
-	specs := e.cfg.Tools.Specs()
+// toolsText answers /tools: every tool offered in conv (its profile's),
+// where it comes from and what the policy decides for it there.
+func (e *Engine) toolsText(conv Conversation) string {
+	profile := e.cfg.Profiles.For(conv)
+	specs := profile.offered(e.cfg.Tools.Specs())
 	if len(specs) == 0 {
 		return "No tools are offered."
 	}
@@ -44,7 +56,7 @@ func (e *Engine) toolsText() string {
 		readOnly, _ := e.cfg.Tools.ReadOnly(s.Name)
 		decision := DefaultDecision(s.Name, readOnly).Verdict.String()
 		if policy != nil {
-			decision = policy.PolicyFor(s.Name, readOnly)
+			decision = policy.policyIn(profile, s.Name, readOnly)
 		}
 		lines = append(lines, fmt.Sprintf("%s — %s — %s", textutil.Visible(s.Name), toolOrigin(s.Name), decision))
 	}

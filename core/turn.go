@@ -108,7 +108,11 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 // nothing it would still write is stored.
 func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, s Signal, text string, images []llm.Image) {
 	key := s.Conv.Key()
-	t := turnState{Engine: e, log: log, sig: s, key: key, rt: rt, text: text, images: images}
+	t := turnState{Engine: e, log: log, sig: s, key: key, rt: rt, text: text, images: images,
+		profile: e.cfg.Profiles.For(s.Conv)}
+	if t.profile != nil {
+		t.log = log.With().Str("profile", t.profile.Name).Logger()
+	}
 	if c, over := e.budgetReached(ctx, log, s); over {
 		if s.Kind == KindApprovalOutcome {
 			// The outcome happened: the model learns of it in the next turn.
@@ -195,6 +199,7 @@ type turnState struct {
 	rejections int          // proposals the gates turned down in this step
 	shortened  bool         // the history was shortened once after "context too long"
 	live       *liveSink    // the last request's live reply; nil when the gateway has none
+	profile    *Profile     // the conversation's, as the turn began; nil when none
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -268,17 +273,24 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 		return llm.Response{}, fmt.Errorf("history load: %w", err)
 	}
 	msgs := make([]llm.Message, 0, len(hist)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.cfg.SystemPrompt})
+	prompt, provider := t.cfg.SystemPrompt, t.cfg.Provider
+	if p := t.profile; p != nil && p.SystemPrompt != "" {
+		prompt = p.SystemPrompt
+	}
+	if p := t.profile; p != nil && p.Provider != nil {
+		provider = p.Provider
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: prompt})
 	msgs = append(msgs, hist...)
 	t.attachImages(msgs)
 	t.counters.llmRequests.Add(1)
-	req := llm.Request{Messages: msgs, Tools: t.cfg.Tools.Specs()}
+	req := llm.Request{Messages: msgs, Tools: t.profile.offered(t.cfg.Tools.Specs())}
 	t.live.abandon(withdrawnNote) // an earlier request's, never left open
 	t.live = t.newLiveSink(ctx)
 	if t.live != nil {
 		req.Sink = t.live
 	}
-	resp, err := t.cfg.Provider.Complete(ctx, req)
+	resp, err := provider.Complete(ctx, req)
 	if err != nil {
 		return resp, fmt.Errorf("llm: %w", err)
 	}

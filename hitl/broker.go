@@ -53,6 +53,9 @@ type Options struct {
 	Audit Audit
 	// Standing keeps standing allows; a MemoryStanding when nil.
 	Standing StandingStore
+	// Profiles add approvers to the requests of their conversations
+	// (core.Profiles); nil adds none.
+	Profiles ProfileApprovers
 	// Workspace is the directory the tools work in (tools.workspace). A
 	// standing allow binds the content of every file in it that its
 	// arguments name; empty binds none (exact arguments only).
@@ -73,6 +76,21 @@ type Options struct {
 	// Metrics records approvals by outcome and their time to a decision;
 	// nil records nothing.
 	Metrics *metrics.Registry
+	// Instance names this instance among those sharing Store
+	// (store.instance). With a SharedStore it is recorded as the runner of
+	// each approved call this broker claims; empty keeps the one-process
+	// behaviour whatever the store.
+	Instance string
+	// LeaseTTL is how long an approved run of an instance whose heartbeat
+	// stopped waits before it is marked interrupted (store.lease_ttl);
+	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
+	LeaseTTL time.Duration
+}
+
+// ProfileApprovers names the approvers a conversation's profile adds to
+// Options.Approvers for that conversation's requests only (profiles[].approvers).
+type ProfileApprovers interface {
+	Approvers(conv core.Conversation) []core.Identity
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It
@@ -326,8 +344,16 @@ func (o *Options) defaults() {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = DefaultLeaseTTL
+	}
 	if o.SweepEvery <= 0 {
 		o.SweepEvery = min(max(o.TTL/10, time.Second), 30*time.Second)
+		if _, shared := o.Store.(SharedStore); shared && o.Instance != "" {
+			// The runs of a dead instance are swept too: marked
+			// interrupted within about a third of lease_ttl of its end.
+			o.SweepEvery = min(o.SweepEvery, max(o.LeaseTTL/3, 100*time.Millisecond))
+		}
 	}
 }
 

@@ -103,18 +103,27 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 	return text(cmd.Verb.Usage())
 }
 
-// authorised reports whether from is an approver; a refused attempt is
-// logged and, when it names a known request, audited.
+// authorised reports whether from is an approver, or, for an approve or
+// deny of a known request, an approver its conversation's profile adds; a
+// refused attempt is logged and, when it names a known request, audited.
 func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) bool {
 	if b.IsApprover(from) {
 		return true
 	}
+	resolves := cmd.Token != "" && (cmd.Verb == VerbApprove || cmd.Verb == VerbDeny)
+	var a record.Approval
+	known := false
+	if resolves {
+		var err error
+		a, err = b.o.Store.Approval(ctx, cmd.Token)
+		known = err == nil
+	}
+	if known && b.o.Profiles != nil && slices.Contains(b.o.Profiles.Approvers(a.Conv), from) {
+		return true
+	}
 	b.log.Warn().Str("from", string(from)).Str("conv", conv.Key()).Str("verb", string(cmd.Verb)).
 		Str("approval", b.ref(cmd.Token)).Msg("hitl: command from an identity that is not an approver refused")
-	if cmd.Token == "" || (cmd.Verb != VerbApprove && cmd.Verb != VerbDeny) {
-		return false
-	}
-	if a, err := b.o.Store.Approval(ctx, cmd.Token); err == nil {
+	if known {
 		b.refuse(ctx, a, from, cmd.Verb, "not an approver")
 	}
 	return false

@@ -26,6 +26,19 @@ import (
 // full, and an approval resolved in its own conversation would then wait on
 // its own worker.
 func (b *Broker) Run(ctx context.Context) error {
+	listening, heard := make(chan struct{}), make(chan struct{})
+	if n, ok := b.o.Store.(ResolutionNotifier); ok && b.o.Instance != "" {
+		go func() {
+			defer close(listening)
+			b.listen(ctx, n, func() { close(heard) })
+		}()
+		select { // Ready once it hears the others (or could not)
+		case <-heard:
+		case <-ctx.Done():
+		}
+	} else {
+		close(listening)
+	}
 	b.sweep(ctx)
 	b.readyOnce.Do(func() { close(b.ready) })
 	t := time.NewTicker(b.o.SweepEvery)
@@ -34,6 +47,7 @@ func (b *Broker) Run(ctx context.Context) error {
 		b.drain(ctx)
 		select {
 		case <-ctx.Done():
+			<-listening
 			b.stopRuns()
 			b.dropOutbox()
 			return nil
@@ -45,11 +59,17 @@ func (b *Broker) Run(ctx context.Context) error {
 }
 
 // sweep is one expiry sweep: it records the interruptions Recover could not
-// record, then expires overdue approvals.
+// record, then expires overdue approvals; with a SharedStore it also marks
+// interrupted the runs of other instances that are gone.
 func (b *Broker) sweep(ctx context.Context) {
 	b.RetryInterrupted(ctx)
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
+	}
+	if s, ok := b.sharedStore(); ok {
+		if _, err := b.interruptDead(ctx, s, false); err != nil {
+			b.log.Error().Err(err).Msg("hitl: sweep of the runs of instances gone failed")
+		}
 	}
 }
 
@@ -88,6 +108,10 @@ func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 		return false
 	}
 	a.Status, a.Note = record.StatusExpired, note
+	// Recorded in the store: the report must not be lost to a shutdown
+	// (another instance will not expire it again).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
 	b.o.Metrics.Approval("expired", b.o.Now().Sub(a.Created))
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Msg("hitl: approval expired")
 	b.audit(ctx, a, "expired", "")
@@ -103,7 +127,15 @@ func (b *Broker) expire(ctx context.Context, a record.Approval) bool {
 // start-up, before anything can claim one. It returns how many it marked.
 // One whose mark fails to be recorded is logged, counted and remembered:
 // each sweep of Run (or RetryInterrupted) tries it again.
+//
+// With a SharedStore, other instances may be running approved calls right
+// now: Recover then marks only the runs of this instance's earlier process
+// (Options.Instance) and of instances already gone (heartbeat older than
+// Options.LeaseTTL); Run's sweeps mark those that die later.
 func (b *Broker) Recover(ctx context.Context) (int, error) {
+	if s, ok := b.sharedStore(); ok {
+		return b.interruptDead(ctx, s, true)
+	}
 	list, err := b.o.Store.Approvals(ctx, record.StatusExecuting)
 	if err != nil {
 		return 0, fmt.Errorf("hitl: recover: %w", err)
@@ -138,7 +170,7 @@ func (b *Broker) RetryInterrupted(ctx context.Context) int {
 // and reports whether it did. A failure other than a concurrent finish
 // leaves it in b.unrecovered for the next sweep.
 func (b *Broker) interrupt(ctx context.Context, a record.Approval) bool {
-	a.Status, a.Note = record.StatusInterrupted, "the bot stopped while this action was running; not run again"
+	a.Status, a.Note = record.StatusInterrupted, interruptedNote
 	defer b.decide(a.RequestedBy)()
 	err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
 	b.mu.Lock()
@@ -268,7 +300,13 @@ func (b *Broker) followUpDone(requester core.Identity) func() {
 // before it ends, so an approval that is no longer pending in the store
 // is seen in memory.
 func (b *Broker) Outstanding(ctx context.Context, requester core.Identity) (bool, error) {
-	pending, err := b.o.Store.Approvals(ctx, record.StatusPending)
+	// On a shared store executing too: the run may be another
+	// instance's, which this instance's memory does not see.
+	statuses := []record.Status{record.StatusPending}
+	if _, ok := b.sharedStore(); ok {
+		statuses = append(statuses, record.StatusExecuting)
+	}
+	pending, err := b.o.Store.Approvals(ctx, statuses...)
 	if err != nil {
 		return false, fmt.Errorf("hitl: outstanding: %w", err)
 	}

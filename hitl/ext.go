@@ -3,9 +3,12 @@ package hitl
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
 var (
@@ -58,7 +61,35 @@ func (b *Broker) StatusLines(ctx context.Context, conv core.Conversation) []stri
 	if n := b.runningIn(conv); n > 0 {
 		lines = append(lines, fmt.Sprintf("Approved actions running here: %d (/cancel stops them).", n))
 	}
-	return lines
+	return append(lines, b.runningElsewhere(ctx, conv)...)
+}
+
+// runningElsewhere says, with a SharedStore, how many of conv's approved
+// actions other instances run, and which (none without one).
+func (b *Broker) runningElsewhere(ctx context.Context, conv core.Conversation) []string {
+	if _, ok := b.sharedStore(); !ok {
+		return nil
+	}
+	list, err := b.o.Store.Approvals(ctx, record.StatusExecuting)
+	if err != nil {
+		b.log.Error().Err(err).Str("conv", conv.Key()).Msg("hitl: status: could not list running approvals")
+		return []string{"Approved actions running on other instances: unknown (storage error)."}
+	}
+	var where []string
+	n := 0
+	for _, a := range list {
+		if a.Conv.Key() != conv.Key() || a.Instance == b.o.Instance {
+			continue
+		}
+		n++
+		if name := textutil.GraphicLine(textutil.Shorten(a.Instance, 64)); !slices.Contains(where, name) && len(where) < maxStatusTokens {
+			where = append(where, name)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Approved actions running here on other instances: %d (on %s; /cancel stops only this instance's).", n, strings.Join(where, ", "))}
 }
 
 // approversLine is /status's line naming the approvers by person.

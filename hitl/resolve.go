@@ -63,7 +63,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 			reply: fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
 	}
 	decided := b.decide(a.RequestedBy) // until the run has started
-	claimed, err := b.o.Store.ClaimApproval(ctx, a.Token, record.StatusExecuting, from, "", b.o.Now())
+	claimed, err := b.claim(ctx, a.Token, record.StatusExecuting, from, "")
 	if err != nil {
 		b.release()
 		decided()
@@ -197,6 +197,7 @@ func (b *Broker) announce(ctx context.Context, a record.Approval, text string, c
 		b.d.Resolved(ctx, c, res)
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
+	b.tellOthers(ctx, a.Token)
 }
 
 // resolution is what gateways are told about a's outcome, as of now.

@@ -157,6 +157,7 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 		b.d.Resolved(rctx, c, res2)
 		b.reply(rctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
+	b.tellOthers(rctx, a.Token)
 	b.queue(a, llmRan(a, res, runErr))
 }
 

@@ -145,7 +145,8 @@ type Memory interface {
 // Checkpoints is the index of workspace checkpoints: the methods of
 // checkpoint.Index (internal/checkpoint), listed here so that store packages
 // need not import it. The blobs the files name live beside the store, in a
-// directory the checkpoint package owns.
+// directory the checkpoint package owns, or in the shared database
+// (CheckpointBlobStore).
 type Checkpoints interface {
 	AddCheckpoint(ctx context.Context, c record.Checkpoint) (int64, error)
 	Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]record.Checkpoint, error)
@@ -154,6 +155,31 @@ type Checkpoints interface {
 	MarkUndone(ctx context.Context, from int64, by core.Identity, at time.Time) (int64, error)
 	DeleteCheckpoints(ctx context.Context, ids ...int64) error
 	CheckpointBlobs(ctx context.Context) (map[string]int64, error)
+}
+
+// CheckpointBlobStore keeps the blobs of checkpoints in a database several
+// instances share, so that /undo works from any of them: the methods of
+// checkpoint.BlobTable (internal/checkpoint), listed here so that store
+// packages need not import it. A store that is not shared (SQLite) leaves
+// the blobs to the checkpoint package's directory and need not implement
+// it. Each blob is keyed by sum, the hex SHA-256 of its content, and
+// carries the time it was last stored or found in use.
+type CheckpointBlobStore interface {
+	// PutCheckpointBlob stores content as the blob sum unless it is
+	// stored already (then it only marks it in use now), and reports
+	// whether it added it.
+	PutCheckpointBlob(ctx context.Context, sum string, content []byte) (added bool, err error)
+	// CheckpointBlob returns the blob sum, or an error matching
+	// record.ErrNotFound.
+	CheckpointBlob(ctx context.Context, sum string) ([]byte, error)
+	// TouchCheckpointBlobs marks the blobs of sums that are stored in use
+	// now and returns them.
+	TouchCheckpointBlobs(ctx context.Context, sums []string) ([]string, error)
+	// CollectCheckpointBlobs deletes the blobs not in keep and not in use
+	// within idle of now, and returns how many it deleted.
+	CollectCheckpointBlobs(ctx context.Context, keep []string, idle time.Duration) (int64, error)
+	// CheckpointBlobsSize is the bytes of all the blobs.
+	CheckpointBlobsSize(ctx context.Context) (int64, error)
 }
 
 // Server is implemented by a store on a database server: `bot doctor`

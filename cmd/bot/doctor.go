@@ -43,7 +43,8 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	doctorHITL(r, cfg)
 	doctorTools(r, cfg)
 	doctorAttachments(r, cfg)
-	doctorMCP(ctx, r, cfg, sec)
+	mcpTools, mcpDown := doctorMCP(ctx, r, cfg, sec)
+	doctorProfiles(r, cfg, sec, mcpTools, mcpDown)
 	doctorSchedules(r, cfg, time.Now())
 	doctorStore(ctx, r, cfg)
 	if cfg.HTTP.Listen != "" {
@@ -370,6 +371,7 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		// The server's own text: shown, not trusted.
 		r.line("store", "server: %s", textutil.Visible(v))
 	}
+	doctorCluster(ctx, r, cfg, db)
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)

@@ -253,6 +253,13 @@ func (j *judge) testOne(ctx context.Context, a core.Action, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "tool:         %s\n", show(a.Call.Name))
 	fmt.Fprintf(stdout, "arguments:    %s\n", j.showEscaped(a.Call.Args))
 	fmt.Fprintf(stdout, "from:         %s in %s\n", show(string(a.From)), show(a.Conv.Key()))
+	if len(j.cfg.Profiles) > 0 {
+		profile := jd.Profile
+		if profile == "" {
+			profile = "none (the top-level settings)"
+		}
+		fmt.Fprintf(stdout, "profile:      %s\n", show(profile))
+	}
 	fmt.Fprintf(stdout, "decision:     %s\n", jd.Decision.Verdict)
 	rule := jd.Policy.Rule
 	if jd.Standing {
@@ -369,6 +376,23 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "(none)")
 	}
 	fmt.Fprintln(stdout, j.defaults(catchAll))
+	for _, p := range j.gate.Profiles.List() {
+		tools := "every tool"
+		if p.Tools != nil {
+			tools = "only " + strings.Join(p.Tools, ", ")
+			if len(p.Tools) == 0 {
+				tools = "no tool"
+			}
+		}
+		fmt.Fprintf(stdout, "\nprofile %s (%s; %s), its rules before policy.rules:\n",
+			j.showEscaped(p.Name), j.showEscaped(strings.Join(p.Match, ", ")), j.showEscaped(tools))
+		for _, r := range p.Rules {
+			fmt.Fprintln(stdout, j.showEscaped(r.Name()))
+		}
+		if len(p.Rules) == 0 {
+			fmt.Fprintln(stdout, "(none)")
+		}
+	}
 	return exitOK
 }
 

@@ -14,6 +14,14 @@
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
 //	                             [-bot PATH] [-cpuprofile FILE]
+//	                             [-instances 1,2,3 [-dsn postgres://…]]
+//
+// With -instances and a PostgreSQL server (-dsn, or the variable
+// GATEHOUSE_TEST_POSTGRES_DSN) it then runs the same burst against 1, 2, 3
+// instances of the bot on one fresh database each and prints replies per
+// second, CPU per message and the database's transactions and rows written
+// per message (pg_stat_database); without a server it says in one line
+// that it skipped them.
 //
 // It is a command rather than a test because it reports figures and is run
 // by hand and in CI; it asserts no timing. It exits 1 when any message is
@@ -49,6 +57,10 @@ func main() {
 type options struct {
 	messages, chats, runs int
 	bot, cpuprofile       string
+	// instances lists the multi-instance runs (-instances 1,2,3): that
+	// many bots on one PostgreSQL database on the server dsn names.
+	instances []int
+	dsn       string
 }
 
 // parseOptions parses the flags; -short picks the CI sizes unless a size
@@ -63,7 +75,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	short := fs.Bool("short", false, "CI size: 200 messages over 20 chats, 3 start-ups")
 	fs.StringVar(&o.bot, "bot", "", "bot binary to measure (default: build ./cmd/bot into a temporary directory)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
+	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
+	fs.StringVar(&o.dsn, "dsn", "", "PostgreSQL server for -instances, as a role that may create databases (default $"+dsnEnv+"); each run gets a fresh database, dropped afterwards")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var err error
+	if o.instances, err = parseInstances(*instances); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -108,6 +126,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !rep.tally.ok() {
 		fmt.Fprintln(stderr, "gatehouse-bench: FAIL: every message must get exactly one reply of its own")
 		return exitFail
+	}
+	if len(o.instances) == 0 {
+		return exitOK
+	}
+	dsn := o.dsn
+	if dsn == "" {
+		dsn = os.Getenv(dsnEnv)
+	}
+	if dsn == "" {
+		fmt.Fprintln(stdout, "\nmulti-instance mode skipped: no PostgreSQL server (pass -dsn or set "+dsnEnv+")")
+		return exitOK
+	}
+	runs, err := measureCluster(ctx, o, rep.bin, dsn, dir, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gatehouse-bench: multi-instance:", err)
+		return exitFail
+	}
+	printCluster(stdout, runs, o)
+	for _, r := range runs {
+		if !r.tally.ok() {
+			fmt.Fprintf(stderr, "gatehouse-bench: FAIL: %d instances: every message must get exactly one reply of its own\n", r.instances)
+			return exitFail
+		}
 	}
 	return exitOK
 }

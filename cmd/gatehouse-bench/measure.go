@@ -19,6 +19,7 @@ const firstChat = 1001
 
 // report is what one bench run measured.
 type report struct {
+	bin      string // the bot binary measured
 	machine  machine
 	opts     options
 	startups []time.Duration // one per run, sorted
@@ -41,6 +42,7 @@ func measure(ctx context.Context, o options, dir string, progress io.Writer) (*r
 			return nil, err
 		}
 	}
+	rep.bin = bin
 	tg := faketg.New(faketg.Options{})
 	defer tg.Close()
 	ai := fakeopenai.New()

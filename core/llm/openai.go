@@ -109,6 +109,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 // connection for most requests; the CPU profile of the bench showed it.
 const MaxIdleConnsPerHost = 16
 
+// NewTransport returns the transport of the HTTP client NewOpenAI makes
+// when OpenAIConfig.HTTPClient is nil, for a client shared by several
+// providers of one server.
+func NewTransport() *http.Transport { return newTransport() }
+
 // newTransport is http.DefaultTransport (proxy from the environment,
 // timeouts, HTTP/2) keeping MaxIdleConnsPerHost idle connections per host.
 func newTransport() *http.Transport {

@@ -63,6 +63,11 @@ type Deps struct {
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.
 	Metrics *metrics.Registry
+	// Lease, when set, opens the websocket session only while this
+	// instance holds the lease "discord:<bot id>" (gateways.RunUnderLease):
+	// Discord delivers each event to every session of a token, so
+	// instances sharing a store run one session per token. Nil: always.
+	Lease *gateways.LeaseConfig
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -53,6 +53,7 @@ type Gateway struct {
 	cdn       *url.URL       // the only origin attachments are fetched from
 	secrets   *secrets.Set
 	approvals gateways.Approvals
+	lease     *gateways.LeaseConfig
 	out       *gateways.Outbox
 	// delivery and reconnected record this gateway's metrics.
 	delivery    metrics.Delivery
@@ -68,6 +69,7 @@ type Gateway struct {
 	conn        connStats
 	registered  atomic.Bool // the slash commands were registered
 	up          atomic.Bool // READY or RESUMED received and not lost since
+	standby     atomic.Bool // the session waits for the lease another instance holds
 }
 
 // runState is what a running gateway hands to its background work.
@@ -88,6 +90,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		log:       d.Log.With().Str("gateway", Name).Logger(),
 		secrets:   secrets.New(cfg.Token),
 		approvals: d.Approvals,
+		lease:     d.Lease,
 		prompts:   new(gateways.PromptBook[promptRef]),
 		slash:     newSlashBook(),
 		guilds:    newChannelGuilds(4096),
@@ -161,11 +164,35 @@ func (g *Gateway) DeliveryStats() gateways.DeliveryStats { return g.out.Stats() 
 // Run opens the websocket and receives events until ctx ends; it returns
 // nil on cancellation. Messages are submitted in the order they arrive;
 // interactions are acknowledged at once and handled in the background.
+// Under a lease (Deps.Lease) the websocket session is open only while
+// this instance holds the lease "discord:<bot id>": one session per token
+// among the instances sharing a store, taken over by another when the
+// holder dies; sending works from every instance.
 func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
 	g.run.Store(&runState{ctx: ctx, inbox: inbox})
 	defer g.waitBackground()
+	if l := g.lease; l != nil {
+		g.standby.Store(true)
+		return gateways.RunUnderLease(ctx, l.Leaser, g.leaseName(), l.Holder, l.TTL, g.log,
+			func(ctx context.Context) error {
+				g.standby.Store(false)
+				defer g.standby.Store(true)
+				return g.receive(ctx, inbox)
+			})
+	}
+	return g.receive(ctx, inbox)
+}
+
+// leaseName is the lease the websocket session runs under: one per bot.
+func (g *Gateway) leaseName() string { return Name + ":" + g.self.ID }
+
+// receive opens the websocket, reopens it when lost, and submits the
+// messages it delivers until ctx ends; then it closes it (a later call
+// opens it again, as after a lease taken back).
+func (g *Gateway) receive(ctx context.Context, inbox gateways.Inbox) error {
 	remove := g.addHandlers()
 	defer remove()
+	g.conn.closing.Store(false)
 	if err := g.open(ctx); err != nil {
 		return nil // ctx ended before the websocket opened
 	}

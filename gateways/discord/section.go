@@ -116,7 +116,8 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if d.Tune != nil {
 		d.Tune(&c)
 	}
-	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics})
+	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics,
+		Lease: d.Lease})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.discord: %w", err)
 	}

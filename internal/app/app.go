@@ -88,7 +88,11 @@ type App struct {
 	sched    *schedule.Scheduler
 	auth     *core.Auth
 	policy   *core.PolicyGate
-	budget   *budget.Budget
+	profiles *core.Profiles // the policy's, the engine's and the broker's
+	// profileHTTP are the HTTP clients of the profiles' providers, by
+	// provider name (buildProfiles).
+	profileHTTP map[string]*http.Client
+	budget      *budget.Budget
 	// enabled names the gateways that run (enabledGateways), which a
 	// reload's approvers are checked against: enabling one needs a restart.
 	enabled map[string]bool
@@ -165,8 +169,15 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.policy = policy
+	a.profileHTTP = map[string]*http.Client{}
+	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, a.profileHTTP, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	a.profiles = core.NewProfiles(profiles)
+	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.sched, err = buildScheduler(cfg, a.store, a.instance, o.Log); err != nil {
+	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
 		return err
 	}
 	notify, err := notifyConversations(cfg)
@@ -183,6 +194,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Usage:        a.store,
 		Budget:       a.budget,
 		BudgetNotify: notify,
+		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
 		Status:       statusReporters(a.cluster, a.mcp),
@@ -204,7 +216,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.profiles, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker
@@ -257,9 +269,18 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	g, gctx := newGroup(ctx)
 	g.Go(func() error { return a.engine.Run(gctx) })
-	g.Go(func() error { return a.broker.Run(gctx) })
+	// The heartbeat outlives the broker's Run: the approved calls still
+	// running in their grace period at shutdown are this instance's, and
+	// another instance takes them for a dead one's only once the
+	// heartbeat has stopped.
+	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
+	defer stopHeartbeat()
+	g.Go(func() error {
+		defer stopHeartbeat()
+		return a.broker.Run(gctx)
+	})
 	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
-	g.Go(func() error { return a.cluster.run(gctx, heartbeatEvery) })
+	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

@@ -26,6 +26,19 @@ const (
 	removeWait = 5 * time.Second
 )
 
+// heartbeatInterval is how often this instance heartbeats: every
+// heartbeatEvery, or, when the store is shared, a third of
+// store.lease_ttl when that is shorter, so that a live instance is never
+// taken for a dead one (its approved runs interrupted) by the others,
+// which wait lease_ttl.
+func (a *App) heartbeatInterval() time.Duration {
+	ttl := a.cfg.Store.LeaseTTL.D()
+	if a.receiverLease() == nil || ttl <= 0 {
+		return heartbeatEvery
+	}
+	return min(heartbeatEvery, max(ttl/3, 100*time.Millisecond))
+}
+
 // receiverLease is the lease receivers that the platform allows once per
 // token run under: nil unless the store is shared by several instances
 // (store.Sharer); with SQLite the lock file already makes this process

@@ -28,7 +28,7 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 
 // Reload reads the configuration again (Options.Load) and applies, for the
 // next message, what can change while the bot runs: the gateways' allow
-// lists, hitl.approvers and hitl.people, policy.rules, budget and every provider's price
+// lists, hitl.approvers and hitl.people, policy.rules, profiles, budget and every provider's price
 // (llm.providers[N].price, for the next request), schedules and log.level. Every other key that differs from the
 // running configuration is logged, by name and never with its value, as
 // changed and needing a restart; it is not applied. A configuration that
@@ -47,7 +47,7 @@ func (a *App) Reload(ctx context.Context) error {
 	for _, key := range restart {
 		a.log.Warn().Str("key", key).Msgf("config reload: %s changed; needs a restart (the running value is kept)", key)
 	}
-	a.log.Info().Int("needs_restart", len(restart)).Msg("config reloaded: allow lists, approvers, policy, budgets, prices, schedules and log level apply to the next message")
+	a.log.Info().Int("needs_restart", len(restart)).Msg("config reloaded: allow lists, approvers, policy, profiles, budgets, prices, schedules and log level apply to the next message")
 	return nil
 }
 
@@ -83,6 +83,10 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err := checkApprovers(cfg, a.enabled); err != nil {
 		return nil, err
 	}
+	profiles, err := buildProfiles(cfg, a.cfg.LLM.Providers, a.profileHTTP, a.log, a.metrics, a.budget)
+	if err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
 	if err := a.broker.SetApprovers(approvers, people(cfg)...); err != nil {
 		return nil, fmt.Errorf("hitl.approvers, hitl.people: %w", err)
@@ -90,6 +94,7 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
 	a.policy.SetRules(rules)
+	a.profiles.Set(profiles)
 	a.budget.Set(caps, prices)
 	if err := a.sched.SetEntries(entries); err != nil {
 		return nil, err // checked above; kept for safety
@@ -136,6 +141,7 @@ var reloadable = map[string]bool{
 	"budget":         true,
 	"schedules":      true,
 	"log.level":      true,
+	"profiles":       true,
 }
 
 // restartKeys names the keys whose value differs between the running

@@ -27,14 +27,26 @@ func ScheduleEntries(cfg *config.Config) ([]schedule.Entry, error) {
 
 // buildScheduler builds the scheduler of the configured schedules, each
 // slot claimed in the store by instance (so that instances sharing the
-// store run it once); the tracker (the broker) is set once it exists.
-func buildScheduler(cfg *config.Config, slots schedule.SlotClaimer, instance string, log zerolog.Logger) (*schedule.Scheduler, error) {
+// store run it once); with runs (a shared store's leases, else nil) a run
+// going on one instance holds the slots on all of them, as it does on its
+// own. The tracker (the broker) is set once it exists.
+func buildScheduler(cfg *config.Config, slots schedule.SlotClaimer, runs schedule.RunLeaser, instance string, log zerolog.Logger) (*schedule.Scheduler, error) {
 	entries, err := ScheduleEntries(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return schedule.New(entries, schedule.Options{Slots: slots, Instance: instance,
-		Log: log.With().Str("component", "schedule").Logger()})
+	return schedule.New(entries, schedule.Options{Slots: slots, Runs: runs, LeaseTTL: cfg.Store.LeaseTTL.D(),
+		Instance: instance, Log: log.With().Str("component", "schedule").Logger()})
+}
+
+// runLeaser is the store's leases when several instances share it
+// (store.Sharer), for the scheduler's runs; nil with SQLite, which stays
+// as it was (one process, no lease written).
+func (a *App) runLeaser() schedule.RunLeaser {
+	if a.receiverLease() == nil {
+		return nil
+	}
+	return a.store
 }
 
 // checkScheduleGateways refuses a schedule whose conversation is on a

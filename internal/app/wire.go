@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,24 +109,37 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 }
 
 // buildCheckpoints returns the workspace checkpoints over the store, or
-// nil when tools.checkpoints.enabled is false.
+// nil when tools.checkpoints.enabled is false. On a store several
+// instances share (store.Sharer) the blobs are in its database
+// (store.CheckpointBlobStore), so that /undo works from any instance;
+// otherwise in the directory beside the store, as always.
 func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
 	}
-	blobs, err := storetable.Blobs(cfg)
-	if err != nil {
-		return nil, err
+	o := checkpoint.Options{
+		Workspace: cfg.Tools.Workspace,
+		MaxFile:   int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
+		Index: st, Audit: st, Log: log, Now: now,
+	}
+	if sh, ok := st.(store.Sharer); ok && sh.Shared() {
+		table, ok := st.(store.CheckpointBlobStore)
+		if !ok {
+			return nil, errors.New("tools.checkpoints: this store is shared but cannot keep checkpoint blobs")
+		}
+		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
+	} else {
+		blobs, err := storetable.Blobs(cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.Blobs = blobs
 	}
 	if err := os.MkdirAll(cfg.Tools.Workspace, 0o755); err != nil {
 		return nil, fmt.Errorf("tools.workspace: %w", err)
 	}
-	m, err := checkpoint.New(ctx, checkpoint.Options{
-		Workspace: cfg.Tools.Workspace, Blobs: blobs,
-		MaxFile: int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
-		Index: st, Audit: st, Log: log, Now: now,
-	})
+	m, err := checkpoint.New(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("tools.checkpoints: %w", err)
 	}
@@ -158,14 +174,7 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 			log.Warn().Str("provider", p.Name).Str("reason", why).Msg("llm provider skipped")
 			continue
 		}
-		timeout := p.Timeout.D()
-		if timeout == 0 {
-			timeout = cfg.LLM.Timeout.D()
-		}
-		prov, err := llm.NewOpenAI(llm.OpenAIConfig{
-			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
-			Stream: p.Stream, Timeout: timeout, Vision: p.Vision,
-		})
+		prov, err := newOpenAI(cfg, p, nil)
 		if err != nil {
 			return nil, media, fmt.Errorf("llm.providers[%d]: %w", i, err)
 		}
@@ -186,6 +195,19 @@ func buildProviders(cfg *config.Config, log zerolog.Logger, rec llm.Recorder, b 
 		return ps[0], media, nil
 	}
 	return llm.NewCascade(log, ps...), media, nil
+}
+
+// newOpenAI returns the client of provider p; hc, when not nil, is its
+// HTTP client (and connections), else it gets its own.
+func newOpenAI(cfg *config.Config, p config.Provider, hc *http.Client) (*llm.OpenAI, error) {
+	timeout := p.Timeout.D()
+	if timeout == 0 {
+		timeout = cfg.LLM.Timeout.D()
+	}
+	return llm.NewOpenAI(llm.OpenAIConfig{
+		Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey.Value(), Model: p.Model,
+		Stream: p.Stream, Timeout: timeout, Vision: p.Vision, HTTPClient: hc,
+	})
 }
 
 // buildAttachments returns the receiver of files sent with messages.
@@ -210,26 +232,37 @@ func Tools(cfg *config.Config, sec *secrets.Set, log zerolog.Logger) (*tools.Reg
 	return buildTools(cfg, sec, nil, nil, log)
 }
 
-// Policy returns the policy gate of cfg's policy.rules over the tools of
-// catalog, without standing allows (the bot adds its broker). The running
-// bot and `bot policy test` / `bot policy explain` both build it here.
+// Policy returns the policy gate of cfg's policy.rules and profiles over
+// the tools of catalog, without standing allows (the bot adds its broker,
+// and its profiles with their providers). The running bot and `bot policy
+// test` / `bot policy explain` both build it here.
 func Policy(cfg *config.Config, catalog core.ToolCatalog) (*core.PolicyGate, error) {
 	rules, err := policyRules(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &core.PolicyGate{Rules: rules, Catalog: catalog}, nil
+	profiles, err := profilePolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &core.PolicyGate{Rules: rules, Catalog: catalog, Profiles: core.NewProfiles(profiles)}, nil
 }
 
 // policyRules converts policy.rules to the core's rules, numbered from 1.
 func policyRules(cfg *config.Config) ([]core.Rule, error) {
-	rules := make([]core.Rule, 0, len(cfg.Policy.Rules))
-	for i, r := range cfg.Policy.Rules {
-		cr := core.Rule{Index: i + 1, Tool: r.Tool, Decision: r.Verdict()}
+	return rulesOf(cfg.Policy, "policy", "")
+}
+
+// rulesOf converts the rules of p, at key prefix, to the core's rules,
+// numbered from 1; profile names the profile they belong to, if any.
+func rulesOf(p config.Policy, prefix, profile string) ([]core.Rule, error) {
+	rules := make([]core.Rule, 0, len(p.Rules))
+	for i, r := range p.Rules {
+		cr := core.Rule{Index: i + 1, Profile: profile, Tool: r.Tool, Decision: r.Verdict()}
 		if r.Args != "" {
 			re, err := regexp.Compile(r.Args)
 			if err != nil {
-				return nil, fmt.Errorf("policy.rules[%d].args: %w", i, err)
+				return nil, fmt.Errorf("%s.rules[%d].args: %w", prefix, i, err)
 			}
 			cr.Args = re
 		}
@@ -239,11 +272,19 @@ func policyRules(cfg *config.Config) ([]core.Rule, error) {
 }
 
 // allowLists returns each gateway's allow list, as its section says (a
-// gateway on the machine's own terminal lets its one local person talk).
+// gateway on the machine's own terminal lets its one local person talk),
+// with the profiles' approvers on theirs: like hitl.approvers, they may
+// talk to the bot, to approve.
 func allowLists(cfg *config.Config) map[string][]string {
 	out := make(map[string][]string)
 	for _, name := range cfg.Gateways.Names() {
 		out[name] = cfg.Gateways.Section(name).Allow()
+	}
+	for _, p := range cfg.Profiles {
+		for _, id := range identities(p.Approvers) {
+			g := id.Gateway()
+			out[g] = append(slices.Clip(out[g]), string(id))
+		}
 	}
 	return out
 }
@@ -302,13 +343,22 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 	return caps, prices
 }
 
-// buildBroker builds the approval broker on the store.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+// buildBroker builds the approval broker on the store; profiles add
+// approvers to their conversations' requests.
+func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
 	}
+	// Shared by several instances (PostgreSQL): the broker records which
+	// instance runs each approved call and interrupts only the runs of
+	// instances gone; one process (SQLite) recovers as it always did.
+	if sh, ok := st.(store.Sharer); !ok || !sh.Shared() {
+		instance = ""
+	}
 	b, err := hitl.NewBroker(d, hitl.Options{
+		Instance:          instance,
+		LeaseTTL:          cfg.Store.LeaseTTL.D(),
 		TTL:               cfg.HITL.TTL.D(),
 		Approvers:         identities(cfg.HITL.Approvers),
 		People:            people(cfg),
@@ -317,6 +367,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, m *metri
 		Store:             st,
 		Audit:             st,
 		Standing:          st,
+		Profiles:          profiles,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 		Metrics:           m,

@@ -125,14 +125,59 @@ func usd(v float64) string {
 
 // Exceeded returns the first cap reached, the conversation's own first.
 func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core.BudgetCap, bool, error) {
+	return b.exceeded(ctx, conv, now, convCap{})
+}
+
+// convCap replaces budget.conversation_daily_tokens where it is set: a
+// profile's cap (Budget.PerConversation).
+type convCap struct {
+	tokens int    // 0: the Budget's own cap
+	key    string // the cap's configuration key
+}
+
+// of returns the conversation cap in force over l, and its key.
+func (c convCap) of(l *limits) (int, string) {
+	if c.tokens > 0 {
+		return c.tokens, c.key
+	}
+	return l.caps.ConversationDailyTokens, "budget.conversation_daily_tokens"
+}
+
+// PerConversation returns b with tokens as the cap of each conversation
+// (named key in what it tells people, "profiles[0].budget.…"); the caps
+// over all conversations, the prices and Set are b's. tokens 0 is b
+// itself.
+func (b *Budget) PerConversation(tokens int, key string) core.Budget {
+	if tokens <= 0 {
+		return b
+	}
+	return capped{b: b, c: convCap{tokens: tokens, key: key}}
+}
+
+// capped is a Budget with its own conversation cap.
+type capped struct {
+	b *Budget
+	c convCap
+}
+
+func (c capped) Exceeded(ctx context.Context, conv string, now time.Time) (core.BudgetCap, bool, error) {
+	return c.b.exceeded(ctx, conv, now, c.c)
+}
+
+func (c capped) StatusLines(ctx context.Context, conv string, now time.Time) ([]string, error) {
+	return c.b.statusLines(ctx, conv, now, c.c)
+}
+
+// exceeded is Exceeded with the conversation cap of cc.
+func (b *Budget) exceeded(ctx context.Context, conv string, now time.Time, cc convCap) (core.BudgetCap, bool, error) {
 	l := b.limits.Load()
-	if limit := l.caps.ConversationDailyTokens; limit > 0 {
+	if limit, key := cc.of(l); limit > 0 {
 		u, err := b.usage.Usage(ctx, conv, now)
 		if err != nil {
 			return core.BudgetCap{}, false, fmt.Errorf("budget: %w", err)
 		}
 		if used := total(u); used >= limit {
-			return core.BudgetCap{Key: "budget.conversation_daily_tokens", What: "the daily token budget of this conversation",
+			return core.BudgetCap{Key: key, What: "the daily token budget of this conversation",
 				Limit: tokens(limit), Used: tokens(used), PerConversation: true}, true, nil
 		}
 	}
@@ -161,7 +206,13 @@ func (b *Budget) Exceeded(ctx context.Context, conv string, now time.Time) (core
 // their recorded cost when any provider has a price, each against its cap
 // where one is set.
 func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([]string, error) {
+	return b.statusLines(ctx, conv, now, convCap{})
+}
+
+// statusLines is StatusLines with the conversation cap of cc.
+func (b *Budget) statusLines(ctx context.Context, conv string, now time.Time, cc convCap) ([]string, error) {
 	l := b.limits.Load()
+	convLimit, _ := cc.of(l)
 	mine, err := b.usage.Usage(ctx, conv, now)
 	if err != nil {
 		return nil, fmt.Errorf("budget: %w", err)
@@ -170,7 +221,7 @@ func (b *Budget) StatusLines(ctx context.Context, conv string, now time.Time) ([
 	if err != nil {
 		return nil, fmt.Errorf("budget: %w", err)
 	}
-	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), l.caps.ConversationDailyTokens > 0, tokens(l.caps.ConversationDailyTokens)) +
+	lines := []string{"Usage today (UTC): this conversation " + against(tokens(total(mine)), convLimit > 0, tokens(convLimit)) +
 		"; all conversations " + against(tokens(total(all)), l.caps.DailyTokens > 0, tokens(l.caps.DailyTokens))}
 	if len(l.prices) > 0 {
 		lines = append(lines, "Cost today (UTC): "+against(usd(all.SummedCost()), l.caps.DailyUSD > 0, usd(l.caps.DailyUSD)))

@@ -1,7 +1,8 @@
 // Package checkpoint records the workspace before every tool call that may
 // change it and restores it on /undo. File contents are kept as
 // content-addressed blobs (named by SHA-256, so each content is stored
-// once) in a directory beside the database; the index of checkpoints (the
+// once) in a BlobStore: a directory beside the database, or a table of a
+// database several instances share; the index of checkpoints (the
 // call, its conversation and approval, and the manifest of every entry) is
 // in the store. A checkpoint hashes and copies only the files whose size,
 // modification time, change time or inode differ from the last checkpoint:
@@ -10,14 +11,13 @@
 // Blobs are written and synced before the index row that names them is
 // committed, and checkpoints are removed from the index before their blobs
 // are deleted, so a crash at any point leaves an index whose every blob is
-// on disk; blobs nothing names are collected at start and when pruning.
+// stored; blobs nothing names are collected at start and when pruning.
 package checkpoint
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,8 +68,15 @@ type Audit interface {
 type Options struct {
 	// Workspace is the directory recorded and restored (tools.workspace).
 	Workspace string
-	// Blobs is the blob directory (created 0700 if missing).
+	// Blobs is the blob directory (created 0700 if missing), used when
+	// BlobStore is nil.
 	Blobs string
+	// BlobStore keeps the blobs; a directory at Blobs when nil.
+	BlobStore BlobStore
+	// Shared says that other instances share the index and the blob
+	// store: each checkpoint then starts from the index's newest
+	// checkpoint and the store's total, not from this Manager's own.
+	Shared bool
 	// MaxFile is the largest file a checkpoint copies; a workspace holding
 	// a larger one gets no checkpoint. DefaultMaxFile when zero.
 	MaxFile int64
@@ -103,8 +110,9 @@ type Options struct {
 // use: checkpoints, restores and pruning are serialised, and a restore is
 // refused while a changing tool call runs.
 type Manager struct {
-	o   Options
-	log zerolog.Logger
+	o     Options
+	log   zerolog.Logger
+	blobs BlobStore
 
 	// runs is held for reading by every changing tool call from its
 	// checkpoint to its end, and for writing by a restore, which never
@@ -115,7 +123,7 @@ type Manager struct {
 	undoing atomic.Bool
 
 	mu    sync.Mutex // serialises checkpoints, restores and pruning
-	total int64      // bytes in the blob directory; under mu
+	total int64      // bytes in the blob store; under mu
 	stale bool       // checkpoints were deleted since the last collection; under mu
 	// pruned are the checkpoints the current take pruned for room; under mu.
 	pruned []record.Checkpoint
@@ -123,15 +131,16 @@ type Manager struct {
 	// stat cache of the next one, without reading it back from the index
 	// (one bot per database). Nil until the first take, which reads the
 	// index. Its blobs may have been pruned since: every collection spares
-	// the blobs the checkpoint being taken reuses. Under mu.
+	// the blobs the checkpoint being taken reuses. Under mu. Always nil
+	// when Options.Shared: another instance may have taken a later one.
 	last *record.Checkpoint
 }
 
 // New returns a Manager over o, creating the blob directory and collecting
 // blobs no checkpoint names (left by a crash).
 func New(ctx context.Context, o Options) (*Manager, error) {
-	if o.Workspace == "" || o.Blobs == "" || o.Index == nil {
-		return nil, errors.New("checkpoint: need a workspace, a blob directory and an index")
+	if o.Workspace == "" || (o.Blobs == "" && o.BlobStore == nil) || o.Index == nil {
+		return nil, errors.New("checkpoint: need a workspace, a blob store and an index")
 	}
 	if o.MaxFile <= 0 {
 		o.MaxFile = DefaultMaxFile
@@ -161,13 +170,15 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, fmt.Errorf("checkpoint: workspace: %w", err)
 	}
 	o.Workspace = ws
-	if err := mkdirDurable(o.Blobs, o.syncDir); err != nil {
-		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
+	blobs := o.BlobStore
+	if blobs == nil {
+		fb, err := newFileBlobs(o.Blobs, o.syncDir)
+		if err != nil {
+			return nil, err
+		}
+		o.Blobs, blobs = fb.dir, fb
 	}
-	if o.Blobs, err = realPath(o.Blobs); err != nil {
-		return nil, fmt.Errorf("checkpoint: blobs: %w", err)
-	}
-	m := &Manager{o: o, log: o.Log.With().Str("component", "checkpoint").Logger()}
+	m := &Manager{o: o, blobs: blobs, log: o.Log.With().Str("component", "checkpoint").Logger()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.collect(ctx, nil); err != nil {
@@ -292,6 +303,17 @@ func noteReason(err error) string {
 
 // take records one checkpoint; m.mu is held.
 func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
+	if m.o.Shared {
+		// Another instance may have taken checkpoints, pruned them and
+		// stored blobs since this one's last: the blobs it left to
+		// collect are collected before any checkpoint is pruned for room.
+		m.last, m.stale = nil, true
+		total, err := m.blobs.Total(ctx)
+		if err != nil {
+			return 0, err
+		}
+		m.total = total
+	}
 	if m.last == nil {
 		prev, err := m.o.Index.LatestCheckpoint(ctx)
 		switch {
@@ -299,13 +321,23 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 		case err != nil:
 			return 0, fmt.Errorf("checkpoint: last checkpoint: %w", err)
 		default:
-			// Once a start: a blob lost since (the directory deleted) must
-			// be copied again, not named.
-			for i, f := range prev.Files {
+			// Once a start (each take when shared): a blob lost since (the
+			// directory deleted, collected by another instance) must be
+			// copied again, not named. A shared store marks the others in
+			// use, so that no other instance collects them meanwhile.
+			var sums []string
+			for _, f := range prev.Files {
 				if f.Blob != "" {
-					if _, err := os.Stat(m.blobPath(f.Blob)); err != nil {
-						prev.Files[i].Blob = ""
-					}
+					sums = append(sums, f.Blob)
+				}
+			}
+			present, err := m.blobs.Present(ctx, sums)
+			if err != nil {
+				return 0, err
+			}
+			for i, f := range prev.Files {
+				if f.Blob != "" && !present[f.Blob] {
+					prev.Files[i].Blob = ""
 				}
 			}
 			m.last = &prev

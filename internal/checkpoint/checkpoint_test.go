@@ -26,13 +26,16 @@ var (
 	convB = core.Conversation{Gateway: "console", Chat: "b"}
 )
 
-// fixture is a Manager over a temporary workspace and a real SQLite store.
+// fixture is a Manager over a temporary workspace and a real SQLite store,
+// its blobs in the blob directory or, under TestTableBlobs, in a
+// PostgreSQL database's table (tables non-nil).
 type fixture struct {
-	t   testing.TB
-	ws  string
-	db  *sqlite.DB
-	m   *Manager
-	dir string
+	t      testing.TB
+	ws     string
+	db     *sqlite.DB
+	m      *Manager
+	dir    string
+	tables *tableFixture
 }
 
 func newFixture(t testing.TB, tune func(*Options)) *fixture {
@@ -47,7 +50,7 @@ func newFixture(t testing.TB, tune func(*Options)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{t: t, ws: ws, db: db, dir: dir}
+	f := &fixture{t: t, ws: ws, db: db, dir: dir, tables: newTableFixture(t)}
 	f.m = f.open(tune)
 	return f
 }
@@ -55,6 +58,10 @@ func newFixture(t testing.TB, tune func(*Options)) *fixture {
 func (f *fixture) open(tune func(*Options)) *Manager {
 	f.t.Helper()
 	o := Options{Workspace: f.ws, Blobs: filepath.Join(f.dir, "g.db.blobs"), Index: f.db, Audit: f.db}
+	if f.tables != nil {
+		o.Blobs, o.Shared = "", true
+		o.BlobStore = NewTableBlobs(f.tables.db, 0, time.Nanosecond)
+	}
 	if tune != nil {
 		tune(&o)
 	}
@@ -289,8 +296,8 @@ func TestMaxTotalPrunesOldestFirst(t *testing.T) {
 		if total := f.m.Total(); total > 100 {
 			t.Fatalf("after call %d the blob directory holds %d bytes, over max_total 100", i, total)
 		}
-		if du := dirBytes(t, filepath.Join(f.dir, "g.db.blobs")); du > 100 {
-			t.Fatalf("after call %d: %d bytes on disk", i, du)
+		if du := f.blobBytes(); du > 100 {
+			t.Fatalf("after call %d: %d bytes stored", i, du)
 		}
 	}
 	list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{})
@@ -345,8 +352,7 @@ func TestCrashBetweenBlobsAndIndex(t *testing.T) {
 	if !strings.HasPrefix(note, "no checkpoint:") {
 		t.Fatalf("note %q", note)
 	}
-	blobs := filepath.Join(f.dir, "g.db.blobs")
-	if dirBytes(t, blobs) == 0 {
+	if f.blobBytes() == 0 {
 		t.Fatal("no blob was written before the crash point")
 	}
 	if list, _ := f.db.Checkpoints(context.Background(), record.CheckpointFilter{Recorded: true}); len(list) != 0 {
@@ -354,7 +360,7 @@ func TestCrashBetweenBlobsAndIndex(t *testing.T) {
 	}
 	// Restart: the orphan is collected, and the index is usable.
 	m := f.open(nil)
-	if n := dirBytes(t, blobs); n != 0 {
+	if n := f.blobBytes(); n != 0 {
 		t.Fatalf("%d orphan bytes left after restart", n)
 	}
 	f.m = m
@@ -393,7 +399,7 @@ func TestSymlinksNeverFollowedOut(t *testing.T) {
 			t.Fatalf("out-link recorded as %+v", e)
 		}
 	}
-	if n := countFiles(t, filepath.Join(f.dir, "g.db.blobs")); n != 1 {
+	if n := f.blobCount(); n != 1 {
 		t.Fatalf("%d blobs, want 1 (d/f.txt only)", n)
 	}
 	// The call swaps d for a link out of the workspace.
@@ -437,9 +443,7 @@ func TestMissingBlobsRefuseBeforeChanging(t *testing.T) {
 	f.call(convA, "write_file", "")
 	f.write("a.txt", "now")
 	f.write("b.txt", "created")
-	if err := os.RemoveAll(filepath.Join(f.dir, "g.db.blobs")); err != nil {
-		t.Fatal(err)
-	}
+	f.dropBlobs()
 	reply, note := undo(f.m, convA, "console:local", true, 1)
 	if !strings.Contains(reply, "Nothing was changed") || note != "" {
 		t.Fatalf("reply %q, note %q", reply, note)
@@ -620,8 +624,7 @@ func TestGrowingFileNeverPassesMaxTotal(t *testing.T) {
 	if !strings.HasPrefix(note, "no checkpoint: log.txt grew while it was recorded") {
 		t.Errorf("note %q", note)
 	}
-	blobs := filepath.Join(f.dir, "g.db.blobs")
-	if total, du := f.m.Total(), dirBytes(t, blobs); total > 100 || du > 100 {
+	if total, du := f.m.Total(), f.blobBytes(); total > 100 || du > 100 {
 		t.Fatalf("the blob directory holds %d bytes (%d counted), over max_total 100", du, total)
 	}
 	// The next checkpoint, of a workspace that fits, is made.
@@ -829,14 +832,7 @@ func TestDamagedBlobRefusesBeforeChanging(t *testing.T) {
 			if err != nil || len(full.Files) != 1 {
 				t.Fatalf("checkpoint %+v, %v", full, err)
 			}
-			blob := f.m.blobPath(full.Files[0].Blob)
-			b, err := os.ReadFile(blob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(blob, damage.do(b), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			f.damageBlob(full.Files[0].Blob, damage.do)
 			reply, note := undo(f.m, convA, "console:local", true, 1)
 			if !strings.Contains(reply, "damaged") || !strings.Contains(reply, "a.txt") || !strings.Contains(reply, "Nothing was changed") || note != "" {
 				t.Errorf("reply %q, note %q", reply, note)

@@ -3,10 +3,6 @@ package checkpoint
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -34,7 +30,7 @@ func (m *Manager) makeRoom(ctx context.Context, p *plan) error {
 		if len(all) == 0 {
 			// Only blobs the plan reuses are left, and scan checked that
 			// the plan fits: the directory holds something else.
-			return &limitError{fmt.Sprintf("the blob directory holds %s, over tools.checkpoints.max_total (%s)",
+			return &limitError{fmt.Sprintf("the blob store holds %s, over tools.checkpoints.max_total (%s)",
 				Size(m.total), Size(m.o.MaxTotal))}
 		}
 		old := all[len(all)-1]
@@ -112,34 +108,16 @@ func (m *Manager) collect(ctx context.Context, also map[string]int64) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: collect: %w", err)
 	}
-	var total int64
-	removed := 0
-	err = filepath.WalkDir(m.o.Blobs, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		name := d.Name()
-		_, named := refs[name]
-		_, kept := also[name]
-		if strings.HasPrefix(name, "tmp-") || (!named && !kept) {
-			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-				return err
-			}
-			removed++
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		total += info.Size()
-		return nil
-	})
+	keep := make(map[string]bool, len(refs)+len(also))
+	for s := range refs {
+		keep[s] = true
+	}
+	for s := range also {
+		keep[s] = true
+	}
+	total, removed, err := m.blobs.Collect(ctx, keep)
 	if err != nil {
-		return fmt.Errorf("checkpoint: collect %s: %w", m.o.Blobs, err)
+		return err
 	}
 	if removed > 0 {
 		m.log.Info().Int("blobs", removed).Msg("checkpoint: blobs no checkpoint names removed")
@@ -148,7 +126,7 @@ func (m *Manager) collect(ctx context.Context, also map[string]int64) error {
 	return nil
 }
 
-// Total returns the bytes in the blob directory.
+// Total returns the bytes in the blob store.
 func (m *Manager) Total() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -97,7 +97,7 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 			dirs = append(dirs, d)
 			continue
 		}
-		changed, err := m.put(root, w, c, had, taken)
+		changed, err := m.put(ctx, root, w, c, had, taken)
 		if err != nil {
 			return changes, err
 		}
@@ -145,7 +145,7 @@ func (m *Manager) syncParents(changes []change) error {
 // put makes the file or symbolic link at w.Path what w records at taken;
 // c is what is there (had false: nothing). It reports whether it changed
 // the content or the kind. Directories are openDir's.
-func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken time.Time) (bool, error) {
+func (m *Manager) put(ctx context.Context, root *os.Root, w, c record.CheckpointFile, had bool, taken time.Time) (bool, error) {
 	name := filepath.FromSlash(w.Path)
 	switch w.Kind {
 	case record.KindSymlink:
@@ -170,10 +170,10 @@ func (m *Manager) put(root *os.Root, w, c record.CheckpointFile, had bool, taken
 			// touch, a formatter): the file is replaced, never changed
 			// in place, since it may be a hard link a later command made
 			// to a file outside the workspace.
-			return false, m.writeBlob(root, name, w)
+			return false, m.writeBlob(ctx, root, name, w)
 		}
 	}
-	return true, m.writeBlob(root, name, w)
+	return true, m.writeBlob(ctx, root, name, w)
 }
 
 // dirMode is a directory of the checkpoint: the mode it has during the
@@ -269,7 +269,7 @@ func (m *Manager) checkBlobs(ctx context.Context, cur, want []record.CheckpointF
 			return ctx.Err()
 		}
 		checked[w.Blob] = true
-		f, err := os.Open(m.blobPath(w.Blob))
+		f, err := m.blobs.Open(ctx, w.Blob)
 		if err != nil {
 			return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
 		}
@@ -287,8 +287,8 @@ func (m *Manager) checkBlobs(ctx context.Context, cur, want []record.CheckpointF
 
 // writeBlob writes w's content to name through a temporary file in the
 // same directory and a rename, checking the blob's hash on the way.
-func (m *Manager) writeBlob(root *os.Root, name string, w record.CheckpointFile) error {
-	src, err := os.Open(m.blobPath(w.Blob))
+func (m *Manager) writeBlob(ctx context.Context, root *os.Root, name string, w record.CheckpointFile) error {
+	src, err := m.blobs.Open(ctx, w.Blob)
 	if err != nil {
 		return fmt.Errorf("checkpoint: restore %s: blob: %w", w.Path, err)
 	}

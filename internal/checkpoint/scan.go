@@ -190,8 +190,8 @@ func unchanged(c, cur record.CheckpointFile, taken time.Time) bool {
 // workspace lives on (FAT's two seconds).
 const racyWindow = 2 * time.Second
 
-// store hashes and copies the plan's pending files into the blob
-// directory (each new content once, synced), and returns the bytes added.
+// store hashes and copies the plan's pending files into the blob store
+// (each new content once, synced), and returns the bytes added.
 func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 	if len(p.pending) == 0 {
 		return 0, nil
@@ -202,7 +202,6 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 	}
 	defer root.Close()
 	var added int64
-	dirs := make(map[string]bool)
 	// Many new blobs (a first checkpoint) are made durable by one syncfs
 	// at the end rather than one fsync each.
 	batch := len(p.pending) > batchSync
@@ -210,22 +209,14 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		n, err := m.copyIn(root, &p.files[i], dirs, !batch)
+		n, err := m.copyIn(ctx, root, &p.files[i], !batch)
 		if err != nil {
 			return 0, err
 		}
 		added += n
 	}
-	if batch {
-		if err := syncFS(m.o.Blobs); err != nil {
-			return 0, fmt.Errorf("checkpoint: sync %s: %w", m.o.Blobs, err)
-		}
-		return added, nil
-	}
-	for d := range dirs {
-		if err := m.o.syncDir(d); err != nil {
-			return 0, fmt.Errorf("checkpoint: sync %s: %w", d, err)
-		}
+	if err := m.blobs.Sync(ctx); err != nil {
+		return 0, err
 	}
 	return added, nil
 }
@@ -234,11 +225,11 @@ func (m *Manager) store(ctx context.Context, p *plan) (int64, error) {
 // one syncfs of the blob directory's file system syncs them all.
 const batchSync = 64
 
-// copyIn hashes f's content while copying it to a temporary blob, then
-// names the blob by its hash, or drops it when that content is already
-// stored. It returns the bytes added; dirs collects the directories to
-// sync; sync syncs the blob itself.
-func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[string]bool, sync bool) (int64, error) {
+// copyIn hashes f's content while copying it to a new blob, then names
+// the blob by its hash, or drops it when that content is already stored.
+// It returns the bytes added; sync syncs the blob itself (else the
+// store's Sync does).
+func (m *Manager) copyIn(ctx context.Context, root *os.Root, f *record.CheckpointFile, sync bool) (int64, error) {
 	src, err := root.OpenFile(filepath.FromSlash(f.Path), os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: read %s: %w", f.Path, err)
@@ -248,21 +239,15 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if err != nil || !before.Mode().IsRegular() {
 		return 0, fmt.Errorf("checkpoint: read %s: not a regular file any more", f.Path)
 	}
-	tmp, err := os.CreateTemp(m.o.Blobs, "tmp-")
+	w, err := m.blobs.Create(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("checkpoint: %w", err)
+		return 0, err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer w.Close() // a no-op once committed
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(h, tmp), io.LimitReader(src, m.o.MaxFile+1))
+	n, err := io.Copy(io.MultiWriter(h, w), io.LimitReader(src, m.o.MaxFile+1))
 	if err == nil && n > m.o.MaxFile {
 		err = &limitError{fmt.Sprintf("%s grew over tools.checkpoints.max_file (%s)", f.Path, Size(m.o.MaxFile))}
-	}
-	if err == nil && sync {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: copy %s: %w", f.Path, err)
@@ -271,36 +256,26 @@ func (m *Manager) copyIn(root *os.Root, f *record.CheckpointFile, dirs map[strin
 	if after, err := src.Stat(); err != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != n {
 		f.MTime = time.Time{} // changed while read: hash it again next time
 	}
-	dst := m.blobPath(f.Blob)
-	if _, err := os.Stat(dst); err == nil {
+	present, err := m.blobs.Present(ctx, []string{f.Blob})
+	if err != nil {
+		return 0, err
+	}
+	if present[f.Blob] {
 		return 0, nil
 	}
 	if m.total+n > m.o.MaxTotal {
 		// The plan made room for the sizes the walk saw; a file that grew
 		// since (a process still writing it) must not take the blob
-		// directory past its bound.
-		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob directory would go over tools.checkpoints.max_total (%s)",
+		// store past its bound.
+		return 0, &limitError{fmt.Sprintf("%s grew while it was recorded, and the blob store would go over tools.checkpoints.max_total (%s)",
 			f.Path, Size(m.o.MaxTotal))}
 	}
-	if _, err := os.Stat(filepath.Dir(dst)); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Mkdir(filepath.Dir(dst), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return 0, fmt.Errorf("checkpoint: %w", err)
-		}
-		// The new directory's own entry must be durable too, or a crash
-		// could lose it and every blob in it that the index names.
-		dirs[m.o.Blobs] = true
+	added, err := w.Commit(ctx, f.Blob, sync)
+	if err != nil || !added {
+		return 0, err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return 0, fmt.Errorf("checkpoint: %w", err)
-	}
-	dirs[filepath.Dir(dst)] = true
 	m.total += n
 	return n, nil
-}
-
-// blobPath is where the content with the hex SHA-256 sum lives.
-func (m *Manager) blobPath(sum string) string {
-	return filepath.Join(m.o.Blobs, sum[:2], sum)
 }
 
 // mkdirDurable creates dir (0700) and its missing parents, syncing the

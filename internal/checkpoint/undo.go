@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -70,20 +69,24 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	if err != nil {
 		return m.failed(ctx, r, err)
 	}
-	if missing := m.missingBlobs(full.Files); len(missing) > 0 {
-		m.log.Error().Int64("checkpoint", target.ID).Int("missing", len(missing)).Str("blobs", m.o.Blobs).
+	missing, err := m.missingBlobs(ctx, full.Files)
+	if err != nil {
+		return m.failed(ctx, r, err)
+	}
+	if len(missing) > 0 {
+		m.log.Error().Int64("checkpoint", target.ID).Int("missing", len(missing)).Stringer("blobs", m.blobs).
 			Msg("checkpoint: blobs of a checkpoint are missing; /undo refused")
-		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob directory", len(missing)))
-		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob directory (the bot's log has the details). Nothing was changed.",
+		m.audit(ctx, r, target, "failed", fmt.Sprintf("%d blob(s) missing from the blob store", len(missing)))
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob store (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
 	changes, err := m.restore(ctx, full.Files, full.Created)
 	var damaged *damagedError
 	if errors.As(err, &damaged) {
-		m.log.Error().Err(err).Int64("checkpoint", target.ID).Str("blobs", m.o.Blobs).
+		m.log.Error().Err(err).Int64("checkpoint", target.ID).Stringer("blobs", m.blobs).
 			Msg("checkpoint: a blob of a checkpoint is damaged; /undo refused")
 		m.audit(ctx, r, target, "failed", clip(err.Error(), 500))
-		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is damaged in the blob directory (the bot's log has the details). Nothing was changed.",
+		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is damaged in the blob store (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(damaged.path)), ""
 	}
 	if err != nil {
@@ -144,18 +147,25 @@ func unrecordedDetail(undone []record.Checkpoint) string {
 	return " (without a checkpoint: " + strings.Join(names, ", ") + ")"
 }
 
-// missingBlobs lists the files whose blob is not on disk.
-func (m *Manager) missingBlobs(files []record.CheckpointFile) []string {
+// missingBlobs lists the files whose blob is not stored.
+func (m *Manager) missingBlobs(ctx context.Context, files []record.CheckpointFile) ([]string, error) {
+	var sums []string
+	for _, f := range files {
+		if f.Kind == record.KindFile {
+			sums = append(sums, f.Blob)
+		}
+	}
+	present, err := m.blobs.Present(ctx, sums)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, f := range files {
-		if f.Kind != record.KindFile {
-			continue
-		}
-		if _, err := os.Stat(m.blobPath(f.Blob)); err != nil {
+		if f.Kind == record.KindFile && !present[f.Blob] {
 			out = append(out, f.Path)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // refusal says why r may not take back the calls of undone, or "".

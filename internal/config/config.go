@@ -28,6 +28,10 @@ type Config struct {
 	Schedules []Schedule `yaml:"schedules"`
 	// Attachments bounds and places files received from chat.
 	Attachments Attachments `yaml:"attachments"`
+	// Profiles give the conversations they match their own providers,
+	// model, system prompt, tools, rules, approvers and budget (see
+	// Profile); the first that matches wins.
+	Profiles []Profile `yaml:"profiles"`
 }
 
 // LLM configures the reasoning side.

@@ -52,10 +52,12 @@ func (c *Config) validate() error {
 	c.Tools.check(ch)
 	c.MCP.check(ch)
 	c.Store.check(ch)
+	c.checkDatabaseBlobs(ch)
 	c.HTTP.check(ch)
 	c.Log.check(ch)
 	checkSchedules(ch, c.Schedules)
 	c.Budget.check(ch, c.LLM.Providers)
+	checkProfiles(ch, c.Profiles, c.LLM.Providers)
 	c.Attachments.check(ch)
 	c.LLM.Transcribe.check(ch, c.LLM.Providers)
 	if err := ch.err(); err != nil {
@@ -166,10 +168,14 @@ func (h *HITL) checkPeople(ch *checker) {
 	}
 }
 
-func (p *Policy) check(ch *checker) {
+func (p *Policy) check(ch *checker) { p.checkAt(ch, "policy") }
+
+// checkAt checks the rules of the policy at key prefix: policy, or a
+// profile's profiles[N].policy.
+func (p *Policy) checkAt(ch *checker, prefix string) {
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		key := fmt.Sprintf("policy.rules[%d]", i)
+		key := fmt.Sprintf("%s.rules[%d]", prefix, i)
 		if ch.required(key+".tool", r.Tool) {
 			if _, err := path.Match(r.Tool, ""); err != nil {
 				ch.fail(key+".tool", "bad glob %s", quote(r.Tool))

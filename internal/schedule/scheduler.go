@@ -34,6 +34,21 @@ type SlotClaimer interface {
 	ClaimScheduleSlot(ctx context.Context, name string, slot time.Time, instance string) (bool, error)
 }
 
+// RunLeaser keeps a schedule's run to one instance at a time among those
+// sharing a store (store.Leases, wired in internal/app when the store is
+// shared): the lease is held while the run goes on.
+type RunLeaser interface {
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// RunLease is the name of the lease a run of the schedule name holds
+// (Options.Runs); /status lists it among the leases held.
+func RunLease(name string) string { return "schedule:" + name }
+
+// releaseWait bounds releasing a run's lease when the scheduler stops.
+const releaseWait = 5 * time.Second
+
 // Options configure a Scheduler.
 type Options struct {
 	// Tracker, when set, keeps a run going while its approvals are; without
@@ -43,8 +58,17 @@ type Options struct {
 	// due as its slot: a slot another instance claimed is skipped. Without
 	// it every slot runs here.
 	Slots SlotClaimer
-	// Instance names this instance in the slots it claims.
+	// Instance names this instance in the slots it claims and the leases
+	// it holds.
 	Instance string
+	// Runs, when set, makes a run going on another instance hold the
+	// slots here too: a run holds the lease RunLease(name) from its start
+	// until its turn and its approvals (Tracker) have ended, renewed
+	// every LeaseTTL/3, and a slot whose lease another instance holds is
+	// skipped. A dead instance's lease expires after LeaseTTL. Without it
+	// only the runs of this instance hold its slots.
+	Runs     RunLeaser
+	LeaseTTL time.Duration
 	Log      zerolog.Logger
 	// Now is the clock; time.Now when nil. The waits use the time package's
 	// timers, so tests drive both with testing/synctest.
@@ -67,6 +91,13 @@ type Scheduler struct {
 	// answer): logged as an error once, then at debug level, until a claim
 	// works again.
 	slotsFailing atomic.Bool
+
+	// leaseMu orders taking and giving up a run's lease (Options.Runs):
+	// keeping names the schedules whose lease this instance holds, each
+	// renewed by one keeper goroutine, which wakes on the channel when
+	// a turn ends. Taken before mu, never while holding it.
+	leaseMu sync.Mutex
+	keeping map[string]chan struct{}
 }
 
 // job is one entry with its parsed schedule and state (under Scheduler.mu).
@@ -85,7 +116,10 @@ func New(entries []Entry, o Options) (*Scheduler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Scheduler{o: o, changed: make(chan struct{}, 1), running: map[string]bool{}}
+	if o.Runs != nil && o.LeaseTTL <= 0 {
+		return nil, fmt.Errorf("schedule: lease ttl %v is not positive", o.LeaseTTL)
+	}
+	s := &Scheduler{o: o, changed: make(chan struct{}, 1), running: map[string]bool{}, keeping: map[string]chan struct{}{}}
 	jobs, err := parseJobs(entries, o.Now())
 	if err != nil {
 		return nil, err
@@ -273,8 +307,7 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e
 		case s.slotsFailing.CompareAndSwap(true, false):
 			log.Info().Msg("schedule: slots can be claimed again")
 		}
-		switch {
-		case !mine:
+		if !mine {
 			log.Debug().Time("slot", slot).Msg("schedule: run skipped: another instance claimed its slot")
 			return
 		}
@@ -283,13 +316,21 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e
 		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
 		return
 	}
-	s.mu.Lock()
-	s.running[e.Name] = true
-	s.mu.Unlock()
+	ended, why := s.start(ctx, wg, log, e.Name, id)
+	if why != "" {
+		log.Warn().Str("reason", why).Msg("schedule: run skipped: the previous run is still going")
+		return
+	}
 	done := func() {
 		s.mu.Lock()
 		delete(s.running, e.Name)
 		s.mu.Unlock()
+		if ended != nil {
+			select { // wake the lease's keeper
+			case ended <- struct{}{}:
+			default:
+			}
+		}
 	}
 	sig := core.Signal{
 		Kind: core.KindMessage, Conv: e.Conv, From: id, Schedule: e.Name,
@@ -306,6 +347,98 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e
 			}
 		}
 	}()
+}
+
+// start marks a run of the schedule name as going here. With
+// Options.Runs it first takes the run's lease, unless this instance holds
+// it already, and starts its keeper; the channel wakes the keeper. A
+// reason is returned when the run may not start: another instance's run
+// holds the lease, or it could not be taken.
+func (s *Scheduler) start(ctx context.Context, wg *sync.WaitGroup, log zerolog.Logger, name string, id core.Identity) (chan struct{}, string) {
+	mark := func() {
+		s.mu.Lock()
+		s.running[name] = true
+		s.mu.Unlock()
+	}
+	if s.o.Runs == nil {
+		mark()
+		return nil, ""
+	}
+	s.leaseMu.Lock()
+	defer s.leaseMu.Unlock()
+	ended, kept := s.keeping[name]
+	if !kept {
+		held, err := s.o.Runs.AcquireLease(ctx, RunLease(name), s.o.Instance, s.o.LeaseTTL)
+		switch {
+		case err != nil:
+			// Rather skip a run than run beside another instance's.
+			if ctx.Err() == nil {
+				log.Error().Err(err).Msg("schedule: could not take the run's lease")
+			}
+			return nil, "its lease could not be taken"
+		case !held:
+			return nil, "it is still running on another instance"
+		}
+		ended = make(chan struct{}, 1)
+		s.keeping[name] = ended
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.keep(ctx, log, name, id, ended)
+		}()
+	}
+	mark() // under leaseMu: the keeper sees it before it gives the lease up
+	return ended, ""
+}
+
+// keep renews the run's lease of the schedule name every LeaseTTL/3
+// while a run of it goes on here (its turn, then its approvals), and
+// gives it up as soon as none does, or when ctx ends.
+func (s *Scheduler) keep(ctx context.Context, log zerolog.Logger, name string, id core.Identity, ended <-chan struct{}) {
+	lease := RunLease(name)
+	tick := time.NewTicker(s.o.LeaseTTL / 3)
+	defer tick.Stop()
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+		defer cancel()
+		if err := s.o.Runs.ReleaseLease(rctx, lease, s.o.Instance); err != nil {
+			log.Warn().Err(err).Msg("schedule: could not give up the run's lease; it expires by itself")
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			s.leaseMu.Lock()
+			delete(s.keeping, name)
+			s.leaseMu.Unlock()
+			release()
+			return
+		case <-ended:
+		case <-tick.C:
+		}
+		if busy, _ := s.busy(ctx, log, name, id); busy {
+			held, err := s.o.Runs.AcquireLease(ctx, lease, s.o.Instance, s.o.LeaseTTL)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Error().Err(err).Msg("schedule: could not renew the run's lease")
+			case err == nil && !held:
+				log.Warn().Msg("schedule: the run's lease expired and another instance holds it")
+			}
+			continue
+		}
+		s.leaseMu.Lock()
+		s.mu.Lock()
+		again := s.running[name] // a run started since the look above
+		s.mu.Unlock()
+		if again {
+			s.leaseMu.Unlock()
+			continue
+		}
+		delete(s.keeping, name)
+		release()
+		s.leaseMu.Unlock()
+		return
+	}
 }
 
 // busy reports whether the previous run of the schedule name, from

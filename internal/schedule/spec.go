@@ -2,7 +2,8 @@
 // cron expression names, its prompt enters its conversation as a chat
 // message from the identity "schedule:<name>" (core.ScheduleIdentity),
 // through the Engine's Submit like any gateway's message. A run is skipped,
-// and logged, while the schedule's previous run is still going; runs missed
+// and logged, while the schedule's previous run is still going, on this
+// instance or (with Options.Runs) another sharing the store; runs missed
 // while the bot was down are not replayed (the next run is always computed
 // from now).
 package schedule

@@ -14,7 +14,7 @@ import (
 
 const approvalColumns = `token, conv_gateway, conv_chat, conv_thread, requested_by,
 	call_id, tool, args, digest, rule, reason, created, expires, status,
-	resolved_by, resolved_at, note`
+	resolved_by, resolved_at, note, instance`
 
 // CreateApproval stores a new approval; a token already stored gives
 // record.ErrDuplicate.
@@ -23,11 +23,11 @@ func (db *DB) CreateApproval(ctx context.Context, a record.Approval) error {
 		return fmt.Errorf("postgres: create approval: empty token")
 	}
 	tag, err := db.pool.Exec(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 		ON CONFLICT (token) DO NOTHING`,
 		a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, string(a.RequestedBy),
 		a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
-		nanos(a.Created), nanos(a.Expires), string(a.Status), string(a.ResolvedBy), nanos(a.ResolvedAt), a.Note)
+		nanos(a.Created), nanos(a.Expires), string(a.Status), string(a.ResolvedBy), nanos(a.ResolvedAt), a.Note, a.Instance)
 	if err != nil {
 		return fmt.Errorf("postgres: create approval: %w", err)
 	}
@@ -56,14 +56,21 @@ func (db *DB) Approval(ctx context.Context, token string) (record.Approval, erro
 // record.ErrNotPending with the approval as it is; an unknown token gets
 // record.ErrNotFound.
 func (db *DB) ClaimApproval(ctx context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error) {
+	return db.ClaimApprovalOn(ctx, "", token, to, by, note, now)
+}
+
+// ClaimApprovalOn is ClaimApproval recording instance as the instance that
+// runs the call (hitl.SharedStore): another instance marks the run
+// interrupted once instance's heartbeat is older than store.lease_ttl.
+func (db *DB) ClaimApprovalOn(ctx context.Context, instance, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error) {
 	if to != record.StatusExecuting && to != record.StatusDenied {
 		return record.Approval{}, fmt.Errorf("postgres: claim approval: cannot claim to status %q", to)
 	}
 	a, err := scanApproval(db.pool.QueryRow(ctx, `UPDATE approvals
-		SET status = $1, resolved_by = $2, resolved_at = $3, note = $4
+		SET status = $1, resolved_by = $2, resolved_at = $3, note = $4, instance = $7
 		WHERE token = $5 AND status = $6 AND expires > $3
 		RETURNING `+approvalColumns,
-		string(to), string(by), nanos(now), note, token, string(record.StatusPending)))
+		string(to), string(by), nanos(now), note, token, string(record.StatusPending), instance))
 	if err == nil {
 		return a, nil
 	}
@@ -146,7 +153,7 @@ func scanApproval(row pgx.Row) (record.Approval, error) {
 	var requestedBy, status, resolvedBy string
 	err := row.Scan(&a.Token, &a.Conv.Gateway, &a.Conv.Chat, &a.Conv.Thread, &requestedBy,
 		&a.Call.ID, &a.Call.Name, &a.Call.Args, &a.Digest, &a.Rule, &a.Reason,
-		&created, &expires, &status, &resolvedBy, &resolvedAt, &a.Note)
+		&created, &expires, &status, &resolvedBy, &resolvedAt, &a.Note, &a.Instance)
 	if err != nil {
 		return record.Approval{}, err
 	}

@@ -51,6 +51,10 @@ type Approval struct {
 	ResolvedAt time.Time
 	// Note is the deny reason, or the outcome summary once executed.
 	Note string
+	// Instance names the instance that claimed the approval to run it
+	// (store.instance), as a store shared by several instances records it
+	// (hitl.SharedStore); empty otherwise.
+	Instance string
 }
 
 // Errors returned by the stores of approvals and standing allows. Callers

@@ -1,4 +1,0 @@
--- +goose Up
--- Placeholder for version 0008, which another branch of issue 22/24 owns;
--- kept only so that this branch's 0013 is contiguous. Drop it when merging.
-SELECT 1;
