@@ -442,6 +442,8 @@ func userError(err error) string {
 	switch {
 	case errors.Is(err, errGiveUp), errors.Is(err, errRefused), errors.Is(err, errEmptyAnswer), errors.Is(err, errContextFull):
 		return firstLine(err.Error())
+	case errors.Is(err, ErrUnavailable):
+		return "I'm temporarily unavailable (my database does not answer); try again in a moment."
 	}
 	switch llm.ErrorClass(err) {
 	case "timeout":

@@ -44,6 +44,7 @@ func RunUnderLease(ctx context.Context, l Leaser, name, holder string, ttl time.
 	every := ttl / 3
 	log = log.With().Str("lease", name).Str("holder", holder).Logger()
 	waiting := false // logged once per wait, not every ttl/3
+	failing := false // likewise, while the store does not answer
 	for {
 		asked := time.Now() // a lease taken now runs to at least asked+ttl
 		held, err := l.AcquireLease(ctx, name, holder, ttl)
@@ -51,7 +52,16 @@ func RunUnderLease(ctx context.Context, l Leaser, name, holder string, ttl time.
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			log.Warn().Err(err).Msg("lease: could not be taken; trying again")
+			if !failing {
+				failing = true
+				log.Warn().Err(err).Msg("lease: could not be taken; trying again every ttl/3")
+			}
+		case failing:
+			failing = false
+			log.Info().Msg("lease: the store answers again")
+		}
+		switch {
+		case err != nil:
 		case held:
 			waiting = false
 			log.Info().Msg("lease: taken")

@@ -319,6 +319,27 @@ type Instances interface {
 	RemoveInstance(ctx context.Context, name string) error
 }
 
+// ConfigFingerprints keeps each instance's configuration fingerprint
+// beside its heartbeat row: a hash per top-level key path ("policy.rules")
+// of the key's redacted value, so that an instance starting on a shared
+// store can name the keys another instance alive has set otherwise
+// (internal/app logs them). No value is stored, secrets least of all.
+type ConfigFingerprints interface {
+	// SetConfigFingerprint records fp (key path → hash) as the fingerprint
+	// of the instance name, registered by a Heartbeat before; for an
+	// instance not registered it returns an error matching
+	// record.ErrNotFound.
+	SetConfigFingerprint(ctx context.Context, name string, fp map[string]string) error
+	// ConfigFingerprints returns the fingerprints of the instances seen
+	// within window of now, by instance name; an instance that recorded
+	// none (or one past MaxFingerprint bytes) is left out.
+	ConfigFingerprints(ctx context.Context, window time.Duration) (map[string]map[string]string, error)
+}
+
+// MaxFingerprint bounds one instance's stored configuration fingerprint,
+// in bytes of its JSON form.
+const MaxFingerprint = 64 << 10
+
 // InstanceKeep is how long an instance not seen is kept before Prune
 // deletes it.
 const InstanceKeep = 24 * time.Hour

@@ -14,11 +14,14 @@ import (
 const healthcheckTimeout = 3 * time.Second
 
 // healthcheck asks the running bot's health server (http.listen in the
-// configuration) for /healthz: exit 0 on 200, 1 otherwise. It is the
-// container image's HEALTHCHECK, which has no curl.
+// configuration) for /healthz, or with -ready for /readyz (every gateway
+// connected and the store answering): exit 0 on 200, 1 otherwise. It is
+// the container image's HEALTHCHECK, which has no curl; deploy/compose.yaml
+// uses -ready.
 func healthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags, path := newFlags("healthcheck", stderr)
 	timeout := flags.Duration("timeout", healthcheckTimeout, "give up after this long")
+	ready := flags.Bool("ready", false, "ask /readyz (gateways connected, store answering) instead of /healthz")
 	if code, done := parseFlags(flags, args); done {
 		return code
 	}
@@ -31,6 +34,9 @@ func healthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitFail
 	}
 	url := "http://" + dialAddr(cfg.HTTP.Listen) + "/healthz"
+	if *ready {
+		url = "http://" + dialAddr(cfg.HTTP.Listen) + "/readyz"
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -5,7 +5,7 @@
 //	bot init [-config config.yaml] [-yes …] write a configuration and .env by asking
 //	bot doctor [-config config.yaml] [-online]  check the configuration (-online: and the services)
 //	bot audit [-since 24h] [-json] …       print the audit log
-//	bot healthcheck [-config …]            ask a running bot's /healthz
+//	bot healthcheck [-config …] [-ready]   ask a running bot's /healthz (or /readyz)
 //	bot policy test -tool T -args JSON …   judge one call by the policy (exit 0 allow, 3 approve, 4 deny)
 //	bot policy test -cases FILE            run a table of policy cases (exit 1 if one fails)
 //	bot policy explain [-config …]         print the effective policy rules
@@ -144,6 +144,8 @@ commands:
   healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
       -config FILE    configuration file (default config.yaml)
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)
+      -ready          GET /readyz instead: every gateway connected and the
+                      store answering (several instances on PostgreSQL)
   policy test         judge a tool call by policy.rules as the bot would,
                       without running it: prints the decision, the rule that
                       matched (#index and its text, "default: …", or "secret

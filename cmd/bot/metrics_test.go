@@ -131,7 +131,7 @@ func TestMetricsAfterMessageToolAndApproval(t *testing.T) {
 		}
 	}
 	for _, fam := range []string{"gatehouse_queue_depth", "gatehouse_config_last_reload_successful",
-		"gatehouse_turn_errors_total", "go_goroutines", "process_resident_memory_bytes", "process_cpu_seconds_total"} {
+		"gatehouse_turn_errors_total", "gatehouse_instance_info", "go_goroutines", "process_resident_memory_bytes", "process_cpu_seconds_total"} {
 		if _, ok := value(fams, fam, nil); !ok {
 			t.Errorf("%s missing", fam)
 		}

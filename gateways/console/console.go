@@ -135,6 +135,10 @@ func (c *Console) submit(ctx context.Context, inbox gateways.Inbox, line string)
 	if err == nil || errors.Is(err, core.ErrStopped) || ctx.Err() != nil {
 		return nil
 	}
+	if gateways.Unavailable(err) {
+		c.notice(gateways.UnavailableNote)
+		return nil
+	}
 	return fmt.Errorf("console: submit: %w", err)
 }
 

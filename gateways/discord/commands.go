@@ -103,6 +103,10 @@ func (g *Gateway) onSlash(ctx context.Context, inbox gateways.Inbox, in *discord
 		Private:   in.GuildID == "",
 		At:        time.Now(),
 	})
+	if gateways.Unavailable(err) {
+		g.answerOriginal(ctx, in, gateways.UnavailableNote)
+		return
+	}
 	if err != nil && ctx.Err() == nil {
 		g.log.Warn().Err(err).Msg("slash command not handed over")
 	}

@@ -88,7 +88,7 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, m *discor
 			return nil
 		}
 	}
-	return inbox.Submit(ctx, core.Signal{
+	err := inbox.Submit(ctx, core.Signal{
 		Kind:        core.KindMessage,
 		Conv:        conv,
 		From:        identity(m.Author.ID),
@@ -98,6 +98,14 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, m *discor
 		Private:     private,
 		At:          m.Timestamp,
 	})
+	if gateways.Unavailable(err) {
+		// Discord does not deliver a message again: the sender is to
+		// send it again.
+		g.log.Warn().Str("conv", conv.Key()).Err(err).Msg("message refused: the store does not answer; the sender is told to try again")
+		g.replyLater(conv, gateways.UnavailableNote, m.ID)
+		return nil
+	}
+	return err
 }
 
 func identity(userID string) core.Identity { return core.Identity(Name + ":" + userID) }

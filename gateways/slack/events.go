@@ -159,6 +159,11 @@ func (g *Gateway) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if n := r.Header.Get(headerRetryNum); n != "" {
 		g.log.Debug().Str("retry", textutil.Visible(n)).Str("reason", textutil.Visible(r.Header.Get("X-Slack-Retry-Reason"))).Msg("Slack delivered an event again")
 	}
+	if g.refuse(r.Context(), rs) {
+		// Not a 2xx: Slack delivers the event again later.
+		http.Error(w, "temporarily unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	// Within Slack's 3 s, and sent whole before the work, which may ask
 	// Slack about a thread (conversations.replies) first.
 	w.Header().Set("Content-Length", "0")

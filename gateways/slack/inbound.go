@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
 // inboundQueue bounds the signals acknowledged but not yet handed to the
@@ -35,6 +36,13 @@ func (g *Gateway) submitLoop(rs *runState) {
 			return
 		case in := <-rs.queue:
 			if err := rs.inbox.Submit(rs.ctx, in.sig); err != nil {
+				if gateways.Unavailable(err) {
+					// Acknowledged already (the store was lost since):
+					// the sender is to send it again.
+					g.log.Warn().Str("conv", in.sig.Conv.Key()).Err(err).Msg("message refused: the store does not answer; the sender is told to try again")
+					g.replyLater(in.sig.Conv, gateways.UnavailableNote)
+					continue
+				}
 				if rs.ctx.Err() == nil {
 					g.log.Warn().Str("conv", in.sig.Conv.Key()).Err(err).Msg("message not handed to the engine")
 				}

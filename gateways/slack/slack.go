@@ -66,6 +66,7 @@ type Gateway struct {
 
 	connects atomic.Uint64 // Socket Mode connections made
 	up       atomic.Bool   // Socket Mode: hello received, not disconnected since; events: serving
+	refusing atomic.Bool   // events are left unacknowledged: the store does not answer (refuse)
 }
 
 // runState is what a running gateway hands to its background work.

@@ -71,11 +71,16 @@ func isAuthError(err error) bool {
 // onSocketEvent acknowledges an envelope at once, then handles it: events
 // are queued for the engine, presses and slash commands resolved in the
 // background. Malformed envelopes are acknowledged, logged and skipped.
+// An events_api envelope that arrives while the store does not answer is
+// neither acknowledged nor handled: Slack delivers it again (refuse).
 func (g *Gateway) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
+	rs := g.run.Load()
+	if evt.Type == socketmode.EventTypeEventsAPI && g.refuse(ctx, rs) {
+		return
+	}
 	if evt.Request != nil && evt.Request.EnvelopeID != "" {
 		g.ack(ctx, sm, evt.Request.EnvelopeID)
 	}
-	rs := g.run.Load()
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
 		if n := g.connects.Add(1); n > 1 {

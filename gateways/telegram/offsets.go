@@ -70,6 +70,22 @@ func (o *offsets) start(id int) (released []int) {
 	return o.advanceLocked()
 }
 
+// unstart takes back start(id) of the newest update handed over: it was
+// refused (the store unreachable) and is to be handed over again, so the
+// offset stays at or below it and Telegram keeps it.
+func (o *offsets) unstart(id int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if done, ok := o.held[id]; !ok || done {
+		return
+	}
+	delete(o.held, id)
+	if o.top >= id {
+		o.top = id - 1
+	}
+	o.advanceLocked()
+}
+
 // pass records that a batch went past update id, done before a restart:
 // every update before it in the batch was handed over already, so base may
 // move beyond it (also over gaps in Telegram's numbering).

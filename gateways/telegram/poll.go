@@ -16,6 +16,10 @@ import (
 // allowedUpdates are the update kinds the gateway asks for.
 var allowedUpdates = []string{"message", "callback_query"}
 
+// storeRetryMax caps the wait before updates refused because the store
+// does not answer are fetched and handed over again.
+const storeRetryMax = 5 * time.Second
+
 // errStalled marks a poll the watchdog abandoned.
 var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 
@@ -31,6 +35,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
 	o := g.loadOffsets(ctx)
 	short := true
+	refused := 0 // batches refused in a row because the store is unreachable
 	for attempt := 0; ctx.Err() == nil; {
 		offset, moved := o.next()
 		timeout := g.cfg.PollTimeout
@@ -54,8 +59,25 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 		attempt, short = 0, false
 		g.lastPoll.Store(time.Now().UnixNano())
 		fresh, err := g.deliverBatch(ctx, inbox, o, raws)
+		if gateways.Unavailable(err) {
+			// Nothing is confirmed: Telegram keeps the update, and the
+			// next poll (short) brings it again once the store answers.
+			if refused == 0 {
+				g.log.Warn().Err(err).Msg("the store does not answer: updates are left with Telegram until it does")
+			}
+			if gateways.Sleep(ctx, min(g.cfg.Backoff.Next(refused), storeRetryMax)) != nil {
+				break
+			}
+			refused++
+			short = true
+			continue
+		}
 		if err != nil {
 			break
+		}
+		if refused > 0 && fresh > 0 {
+			g.log.Info().Int("refused", refused).Msg("the store answers again: taking updates")
+			refused = 0
 		}
 		if fresh == 0 && len(raws) > 0 && g.awaitProgress(ctx, moved) != nil {
 			break
@@ -154,6 +176,10 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 			g.saveOffsets(ctx, o)
 		}
 		submitted, err := g.handleRaw(ctx, inbox, id, raw, done)
+		if gateways.Unavailable(err) {
+			o.unstart(id)
+			return fresh - 1, err
+		}
 		if err != nil {
 			return fresh, err
 		}

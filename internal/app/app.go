@@ -81,6 +81,8 @@ type App struct {
 	gateways []gateways.Gateway
 	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
 	health   *health
+	probe    *storeProbe    // the store's ping: /readyz, and the inbox on a shared store
+	inbox    gateways.Inbox // what the gateways submit to (the engine, guarded on a shared store)
 	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
@@ -134,6 +136,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
+	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
+		return err
+	}
 	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
 	if err != nil {
 		return err
@@ -228,11 +233,15 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
+	a.probe = newStoreProbe(a.store, o.Log)
+	a.health.probe = a.probe
+	a.inbox = a.gatewayInbox()
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
 		a.health.reload = a.Reload
 	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
+	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())
 	return nil
 }
 
@@ -271,7 +280,7 @@ func (a *App) Run(ctx context.Context) error {
 		defer stopHeartbeat()
 		return a.broker.Run(gctx)
 	})
-	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
+	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
@@ -293,7 +302,7 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	for _, gw := range a.gateways {
 		g.Go(func() error {
-			err := gw.Run(gctx, a.engine)
+			err := gw.Run(gctx, a.inbox)
 			if err != nil && gw == a.ender && len(a.gateways) > 1 {
 				// A broken stdin (nohup, a closed terminal) ends the gateway
 				// on it, not the gateways that serve other people.

@@ -53,6 +53,24 @@ func (a *App) receiverLease() *gateways.LeaseConfig {
 	return &gateways.LeaseConfig{Leaser: a.store, Holder: a.instance, TTL: a.cfg.Store.LeaseTTL.D()}
 }
 
+// gatewayInbox is what the gateways (and the scheduler) submit to: the
+// engine, behind the store's probe when the store is shared (a database
+// server, which can be lost while the bot runs: see guardedInbox). With
+// SQLite it is the engine itself, as fast as ever.
+func (a *App) gatewayInbox() gateways.Inbox {
+	if a.sharedStore() {
+		return guardedInbox{inbox: a.engine, probe: a.probe}
+	}
+	return a.engine
+}
+
+// sharedStore reports whether the store says several instances may share
+// it (store.Sharer).
+func (a *App) sharedStore() bool {
+	sh, ok := a.store.(store.Sharer)
+	return ok && sh.Shared()
+}
+
 // clusterStore is what the cluster view needs of the store.
 type clusterStore interface {
 	store.Instances
@@ -66,6 +84,11 @@ type cluster struct {
 	st   clusterStore
 	self store.Instance
 	log  zerolog.Logger
+	// prints and fingerprint compare this instance's configuration with
+	// those of the others alive once, at start (compareConfig); nil
+	// prints (a store that is not shared) compares nothing.
+	prints      configPrints
+	fingerprint map[string]string
 }
 
 var _ core.StatusReporter = (*cluster)(nil)
@@ -84,8 +107,12 @@ func (c *cluster) run(ctx context.Context, every time.Duration) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
+	compared := false
 	for {
 		err := c.st.Heartbeat(ctx, c.self)
+		if err == nil && !compared {
+			compared = c.compareConfig(ctx)
+		}
 		switch {
 		case ctx.Err() != nil:
 		case err != nil && !failing:

@@ -24,7 +24,7 @@ const readyTimeout = 2 * time.Second
 // (Prometheus text format, from the App's registry) and POST /-/reload.
 type health struct {
 	metrics  *metrics.Registry
-	store    gateways.Cursors // pinged by /readyz with a cursor read
+	probe    *storeProbe // the store's ping, cached briefly
 	routes   []route
 	gateways []gateways.Gateway // those that are gateways.Readier are asked
 	ready    atomic.Bool        // Run has started everything
@@ -36,7 +36,7 @@ type health struct {
 }
 
 func newHealth(m *metrics.Registry, st gateways.Cursors, routes []route, gws []gateways.Gateway) *health {
-	return &health{metrics: m, store: st, routes: routes, gateways: gws}
+	return &health{metrics: m, probe: newStoreProbe(st, zerolog.Nop()), routes: routes, gateways: gws}
 }
 
 func (h *health) setReady() { h.ready.Store(true) }
@@ -86,7 +86,8 @@ func (h *health) serveReload(w http.ResponseWriter, r *http.Request) {
 
 // notReady lists what keeps the bot from being ready: still starting, a
 // gateway not connected (a gateways.Readier's error), a store that does
-// not answer a cheap read. Empty means ready.
+// not answer a cheap read (the probe's, at most one a second whatever
+// the number of probes). Empty means ready.
 func (h *health) notReady(ctx context.Context) []string {
 	if !h.ready.Load() {
 		return []string{"starting"}
@@ -99,9 +100,7 @@ func (h *health) notReady(ctx context.Context) []string {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	if _, err := h.store.Cursor(ctx, readyCursor); err != nil {
+	if err := h.probe.check(ctx); err != nil {
 		// The error is not shown: a driver's may name its server.
 		problems = append(problems, "store: not answering")
 	}

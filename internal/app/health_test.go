@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
@@ -49,6 +50,11 @@ func (g *readyGateway) Ready() error {
 func TestReadyzNeedsTheStoreAndEveryGateway(t *testing.T) {
 	st, gw := &pingStore{}, &readyGateway{}
 	h := newHealth(metrics.New(), st, nil, []gateways.Gateway{gw})
+	// The store's ping is kept for probeFresh: the clock moves past it
+	// before each change of the store is looked at.
+	var clock atomic.Int64
+	h.probe.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	later := func() { clock.Add(int64(2 * probeFresh)) }
 	srv := httptest.NewServer(h.handler())
 	t.Cleanup(srv.Close)
 	get := func(path string) (int, string) {
@@ -80,8 +86,10 @@ func TestReadyzNeedsTheStoreAndEveryGateway(t *testing.T) {
 	check("with everything up", http.StatusOK, "ready")
 
 	st.down.Store(true)
+	later()
 	check("with the store down", http.StatusServiceUnavailable, "store: not answering")
 	st.down.Store(false)
+	later()
 	check("with the store back", http.StatusOK, "ready")
 
 	notConnected := errors.New("last poll failed")

@@ -43,6 +43,7 @@ const (
 	QueueDepth        = "gatehouse_queue_depth"
 	ReloadSuccess     = "gatehouse_config_last_reload_successful"
 	ReloadTime        = "gatehouse_config_last_reload_success_timestamp_seconds"
+	InstanceInfo      = "gatehouse_instance_info"
 )
 
 // help is each family's HELP text.
@@ -66,6 +67,7 @@ var help = map[string]string{
 	QueueDepth:        "Signals waiting in the engine's conversation queues.",
 	ReloadSuccess:     "Whether the last configuration reload (or the start-up load) succeeded (1) or failed (0).",
 	ReloadTime:        "Unix time of the last successful configuration reload (or of the start-up load).",
+	InstanceInfo:      "Always 1: this instance's name among those sharing the store (store.instance, or hostname-pid), its version, and whether its store is shared; join it to the other series on the scrape target's instance label.",
 }
 
 // approvalBuckets suit a human's decision: seconds to an hour.

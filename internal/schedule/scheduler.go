@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -86,6 +87,10 @@ type Scheduler struct {
 	// finished, under mu. By name, not job: a run goes on across a reload
 	// that removes its schedule, and one that adds it again.
 	running map[string]bool
+	// slotsFailing is set while claiming slots fails (the store does not
+	// answer): logged as an error once, then at debug level, until a claim
+	// works again.
+	slotsFailing atomic.Bool
 
 	// leaseMu orders taking and giving up a run's lease (Options.Runs):
 	// keeping names the schedules whose lease this instance holds, each
@@ -291,11 +296,18 @@ func (s *Scheduler) fire(ctx context.Context, wg *sync.WaitGroup, inbox Inbox, e
 		switch {
 		case err != nil:
 			// Rather skip a run than run a slot twice.
-			if ctx.Err() == nil {
-				log.Error().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed")
+			switch {
+			case ctx.Err() != nil:
+			case !s.slotsFailing.Swap(true):
+				log.Error().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed; skipping runs until the store answers")
+			default:
+				log.Debug().Err(err).Time("slot", slot).Msg("schedule: run skipped: its slot could not be claimed")
 			}
 			return
-		case !mine:
+		case s.slotsFailing.CompareAndSwap(true, false):
+			log.Info().Msg("schedule: slots can be claimed again")
+		}
+		if !mine {
 			log.Debug().Time("slot", slot).Msg("schedule: run skipped: another instance claimed its slot")
 			return
 		}

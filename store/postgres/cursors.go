@@ -13,7 +13,7 @@ func (db *DB) Cursor(ctx context.Context, key string) (string, error) {
 	var v string
 	err := db.pool.QueryRow(ctx, `SELECT value FROM cursors WHERE key = $1`, key).Scan(&v)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("postgres: cursor %q: %w", key, err)
+		return "", fmt.Errorf("postgres: cursor %q: %w", key, unreachable(ctx, err))
 	}
 	return v, nil
 }
@@ -24,7 +24,7 @@ func (db *DB) SetCursor(ctx context.Context, key, value string) error {
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
 		key, value, nanos(db.now()))
 	if err != nil {
-		return fmt.Errorf("postgres: set cursor %q: %w", key, err)
+		return fmt.Errorf("postgres: set cursor %q: %w", key, unreachable(ctx, err))
 	}
 	return nil
 }

@@ -25,14 +25,14 @@ func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) erro
 	if len(msgs) <= maxRowsPerInsert {
 		return insertMessages(ctx, db.pool, db.now, conv, msgs) // one statement is atomic
 	}
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return unreachable(ctx, pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
 			if err := insertMessages(ctx, tx, db.now, conv, chunk); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}))
 }
 
 // Reset deletes the conversation's messages.
@@ -92,7 +92,7 @@ func insertMessages(ctx context.Context, q execer, now func() time.Time, conv st
 	_, err := q.Exec(ctx, `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES `+
 		values.String(), args...)
 	if err != nil {
-		return fmt.Errorf("postgres: append history: %w", err)
+		return fmt.Errorf("postgres: append history: %w", unreachable(ctx, err))
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ const loadQuery = `SELECT role, content, tool_calls, tool_call_id
 func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
 	rows, err := db.pool.Query(ctx, loadQuery, conv, int64(db.opts.History), string(llm.RoleUser))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: load history: %w", err)
+		return nil, fmt.Errorf("postgres: load history: %w", unreachable(ctx, err))
 	}
 	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (llm.Message, error) {
 		var m llm.Message
@@ -130,7 +130,7 @@ func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
 		return m, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: load history: %w", err)
+		return nil, fmt.Errorf("postgres: load history: %w", unreachable(ctx, err))
 	}
 	return llm.Trim(msgs, db.opts.History), nil
 }
