@@ -34,6 +34,8 @@ func TestPollingRunsUnderTheLease(t *testing.T) {
 		return h == "a" && fake.Calls("getUpdates") >= 1
 	})
 	b.start()
+	// b's Run starts on its own goroutine: wait until it stands by.
+	testutil.WaitFor(t, "b standing by, ready", func() bool { return b.gw.Ready() == nil })
 	fake.InjectMessage(dm(alice, "one"))
 	if s := a.inbox.Next(t); s.Text != "one" {
 		t.Fatalf("a got %+v, want one", s)
@@ -45,7 +47,7 @@ func TestPollingRunsUnderTheLease(t *testing.T) {
 		t.Fatal("b polled while a held the lease")
 	}
 	if err := b.gw.Ready(); err != nil {
-		t.Fatalf("b standing by is not ready: %v", err)
+		t.Fatalf("b standing by is not ready any more: %v", err)
 	}
 	b.inbox.Empty(t)
 
