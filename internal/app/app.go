@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
+	"github.com/gatehouse-bot/gatehouse/internal/pairing"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
@@ -85,6 +86,7 @@ type App struct {
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
 	auth     *core.Auth
+	pairing  *pairing.Manager
 	policy   *core.PolicyGate
 	profiles *core.Profiles // the policy's, the engine's and the broker's
 	// profileHTTP are the HTTP clients of the profiles' providers, by
@@ -172,6 +174,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.profiles = core.NewProfiles(profiles)
 	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
+	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
+		return err
+	}
+	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
 	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
 		return err
 	}
@@ -272,6 +278,7 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	g.Go(func() error { return a.pairing.Run(gctx) })
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

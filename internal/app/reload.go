@@ -93,6 +93,7 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	}
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
+	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
 	a.policy.SetRules(rules)
 	a.profiles.Set(profiles)
 	a.budget.Set(caps, prices)
@@ -150,7 +151,7 @@ var reloadable = map[string]bool{
 func restartKeys(running, next *config.Config) []string {
 	var keys []string
 	add := func(key string) {
-		if !reloadable[key] && !strings.HasSuffix(key, ".allow") && !isPrice.MatchString(key) {
+		if !reloadable[key] && !gatewayReloadable(key) && !isPrice.MatchString(key) {
 			keys = append(keys, key)
 		}
 	}
@@ -172,6 +173,12 @@ func restartKeys(running, next *config.Config) []string {
 	return keys
 }
 
+// gatewayReloadable reports whether key is a gateway's key that Reload
+// applies: its allow list or its pairing.
+func gatewayReloadable(key string) bool {
+	return strings.HasSuffix(key, ".allow") || strings.HasSuffix(key, ".pairing")
+}
+
 // isPrice matches the key of a provider's price, which Reload applies
 // (budgetLimits): llm.providers[N].price and the keys below it.
 var isPrice = regexp.MustCompile(`^llm\.providers\[\d+\]\.price(\.|$)`)
@@ -181,7 +188,7 @@ var isPrice = regexp.MustCompile(`^llm\.providers\[\d+\]\.price(\.|$)`)
 // of another length is one change of the list), anything else whole.
 // Keys Reload applies are not descended into.
 func diffKeys(key string, a, b reflect.Value, add func(string)) {
-	if reloadable[key] || strings.HasSuffix(key, ".allow") {
+	if reloadable[key] || gatewayReloadable(key) {
 		return
 	}
 	for a.Kind() == reflect.Pointer || a.Kind() == reflect.Interface {

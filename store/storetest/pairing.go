@@ -35,24 +35,24 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 	t.Run("same code while valid", func(t *testing.T) {
 		clock := NewClock(clusterEpoch)
 		s := newPairings(t, clock.Now)
-		first := pairingCode("telegram:1", "AAAA2222", clock.Now())
+		first := pairingCode("gw:1", "AAAA2222", clock.Now())
 		got, err := s.OfferPairingCode(ctx, first)
 		if err != nil || got.Code != first.Code || got.Identity != first.Identity || got.Conv != first.Conv || !got.Expires.Equal(first.Expires) {
 			t.Fatalf("first offer = %+v, %v; want %+v", got, err, first)
 		}
 		clock.Set(clusterEpoch.Add(59 * time.Minute))
-		if got, err := s.OfferPairingCode(ctx, pairingCode("telegram:1", "BBBB3333", clock.Now())); err != nil || got.Code != first.Code {
+		if got, err := s.OfferPairingCode(ctx, pairingCode("gw:1", "BBBB3333", clock.Now())); err != nil || got.Code != first.Code {
 			t.Fatalf("offer within the hour = %+v, %v; want the first code %s", got, err, first.Code)
 		}
 		clock.Set(clusterEpoch.Add(time.Hour))
 		if list, err := s.PairingCodes(ctx); err != nil || len(list) != 0 {
 			t.Fatalf("PairingCodes after expiry = %+v, %v; want none", list, err)
 		}
-		next := pairingCode("telegram:1", "CCCC4444", clock.Now())
+		next := pairingCode("gw:1", "CCCC4444", clock.Now())
 		if got, err := s.OfferPairingCode(ctx, next); err != nil || got.Code != next.Code {
 			t.Fatalf("offer after expiry = %+v, %v; want the new code %s", got, err, next.Code)
 		}
-		if _, err := s.OfferPairingCode(ctx, pairingCode("telegram:2", "CCCC4444", clock.Now())); !errors.Is(err, record.ErrDuplicate) {
+		if _, err := s.OfferPairingCode(ctx, pairingCode("gw:2", "CCCC4444", clock.Now())); !errors.Is(err, record.ErrDuplicate) {
 			t.Fatalf("another identity's pending code offered: err %v; want record.ErrDuplicate", err)
 		}
 	})
@@ -66,7 +66,7 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := s.OfferPairingCode(ctx, pairingCode("slack:U1", fmt.Sprintf("CODE%04d", i), clock.Now()))
+				c, err := s.OfferPairingCode(ctx, pairingCode("gw:U1", fmt.Sprintf("CODE%04d", i), clock.Now()))
 				if err != nil {
 					t.Errorf("offer %d: %v", i, err)
 				}
@@ -89,7 +89,7 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 		s := newPairings(t, clock.Now)
 		n := store.MaxPairingCodes + 50
 		for i := range n {
-			id := core.Identity(fmt.Sprintf("telegram:%d", i))
+			id := core.Identity(fmt.Sprintf("gw:%d", i))
 			if _, err := s.OfferPairingCode(ctx, pairingCode(id, fmt.Sprintf("F%07d", i), clock.Now())); err != nil {
 				t.Fatalf("offer %d: %v", i, err)
 			}
@@ -101,14 +101,14 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 		if len(list) != store.MaxPairingCodes {
 			t.Fatalf("%d codes pending after %d offers; want %d", len(list), n, store.MaxPairingCodes)
 		}
-		if want := core.Identity(fmt.Sprintf("telegram:%d", n-store.MaxPairingCodes)); list[0].Identity != want {
+		if want := core.Identity(fmt.Sprintf("gw:%d", n-store.MaxPairingCodes)); list[0].Identity != want {
 			t.Errorf("oldest pending is %s; want %s (the older ones forgotten first)", list[0].Identity, want)
 		}
-		if last := list[len(list)-1]; last.Identity != core.Identity(fmt.Sprintf("telegram:%d", n-1)) {
+		if last := list[len(list)-1]; last.Identity != core.Identity(fmt.Sprintf("gw:%d", n-1)) {
 			t.Errorf("newest pending is %s; want the last offered", last.Identity)
 		}
-		old := pairingCode("telegram:0", "F0000000", clusterEpoch)
-		if _, err := s.Pair(ctx, old.Identity, old.Hash, "console:local"); !errors.Is(err, record.ErrNotFound) {
+		old := pairingCode("gw:0", "F0000000", clusterEpoch)
+		if _, err := s.Pair(ctx, old.Identity, old.Hash, "gw:approver"); !errors.Is(err, record.ErrNotFound) {
 			t.Errorf("a forgotten code paired: err %v; want record.ErrNotFound", err)
 		}
 	})
@@ -116,15 +116,15 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 	t.Run("pair once, then listed and unpaired", func(t *testing.T) {
 		clock := NewClock(clusterEpoch)
 		s := newPairings(t, clock.Now)
-		c := pairingCode("discord:42", "PAIR2345", clock.Now())
+		c := pairingCode("gw2:42", "PAIR2345", clock.Now())
 		if _, err := s.OfferPairingCode(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		wrong := pairingCode("discord:42", "PAIR2346", clock.Now())
-		if _, err := s.Pair(ctx, c.Identity, wrong.Hash, "console:local"); !errors.Is(err, record.ErrNotFound) {
+		wrong := pairingCode("gw2:42", "PAIR2346", clock.Now())
+		if _, err := s.Pair(ctx, c.Identity, wrong.Hash, "gw:approver"); !errors.Is(err, record.ErrNotFound) {
 			t.Fatalf("wrong hash paired: err %v; want record.ErrNotFound", err)
 		}
-		if _, err := s.Pair(ctx, "discord:43", c.Hash, "console:local"); !errors.Is(err, record.ErrNotFound) {
+		if _, err := s.Pair(ctx, "gw2:43", c.Hash, "gw:approver"); !errors.Is(err, record.ErrNotFound) {
 			t.Fatalf("another identity paired with the code: err %v; want record.ErrNotFound", err)
 		}
 		var wins, lost int
@@ -134,11 +134,11 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p, err := s.Pair(ctx, c.Identity, c.Hash, "slack:UAPPROVER")
+				p, err := s.Pair(ctx, c.Identity, c.Hash, "gw2:UAPPROVER")
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
-				case err == nil && p.Identity == c.Identity && p.Conv == c.Conv && p.By == "slack:UAPPROVER" && p.At.Equal(clock.Now()):
+				case err == nil && p.Identity == c.Identity && p.Conv == c.Conv && p.By == "gw2:UAPPROVER" && p.At.Equal(clock.Now()):
 					wins++
 				case errors.Is(err, record.ErrNotFound):
 					lost++
@@ -158,8 +158,8 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 			t.Fatalf("a code offered to a paired identity: err %v; want record.ErrPaired", err)
 		}
 		list, err := s.PairedIdentities(ctx)
-		if err != nil || len(list) != 1 || list[0].Identity != c.Identity || list[0].By != "slack:UAPPROVER" || list[0].Conv != c.Conv {
-			t.Fatalf("PairedIdentities = %+v, %v; want discord:42 by slack:UAPPROVER", list, err)
+		if err != nil || len(list) != 1 || list[0].Identity != c.Identity || list[0].By != "gw2:UAPPROVER" || list[0].Conv != c.Conv {
+			t.Fatalf("PairedIdentities = %+v, %v; want gw2:42 by gw2:UAPPROVER", list, err)
 		}
 		if p, err := s.Unpair(ctx, c.Identity); err != nil || p.Identity != c.Identity {
 			t.Fatalf("Unpair = %+v, %v", p, err)
@@ -175,12 +175,12 @@ func PairingContract(t *testing.T, newPairings func(t *testing.T, now func() tim
 	t.Run("expired code does not pair", func(t *testing.T) {
 		clock := NewClock(clusterEpoch)
 		s := newPairings(t, clock.Now)
-		c := pairingCode("telegram:7", "EXPD2345", clock.Now())
+		c := pairingCode("gw:7", "EXPD2345", clock.Now())
 		if _, err := s.OfferPairingCode(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		clock.Set(c.Expires)
-		if _, err := s.Pair(ctx, c.Identity, c.Hash, "console:local"); !errors.Is(err, record.ErrNotFound) {
+		if _, err := s.Pair(ctx, c.Identity, c.Hash, "gw:approver"); !errors.Is(err, record.ErrNotFound) {
 			t.Fatalf("expired code paired: err %v; want record.ErrNotFound", err)
 		}
 		if list, err := s.PairedIdentities(ctx); err != nil || len(list) != 0 {
