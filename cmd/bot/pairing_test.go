@@ -156,3 +156,25 @@ func stopPairingBot(t *testing.T, p *botProc) {
 		t.Fatalf("bot exited %d after SIGTERM; want 0", code)
 	}
 }
+
+// TestDoctorShowsPairing: bot doctor says, per enabled platform gateway,
+// whether its pairing is on.
+func TestDoctorShowsPairing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", `gateways:
+  telegram: {token: "123456789:AAHfakefakefakefakefakefakefakefake1", pairing: true}
+  discord: {token: "discord-token-pairing"}
+store: {dsn: gatehouse.db}
+http: {listen: ""}
+`)
+	r := runOnce(t, dir, baseEnv(dir), "", "doctor")
+	for _, want := range []string{"telegram: pairing on", "discord: pairing off"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("bot doctor: no line %q\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "console: pairing") {
+		t.Errorf("bot doctor speaks of pairing for the console, which has no strangers:\n%s", r.stdout)
+	}
+}

@@ -292,3 +292,36 @@ func paced(f func()) func() {
 		}
 	}
 }
+
+// TestReloadTurnsPairingOn: gateways.<name>.pairing is applied by a
+// reload, like the allow list (never logged as needing a restart): a
+// stranger refused before it gets a code after it.
+func TestReloadTurnsPairingOn(t *testing.T) {
+	const sections = `hitl: {approvers: ["telegram:ops"]}
+gateways: {console: {enabled: false}, telegram: {pairing: %v}}`
+	b := startReloadBot(t, fmt.Sprintf(sections, false))
+	dm := func(from string) string {
+		t.Helper()
+		conv := "telegram:" + from
+		s := core.Signal{Kind: core.KindMessage, Conv: core.Conversation{Gateway: "telegram", Chat: from},
+			From: core.Identity(conv), Text: "hello", Private: true}
+		if err := b.inbox.Submit(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		testutil.WaitFor(t, "the answer in "+conv, func() bool { got = b.gw.sent(conv); return got != "" })
+		return got
+	}
+	if got := dm("55"); codeRe.MatchString(got) || !strings.Contains(got, "allow list") {
+		t.Fatalf("with pairing off a stranger was answered %q; want the refusal", got)
+	}
+	if err := b.reload(fmt.Sprintf(sections, true)); err != nil {
+		t.Fatal(err)
+	}
+	if got := dm("56"); !codeRe.MatchString(got) {
+		t.Fatalf("after the reload turned pairing on a stranger was answered %q; want a code", got)
+	}
+	if strings.Contains(b.logs.String(), "pairing changed") {
+		t.Errorf("gateways.telegram.pairing logged as needing a restart:\n%s", b.logs)
+	}
+}
