@@ -28,7 +28,7 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 
 // Reload reads the configuration again (Options.Load) and applies, for the
 // next message, what can change while the bot runs: the gateways' allow
-// lists, hitl.approvers and hitl.people, policy.rules, profiles, budget and every provider's price
+// lists and pairing, hitl.approvers and hitl.people, policy.rules, profiles, budget and every provider's price
 // (llm.providers[N].price, for the next request), schedules and log.level. Every other key that differs from the
 // running configuration is logged, by name and never with its value, as
 // changed and needing a restart; it is not applied. A configuration that
@@ -134,7 +134,8 @@ func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices bu
 }
 
 // reloadable are the keys Reload applies, as restartKeys names them; a
-// gateway's allow list is gateways.<name>.allow.
+// gateway's allow list and pairing (gatewayReloadable) are
+// gateways.<name>.allow and gateways.<name>.pairing.
 var reloadable = map[string]bool{
 	"hitl.approvers": true,
 	"hitl.people":    true,
