@@ -69,8 +69,11 @@ func (a *Auth) Pairs(gateway string) bool {
 }
 
 // pairer returns the Pairing SetPairing gave, or nil, and whether any
-// gateway's pairing is on.
+// gateway's pairing is on. A nil Auth has none.
 func (a *Auth) pairer() (p Pairing, on bool) {
+	if a == nil {
+		return nil, false
+	}
 	ap := a.pairing.Load()
 	if ap == nil {
 		return nil, false
