@@ -236,7 +236,7 @@ func doctorGateways(r *report, cfg *config.Config) {
 			r.line("gateways", "%s", l)
 		}
 		if p, ok := s.Section.(gateways.Pairer); ok && st.Runs {
-			r.line("gateways", "%s: %s", s.Name, pairingLine(p.Pairs()))
+			r.line("gateways", "%s: %s", s.Name, pairingLine(s.Name, p.Pairs()))
 		}
 		for _, p := range st.Problems {
 			r.problem("gateways", "%s", p)
@@ -248,11 +248,11 @@ func doctorGateways(r *report, cfg *config.Config) {
 }
 
 // pairingLine says what gateways.<name>.pairing does as set.
-func pairingLine(on bool) string {
+func pairingLine(name string, on bool) string {
 	if on {
 		return "pairing on: a stranger who writes in a direct message gets a code, and an approver's /pair CODE lets them in"
 	}
-	return "pairing off (gateways.<name>.pairing: true lets strangers ask for a code)"
+	return "pairing off (gateways." + name + ".pairing: true lets strangers ask for a code)"
 }
 
 func doctorHITL(r *report, cfg *config.Config) {
