@@ -2,7 +2,7 @@ package main
 
 import (
 	"database/sql"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -124,25 +124,16 @@ http: {listen: ""}
 	if err := db.QueryRow(`SELECT COUNT(*) FROM messages WHERE content LIKE '%stranger%' OR content LIKE '%unpair%'`).Scan(&stored); err != nil || stored != 0 {
 		t.Errorf("%d history rows hold what was sent while not paired (%v); want none", stored, err)
 	}
-	rows, err := db.Query(`SELECT outcome, requested_by, approved_by FROM audit WHERE tool = 'pairing' ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var audited []string
-	for rows.Next() {
-		var outcome, who, by string
-		if err := rows.Scan(&outcome, &who, &by); err != nil {
-			t.Fatal(err)
+	for _, outcome := range []string{"paired", "unpaired"} {
+		r := runOnce(t, dir, baseEnv(dir), "", "audit", "--since", "1h", "--json", "--status", outcome)
+		var entries []map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &entries); r.code != 0 || err != nil {
+			t.Fatalf("bot audit --status %s: exit %d, %v\n%s%s", outcome, r.code, err, r.stdout, r.stderr)
 		}
-		audited = append(audited, outcome+" "+who+" by "+by)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"paired telegram:4242 by console:local", "unpaired telegram:4242 by console:local"}
-	if strings.Join(audited, "; ") != strings.Join(want, "; ") {
-		t.Errorf("audit rows %q; want %q", audited, want)
+		if len(entries) != 1 || entries[0]["tool"] != "pairing" || entries[0]["requested_by"] != "telegram:4242" ||
+			entries[0]["approved_by"] != "console:local" {
+			t.Errorf("bot audit --status %s: %v; want one pairing entry, telegram:4242 by console:local", outcome, entries)
+		}
 	}
 }
 

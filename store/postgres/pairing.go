@@ -53,7 +53,8 @@ func (db *DB) OfferPairingCode(ctx context.Context, c record.PairingCode) (recor
 			return fmt.Errorf("postgres: offer pairing code: %w", err)
 		}
 		if tag.RowsAffected() != 1 {
-			return record.ErrDuplicate // the hash is another identity's code
+			// The hash is another identity's pending code.
+			return fmt.Errorf("postgres: offer pairing code: %w", record.ErrDuplicate)
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM pairing_codes WHERE seq IN
 			(SELECT seq FROM pairing_codes ORDER BY seq DESC OFFSET $1)`, store.MaxPairingCodes); err != nil {

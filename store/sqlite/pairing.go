@@ -43,7 +43,8 @@ func (db *DB) OfferPairingCode(ctx context.Context, c record.PairingCode) (recor
 			return fmt.Errorf("sqlite: offer pairing code: %w", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return errors.Join(record.ErrDuplicate, err) // the hash is another identity's code
+			// The hash is another identity's pending code.
+			return errors.Join(fmt.Errorf("sqlite: offer pairing code: %w", record.ErrDuplicate), err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM pairing_codes WHERE seq IN
 			(SELECT seq FROM pairing_codes ORDER BY seq DESC LIMIT -1 OFFSET ?)`, store.MaxPairingCodes); err != nil {
