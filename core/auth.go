@@ -40,7 +40,8 @@ func newAuthLists(allow map[string][]string, approvers []Identity) *authLists {
 // key ("<gateway>:-1001234"), or, as a convenience, the bare id after the
 // gateway prefix ("123" in gateways.<gateway>.allow).
 type Auth struct {
-	lists atomic.Pointer[authLists] // replaced whole by Set
+	lists   atomic.Pointer[authLists]   // replaced whole by Set
+	pairing atomic.Pointer[authPairing] // set by SetPairing; nil: no pairing
 
 	mu       sync.Mutex
 	told     map[Identity]time.Time // unknown senders last told, for rate limiting
@@ -85,7 +86,7 @@ func (a *Auth) Allowed(s Signal) bool {
 		return true // a chat allowed as a whole includes its threads
 	}
 	_, user, _ := strings.Cut(string(s.From), ":")
-	return set[user] || set[c.Chat]
+	return set[user] || set[c.Chat] || a.paired(s)
 }
 
 // IsApprover reports whether id is one of the approvers (never a schedule).

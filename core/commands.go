@@ -120,6 +120,12 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 		reply = e.schedulesText()
 	case "tools":
 		reply = e.toolsText(s.Conv)
+	case "pair", "pairs", "unpair":
+		p, _ := e.cfg.Auth.pairer()
+		if p == nil {
+			return false
+		}
+		reply = e.pairCommand(ctx, log, s, p, name)
 	case "undo", "checkpoints":
 		if e.cfg.Undo == nil {
 			return false
@@ -150,6 +156,9 @@ func (e *Engine) commands() []CommandHelp {
 	out := append([]CommandHelp(nil), coreCommands...)
 	if e.cfg.Undo != nil {
 		out = append(out, undoCommands...)
+	}
+	if _, on := e.cfg.Auth.pairer(); on {
+		out = append(out, pairCommands...)
 	}
 	if l, ok := e.cfg.Commands.(CommandLister); ok {
 		out = append(out, l.Commands()...)

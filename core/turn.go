@@ -84,7 +84,7 @@ func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (st
 	case KindMessage:
 		if !e.cfg.Auth.Allowed(s) {
 			log.Warn().Str("from", string(s.From)).Msg("message from a sender not on the allow list")
-			if msg := e.cfg.Auth.Refusal(s, e.cfg.Now()); msg != "" {
+			if msg := e.strangerReply(ctx, log, s); msg != "" {
 				e.tell(ctx, log, s, msg)
 			}
 			return "", false

@@ -352,6 +352,36 @@ type Instance struct {
 	LastSeen time.Time // UTC
 }
 
+// Pairings keeps the pairing codes handed to strangers and the identities
+// paired with them (internal/pairing's Store; store/storetest's
+// PairingContract checks it). A code is pending until its Expires, by the
+// store's clock; at most MaxPairingCodes are pending at once.
+type Pairings interface {
+	// OfferPairingCode returns the code pending for c.Identity when there
+	// is one, else stores c and returns it: expired codes are forgotten,
+	// and past MaxPairingCodes pending the oldest. Concurrent offers for
+	// one identity return one code. It fails with record.ErrPaired when
+	// c.Identity is paired, and with record.ErrDuplicate when c.Hash is
+	// another identity's pending code (draw another code).
+	OfferPairingCode(ctx context.Context, c record.PairingCode) (record.PairingCode, error)
+	// PairingCodes lists the pending codes, oldest first.
+	PairingCodes(ctx context.Context) ([]record.PairingCode, error)
+	// Pair consumes id's pending code whose hash is hash and records id as
+	// paired by by, in one step: of concurrent callers one gets the
+	// pairing, the others record.ErrNotFound, as for a code that is not
+	// (or no longer) pending.
+	Pair(ctx context.Context, id core.Identity, hash string, by core.Identity) (record.Pairing, error)
+	// PairedIdentities lists the paired identities, oldest first.
+	PairedIdentities(ctx context.Context) ([]record.Pairing, error)
+	// Unpair forgets id's pairing and returns it; record.ErrNotFound when
+	// id is not paired.
+	Unpair(ctx context.Context, id core.Identity) (record.Pairing, error)
+}
+
+// MaxPairingCodes bounds the pairing codes pending at once: a flood of
+// strangers cannot fill the store.
+const MaxPairingCodes = 100
+
 // Store is everything a persistent implementation offers; internal/app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
@@ -368,6 +398,7 @@ type Store interface {
 	ScheduleSlots
 	Leases
 	Instances
+	Pairings
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

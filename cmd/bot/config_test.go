@@ -195,8 +195,10 @@ func TestDoctorGatewayLines(t *testing.T) {
 		{"telegram and slack", []string{"TELEGRAM_BOT_TOKEN=" + shapedTelegramToken, "SLACK_BOT_TOKEN=xoxb-doctor", "SLACK_APP_TOKEN=xapp-doctor"}, []string{
 			"gateways  console: enabled (console:local)",
 			"          telegram: enabled; who may talk: only the approvers (allow is empty)",
+			"          telegram: pairing off (gateways.telegram.pairing: true lets strangers ask for a code)",
 			"          discord: disabled (set gateways.discord.token (DISCORD_BOT_TOKEN) to enable)",
 			"          slack: enabled (socket mode, channels: mention); who may talk: only the approvers (allow is empty)",
+			"          slack: pairing off (gateways.slack.pairing: true lets strangers ask for a code)",
 		}},
 	}
 	for _, tc := range cases {

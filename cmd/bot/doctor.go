@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/app"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
@@ -234,6 +235,9 @@ func doctorGateways(r *report, cfg *config.Config) {
 		for _, l := range st.Lines {
 			r.line("gateways", "%s", l)
 		}
+		if p, ok := s.Section.(gateways.Pairer); ok && st.Runs {
+			r.line("gateways", "%s: %s", s.Name, pairingLine(s.Name, p.Pairs()))
+		}
 		for _, p := range st.Problems {
 			r.problem("gateways", "%s", p)
 		}
@@ -241,6 +245,14 @@ func doctorGateways(r *report, cfg *config.Config) {
 	if n == 0 {
 		r.problem("gateways", "no gateway is enabled")
 	}
+}
+
+// pairingLine says what gateways.<name>.pairing does as set.
+func pairingLine(name string, on bool) string {
+	if on {
+		return "pairing on: a stranger who writes in a direct message gets a code, and an approver's /pair CODE lets them in"
+	}
+	return "pairing off (gateways." + name + ".pairing: true lets strangers ask for a code)"
 }
 
 func doctorHITL(r *report, cfg *config.Config) {

@@ -35,6 +35,9 @@ type Section struct {
 	// AllowList lists who may talk to the bot (discord:<user id>, user or
 	// channel ids).
 	AllowList []string `yaml:"allow"`
+	// PairingOn hands a pairing code to a stranger who writes in a direct
+	// message, for an approver's /pair (gateways.discord.pairing).
+	PairingOn bool `yaml:"pairing"`
 	// Guild is GuildMention or GuildAll.
 	Guild string `yaml:"guild"`
 	// GuildID, when set, registers the slash commands in that guild only
@@ -80,6 +83,9 @@ func (s *Section) URLs() []string { return []string{s.APIURL, s.GatewayURL} }
 
 // Allow returns gateways.discord.allow.
 func (s *Section) Allow() []string { return s.AllowList }
+
+// Pairs returns gateways.discord.pairing.
+func (s *Section) Pairs() bool { return s.PairingOn }
 
 // tokenKey names the bot token's key and the variable the shipped
 // configuration takes it from, for doctor's lines.

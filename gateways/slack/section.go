@@ -38,6 +38,9 @@ type Section struct {
 	APIURL string `yaml:"api_url"`
 	// AllowList lists who may talk to the bot (user or channel ids).
 	AllowList []string `yaml:"allow"`
+	// PairingOn hands a pairing code to a stranger who writes in a direct
+	// message, for an approver's /pair (gateways.slack.pairing).
+	PairingOn bool `yaml:"pairing"`
 	// Mode is ModeSocket (default) or ModeEvents.
 	Mode string `yaml:"mode"`
 	// SigningSecret verifies Events API requests (events mode).
@@ -149,6 +152,9 @@ func (s *Section) URLs() []string { return []string{s.APIURL} }
 
 // Allow returns gateways.slack.allow.
 func (s *Section) Allow() []string { return s.AllowList }
+
+// Pairs returns gateways.slack.pairing.
+func (s *Section) Pairs() bool { return s.PairingOn }
 
 // Doctor says whether the gateway runs, how it receives and who may talk
 // to it; a token of the wrong kind, or in the wrong key, is a problem.

@@ -32,6 +32,9 @@ type Section struct {
 	APIURL string `yaml:"api_url"`
 	// AllowList lists who may talk to the bot (user or chat ids).
 	AllowList []string `yaml:"allow"`
+	// PairingOn hands a pairing code to a stranger who writes in a direct
+	// message, for an approver's /pair (gateways.telegram.pairing).
+	PairingOn bool `yaml:"pairing"`
 	// Mode is ModePolling or ModeWebhook.
 	Mode    string         `yaml:"mode"`
 	Webhook WebhookSection `yaml:"webhook"`
@@ -117,6 +120,9 @@ func (s *Section) URLs() []string { return []string{s.APIURL, s.Webhook.PublicUR
 
 // Allow returns gateways.telegram.allow.
 func (s *Section) Allow() []string { return s.AllowList }
+
+// Pairs returns gateways.telegram.pairing.
+func (s *Section) Pairs() bool { return s.PairingOn }
 
 // Doctor says whether the gateway runs and who may talk to it; a token
 // without the shape of a bot token is a problem.

@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
+	"github.com/gatehouse-bot/gatehouse/internal/pairing"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/storetable"
@@ -87,6 +88,7 @@ type App struct {
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
 	auth     *core.Auth
+	pairing  *pairing.Manager
 	policy   *core.PolicyGate
 	profiles *core.Profiles // the policy's, the engine's and the broker's
 	// profileHTTP are the HTTP clients of the profiles' providers, by
@@ -178,6 +180,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.profiles = core.NewProfiles(profiles)
 	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
+	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
+		return err
+	}
+	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
 	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
 		return err
 	}
@@ -286,6 +292,7 @@ func (a *App) Run(ctx context.Context) error {
 		ttl := a.cfg.Store.LeaseTTL.D()
 		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })
 	}
+	g.Go(func() error { return a.pairing.Run(gctx) })
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

@@ -28,7 +28,7 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 
 // Reload reads the configuration again (Options.Load) and applies, for the
 // next message, what can change while the bot runs: the gateways' allow
-// lists, hitl.approvers and hitl.people, policy.rules, profiles, budget and every provider's price
+// lists and pairing, hitl.approvers and hitl.people, policy.rules, profiles, budget and every provider's price
 // (llm.providers[N].price, for the next request), schedules and log.level. Every other key that differs from the
 // running configuration is logged, by name and never with its value, as
 // changed and needing a restart; it is not applied. A configuration that
@@ -93,6 +93,7 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	}
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
+	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
 	a.policy.SetRules(rules)
 	a.profiles.Set(profiles)
 	a.budget.Set(caps, prices)
@@ -133,7 +134,8 @@ func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices bu
 }
 
 // reloadable are the keys Reload applies, as restartKeys names them; a
-// gateway's allow list is gateways.<name>.allow.
+// gateway's allow list and pairing (gatewayReloadable) are
+// gateways.<name>.allow and gateways.<name>.pairing.
 var reloadable = map[string]bool{
 	"hitl.approvers": true,
 	"hitl.people":    true,
@@ -150,7 +152,7 @@ var reloadable = map[string]bool{
 func restartKeys(running, next *config.Config) []string {
 	var keys []string
 	add := func(key string) {
-		if !reloadable[key] && !strings.HasSuffix(key, ".allow") && !isPrice.MatchString(key) {
+		if !reloadable[key] && !gatewayReloadable(key) && !isPrice.MatchString(key) {
 			keys = append(keys, key)
 		}
 	}
@@ -172,6 +174,12 @@ func restartKeys(running, next *config.Config) []string {
 	return keys
 }
 
+// gatewayReloadable reports whether key is a gateway's key that Reload
+// applies: its allow list or its pairing.
+func gatewayReloadable(key string) bool {
+	return strings.HasSuffix(key, ".allow") || strings.HasSuffix(key, ".pairing")
+}
+
 // isPrice matches the key of a provider's price, which Reload applies
 // (budgetLimits): llm.providers[N].price and the keys below it.
 var isPrice = regexp.MustCompile(`^llm\.providers\[\d+\]\.price(\.|$)`)
@@ -181,7 +189,7 @@ var isPrice = regexp.MustCompile(`^llm\.providers\[\d+\]\.price(\.|$)`)
 // of another length is one change of the list), anything else whole.
 // Keys Reload applies are not descended into.
 func diffKeys(key string, a, b reflect.Value, add func(string)) {
-	if reloadable[key] || strings.HasSuffix(key, ".allow") {
+	if reloadable[key] || gatewayReloadable(key) {
 		return
 	}
 	for a.Kind() == reflect.Pointer || a.Kind() == reflect.Interface {

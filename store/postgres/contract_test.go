@@ -120,3 +120,10 @@ func TestInstanceContract(t *testing.T) {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
+
+func TestPairingContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.PairingContract(t, func(t *testing.T, now func() time.Time) store.Pairings {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}

@@ -86,7 +86,9 @@ type AuditEntry struct {
 	// that was turned down, or an action that did not match its digest),
 	// "unallowed" (a standing allow was removed), "received" (a file
 	// received from chat and saved, Tool "attachment": Args has its path,
-	// name, media type, size and SHA-256, Detail "sha256:<hex>").
+	// name, media type, size and SHA-256, Detail "sha256:<hex>"), "paired"
+	// and "unpaired" (Tool "pairing": RequestedBy is the identity paired or
+	// unpaired, ApprovedBy the approver, Args {"identity": …}).
 	Outcome string
 	Detail  string
 }

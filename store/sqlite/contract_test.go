@@ -98,3 +98,9 @@ func TestInstanceContract(t *testing.T) {
 		return openTemp(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestPairingContract(t *testing.T) {
+	storetest.PairingContract(t, func(t *testing.T, now func() time.Time) store.Pairings {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
