@@ -45,6 +45,11 @@ type Config struct {
 	// system prompt, tools, rules and budget; optional. The PolicyGate
 	// among Gates should have the same Profiles, for the rules.
 	Profiles *Profiles
+	// Journal, on a store shared by several instances, takes the
+	// messages of people on the allow list durably before they are
+	// acknowledged; their turns then come back through RunJournaled, on
+	// whichever instance claims them. Nil keeps every message in memory.
+	Journal Journal
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
 	// Status add their lines to /status (the MCP servers' states, say);
@@ -226,6 +231,16 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 			return nil
 		}
 	}
+	if e.journalTakes(s) {
+		took, err := e.cfg.Journal.Put(ctx, s)
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		if took { // durably written: the gateway may acknowledge it
+			e.done(s)
+			return nil
+		}
+	}
 	start, err := e.queues.push(ctx, key, s)
 	if err != nil {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
@@ -252,11 +267,13 @@ func (e *Engine) drain(key string) {
 		if !ok {
 			break
 		}
-		if e.process(s) {
+		ran := e.process(s)
+		if ran {
 			e.done(s)
 		} else {
 			dropped++
 		}
+		s.journal.end(ran)
 		e.queues.finish()
 	}
 	if dropped > 0 {

@@ -66,4 +66,7 @@ type Signal struct {
 	// called for a signal dropped at shutdown, so a gateway that commits its
 	// position in Done gets that message again after a restart.
 	Done func()
+
+	// journal is set on a journaled message's turn (RunJournaled).
+	journal *journal
 }
