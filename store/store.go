@@ -239,10 +239,10 @@ type Sharer interface {
 type Inbox interface {
 	// PutInbox writes e as pending (e.ID, Stage and Holder are ignored)
 	// unless an entry with its Gateway and Key exists: a redelivery is a
-	// no-op, added false. A positive reserve keeps the entry for
-	// e.Receiver until reserve from now (see ClaimInbox); 0 leaves it to
-	// any claimer.
-	PutInbox(ctx context.Context, e InboxEntry, reserve time.Duration) (added bool, err error)
+	// no-op, added false (and id 0). A positive reserve keeps the entry
+	// for e.Receiver until reserve from now (see ClaimInbox); 0 leaves it
+	// to any claimer.
+	PutInbox(ctx context.Context, e InboxEntry, reserve time.Duration) (id int64, added bool, err error)
 	// ClaimInbox claims for holder, until ttl from now, the oldest entry
 	// among the pending entries that are their conversation's oldest, of
 	// a conversation on one of gateways, that nobody holds: unclaimed and

@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/inbox"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -96,7 +97,8 @@ type App struct {
 	enabled map[string]bool
 	// instance names this instance in the store (Options.Instance).
 	instance string
-	cluster  *cluster // its heartbeat and /status lines
+	cluster  *cluster     // its heartbeat and /status lines
+	inbox    *inbox.Inbox // the durable inbox; nil unless the store is shared
 
 	reload reloader
 
@@ -179,6 +181,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	journal, err := a.buildInbox()
+	if err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -195,6 +201,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Status:       statusReporters(a.cluster, a.mcp),
 		Undo:         undo,
 		Attachments:  attachments,
+		Journal:      journal,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -226,6 +233,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.checkScheduleGateways(cfg); err != nil {
 		return err
 	}
+	a.inboxGateways()
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
@@ -272,6 +280,9 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { return a.sched.Run(gctx, a.engine) })
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	if a.inbox != nil {
+		g.Go(func() error { return a.inbox.Run(gctx, a.engine) })
+	}
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

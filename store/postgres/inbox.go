@@ -19,7 +19,7 @@ var _ store.Inbox = (*DB)(nil)
 
 // PutInbox writes e as pending unless its (gateway, key) is known, and
 // wakes the instances (NOTIFY, sent when the insert commits).
-func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Duration) (bool, error) {
+func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Duration) (int64, bool, error) {
 	now := db.now()
 	holder, expires := "", int64(0)
 	if reserve > 0 {
@@ -33,12 +33,12 @@ func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Dur
 		SELECT id FROM ins, pg_notify('`+inboxChannel+`', '')`,
 		e.Gateway, e.Key, e.Conv, e.Data, e.Files, e.Receiver, nanos(now), holder, expires).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("postgres: put inbox entry of %s: %w", e.Conv, err)
+		return 0, false, fmt.Errorf("postgres: put inbox entry of %s: %w", e.Conv, err)
 	}
-	return true, nil
+	return id, true, nil
 }
 
 // ClaimInbox claims the oldest claimable conversation head. The row lock

@@ -34,12 +34,12 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 	clock := NewClock(clusterEpoch)
 	a, b := newInbox(t, clock.Now)
 	const ttl = 15 * time.Second
-	gws := []string{"telegram", "slack"}
+	gws := []string{"alpha", "beta"}
 	put := func(s InboxStore, gw, key, conv string, want bool) {
 		t.Helper()
 		e := store.InboxEntry{Gateway: gw, Key: key, Conv: conv, Data: []byte("data of " + key), Receiver: "a"}
-		if added, err := s.PutInbox(ctx, e, 0); err != nil || added != want {
-			t.Fatalf("PutInbox(%s %s) = %v, %v; want %v", gw, key, added, err, want)
+		if id, added, err := s.PutInbox(ctx, e, 0); err != nil || added != want || (id != 0) != want {
+			t.Fatalf("PutInbox(%s %s) = %d, %v, %v; want added %v", gw, key, id, added, err, want)
 		}
 	}
 	claim := func(s InboxStore, holder, wantKey string) store.InboxEntry {
@@ -61,19 +61,19 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 	}
 
 	// Order in a conversation, across the handles; a redelivery is a no-op.
-	put(a, "telegram", "1:10", "telegram:1", true)
-	put(a, "telegram", "1:11", "telegram:1", true)
-	put(b, "telegram", "1:10", "telegram:1", false) // redelivered, to the other handle
-	put(b, "slack", "C1:1.5", "slack:C1", true)
-	put(a, "discord", "9:1", "discord:9", true) // a gateway no claimer runs
+	put(a, "alpha", "1:10", "alpha:1", true)
+	put(a, "alpha", "1:11", "alpha:1", true)
+	put(b, "alpha", "1:10", "alpha:1", false) // redelivered, to the other handle
+	put(b, "beta", "C1:1.5", "beta:C1", true)
+	put(a, "gamma", "9:1", "gamma:9", true) // a gateway no claimer runs
 	e1 := claim(a, "a", "1:10")
-	if string(e1.Data) != "data of 1:10" || e1.Conv != "telegram:1" || e1.Gateway != "telegram" || e1.Receiver != "a" || e1.Stage != 0 {
+	if string(e1.Data) != "data of 1:10" || e1.Conv != "alpha:1" || e1.Gateway != "alpha" || e1.Receiver != "a" || e1.Stage != 0 {
 		t.Fatalf("claimed entry = %+v", e1)
 	}
-	e2 := claim(b, "b", "C1:1.5") // telegram:1's next waits for its first
+	e2 := claim(b, "b", "C1:1.5") // alpha:1's next waits for its first
 	claim(b, "b", "")
 	finish(a, e1, "a")
-	put(a, "telegram", "1:10", "telegram:1", false) // done entries still recognise a redelivery
+	put(a, "alpha", "1:10", "alpha:1", false) // done entries still recognise a redelivery
 	e3 := claim(b, "b", "1:11")
 	claim(a, "a", "")
 	finish(b, e2, "b")
@@ -112,7 +112,7 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 	finish(b, e3, "b")
 
 	// A reservation keeps an entry for its receiver until it expires.
-	if _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "slack", Key: "C2:1", Conv: "slack:C2", Data: []byte("x"), Files: 1, Receiver: "a"}, ttl); err != nil {
+	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:1", Conv: "beta:C2", Data: []byte("x"), Files: 1, Receiver: "a"}, ttl); err != nil {
 		t.Fatalf("PutInbox reserved: %v", err)
 	}
 	claim(b, "b", "")
@@ -125,7 +125,7 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 		t.Fatalf("reserved entry = %+v", r)
 	}
 	finish(b, r, "b")
-	if _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "slack", Key: "C2:2", Conv: "slack:C2", Data: []byte("x"), Receiver: "a"}, ttl); err != nil {
+	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:2", Conv: "beta:C2", Data: []byte("x"), Receiver: "a"}, ttl); err != nil {
 		t.Fatalf("PutInbox reserved: %v", err)
 	}
 	finish(a, claim(a, "a", "C2:2"), "a") // its receiver claims it at once
@@ -140,8 +140,8 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 			t.Fatalf("Prune: %v", err)
 		}
 	}
-	put(a, "telegram", "1:10", "telegram:1", true)
-	put(a, "discord", "9:1", "discord:9", false) // pending: kept
+	put(a, "alpha", "1:10", "alpha:1", true)
+	put(a, "gamma", "9:1", "gamma:9", false) // pending: kept
 }
 
 // concurrentClaims has four claimers on each handle take 60 entries of six
@@ -153,9 +153,9 @@ func concurrentClaims(t *testing.T, a, b InboxStore, gws []string) {
 	const convs, per = 6, 10
 	for i := range per {
 		for c := range convs {
-			e := store.InboxEntry{Gateway: "telegram", Key: fmt.Sprintf("c%d:%d", c, i), Conv: fmt.Sprintf("telegram:c%d", c),
+			e := store.InboxEntry{Gateway: "alpha", Key: fmt.Sprintf("c%d:%d", c, i), Conv: fmt.Sprintf("alpha:c%d", c),
 				Data: []byte(fmt.Sprint(i)), Receiver: "a"}
-			if _, err := a.PutInbox(ctx, e, 0); err != nil {
+			if _, _, err := a.PutInbox(ctx, e, 0); err != nil {
 				t.Fatalf("PutInbox: %v", err)
 			}
 		}
@@ -214,7 +214,7 @@ func concurrentClaims(t *testing.T, a, b InboxStore, gws []string) {
 		t.Fatal(err)
 	}
 	for c := range convs {
-		got := seen[fmt.Sprintf("telegram:c%d", c)]
+		got := seen[fmt.Sprintf("alpha:c%d", c)]
 		want := make([]string, per)
 		for i := range want {
 			want[i] = fmt.Sprint(i)
@@ -243,8 +243,8 @@ func watch(t *testing.T, a, b InboxStore) {
 	n := 0
 	testutil.WaitFor(t, "a put on one handle to wake a watcher on the other", func() bool {
 		n++
-		e := store.InboxEntry{Gateway: "telegram", Key: fmt.Sprintf("w:%d", n), Conv: "telegram:w", Data: []byte("w"), Receiver: "b"}
-		if _, err := b.PutInbox(context.Background(), e, 0); err != nil {
+		e := store.InboxEntry{Gateway: "alpha", Key: fmt.Sprintf("w:%d", n), Conv: "alpha:w", Data: []byte("w"), Receiver: "b"}
+		if _, _, err := b.PutInbox(context.Background(), e, 0); err != nil {
 			t.Fatalf("PutInbox: %v", err)
 		}
 		select {
