@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,7 +22,12 @@ import (
 // inboxConfig runs Telegram against the fake, the fake model at llmURL,
 // on the PostgreSQL database dsn as instance name, with a short lease ttl;
 // Telegram users 41 to 44 may talk to it.
-func inboxConfig(dir, name, dsn, llmURL string, tg *faketg.Server, concurrency int) string {
+func inboxConfig(dir, name, dsn, llmURL string, tg *faketg.Server) string {
+	return inboxConfigN(dir, name, dsn, llmURL, tg, 8)
+}
+
+// inboxConfigN is inboxConfig with engine.concurrency turns at once.
+func inboxConfigN(dir, name, dsn, llmURL string, tg *faketg.Server, concurrency int) string {
 	return fmt.Sprintf(`llm:
   providers:
     - name: fake
@@ -46,35 +52,38 @@ log: {level: debug, format: json}
 }
 
 // TestInboxSurvivesTheKillOfThePoller: two real bots on one PostgreSQL
-// database and the fake Telegram. Instance a holds the Telegram poll
-// lease; a burst of messages in four chats is taken in and claimed by both
-// instances while the model holds every answer back; a is SIGKILLed in the
-// middle of its turns, and the rest of the burst arrives. Instance b takes
-// over the poll lease and a's turns after store.lease_ttl: every message
-// is answered exactly once (the fake's sendMessage counted per message),
-// and the inbox ends with nothing pending.
+// database and the fake Telegram. Instance a alone holds the Telegram poll
+// lease and takes in the first half of a burst of messages in four chats:
+// the model answers three chats at once and holds the fourth's answer
+// back, so a dies (SIGKILL) in the middle of that chat's turn, after it
+// answered the others. Instance b, started meanwhile, takes over the poll
+// lease and a's turn after store.lease_ttl, and the rest of the burst
+// arrives: every message is answered exactly once (the fake's sendMessage
+// counted per message), none twice because a had not stored its Telegram
+// position, and the inbox ends with nothing pending.
 func TestInboxSurvivesTheKillOfThePoller(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
 	tg := startTelegram(t)
 	gate := make(chan struct{})
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
 	var waiting atomic.Int32
+	const slowUser = 41
 	llm := startFake(t, func(r fakeopenai.Request) fakeopenai.Step {
-		waiting.Add(1)
-		defer waiting.Add(-1)
-		select {
-		case <-gate:
-		case <-time.After(2 * hangGuard):
+		if n, _ := strconv.Atoi(strings.TrimPrefix(r.LastUser(), "msg-")); n%4 == 0 { // user 41's
+			waiting.Add(1)
+			<-gate
+			waiting.Add(-1)
 		}
 		return fakeopenai.Text("answer to " + r.LastUser())
 	})
+	t.Cleanup(release) // runs before the fake's Close: no request stays held
 	dirA, dirB := t.TempDir(), t.TempDir()
-	writeFile(t, dirA, "config.yaml", inboxConfig(dirA, "a", dsn, llm.URL(), tg, 8))
-	// b runs one turn at a time: a is sure to hold turns when it dies.
-	writeFile(t, dirB, "config.yaml", inboxConfig(dirB, "b", dsn, llm.URL(), tg, 1))
+	writeFile(t, dirA, "config.yaml", inboxConfig(dirA, "a", dsn, llm.URL(), tg))
+	writeFile(t, dirB, "config.yaml", inboxConfig(dirB, "b", dsn, llm.URL(), tg))
 	a := startBot(t, dirA, baseEnv(dirA))
 	testutil.WaitFor(t, "instance a polling Telegram", func() bool { return len(tg.Polls()) > 0 })
-	startBot(t, dirB, baseEnv(dirB))
 
 	db, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
@@ -89,25 +98,6 @@ func TestInboxSurvivesTheKillOfThePoller(t *testing.T) {
 		}
 		return n
 	}
-
-	const total = 24
-	inject := func(from, to int) {
-		for i := from; i < to; i++ {
-			user := faketg.User{ID: int64(41 + i%4), FirstName: "U"}
-			tg.InjectMessage(faketg.Message{From: &user, Chat: faketg.Chat{ID: user.ID, Type: "private"}, Text: fmt.Sprintf("msg-%d", i)})
-		}
-	}
-	inject(0, total/2)
-	testutil.WaitFor(t, "the four conversations' turns waiting on the model, some of them a's", func() bool {
-		return waiting.Load() == 4 && count(`SELECT count(*) FROM inbox WHERE holder = 'a' AND claimed = 1 AND done = 0`) > 0
-	})
-	if err := syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-a.done
-	inject(total/2, total)
-	close(gate)
-
 	answers := func() map[string]int {
 		n := map[string]int{}
 		for _, s := range tg.Sent() {
@@ -117,29 +107,129 @@ func TestInboxSurvivesTheKillOfThePoller(t *testing.T) {
 		}
 		return n
 	}
-	testutil.WaitFor(t, "every message answered", func() bool {
-		got := answers()
-		for i := range total {
-			if got[fmt.Sprintf("answer to msg-%d", i)] == 0 {
-				return false
+	answered := func(from, to int, slow bool) func() bool {
+		return func() bool {
+			got := answers()
+			for i := from; i < to; i++ {
+				if (slow || i%4 != 0) && got[fmt.Sprintf("answer to msg-%d", i)] == 0 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	const total = 24
+	inject := func(from, to int) {
+		for i := from; i < to; i++ {
+			user := faketg.User{ID: int64(slowUser + i%4), FirstName: "U"}
+			tg.InjectMessage(faketg.Message{From: &user, Chat: faketg.Chat{ID: user.ID, Type: "private"}, Text: fmt.Sprintf("msg-%d", i)})
+		}
+	}
+	inject(0, total/2)
+	testutil.WaitFor(t, "a answering three chats while the fourth's turn waits on the model", func() bool {
+		return waiting.Load() == 1 && answered(0, total/2, false)()
+	})
+	startBot(t, dirB, baseEnv(dirB))
+	testutil.WaitFor(t, "instance b up", func() bool {
+		return count(`SELECT count(*) FROM instances WHERE name = 'b'`) == 1
+	})
+	if err := syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-a.done
+	inject(total/2, total)
+	release()
+
+	testutil.WaitFor(t, "every message answered", answered(0, total, true))
+	twice := func() []string {
+		var out []string
+		for text, n := range answers() {
+			if n != 1 || !strings.HasPrefix(text, "answer to msg-") {
+				out = append(out, fmt.Sprintf("%q ×%d", text, n))
 			}
 		}
-		return true
-	})
+		return out
+	}
+	if w := twice(); len(w) > 0 {
+		t.Fatalf("answered more than once: %v", w)
+	}
 	testutil.WaitFor(t, "the inbox with nothing pending", func() bool {
 		return count(`SELECT count(*) FROM inbox WHERE done = 0`) == 0
 	})
-	got := answers()
-	var wrong []string
-	for text, n := range got {
-		if n != 1 || !strings.HasPrefix(text, "answer to msg-") {
-			wrong = append(wrong, fmt.Sprintf("%q ×%d", text, n))
-		}
-	}
-	if len(wrong) > 0 || len(got) != total {
-		t.Fatalf("sent %d distinct messages; want %d answers, each once; wrong: %v", len(got), total, wrong)
+	if w, n := twice(), len(answers()); len(w) > 0 || n != total {
+		t.Fatalf("sent %d distinct messages; want %d answers, each once; wrong: %v", n, total, w)
 	}
 	if n := count(`SELECT count(*) FROM inbox`); n != total {
 		t.Fatalf("inbox has %d entries; want %d, one per message", n, total)
+	}
+}
+
+// TestInboxAnyInstanceRunsTheTurn: two real bots, one turn at a time
+// each, on one database; a alone polls Telegram. While one chat's turn
+// waits on the model (on whichever instance claimed it), the messages of
+// three other chats are answered by the other instance: a received
+// message's turn runs on any instance, not only on the one that received
+// it. Each is answered once.
+func TestInboxAnyInstanceRunsTheTurn(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	tg := startTelegram(t)
+	gate := make(chan struct{})
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
+	var waiting atomic.Int32
+	llm := startFake(t, func(r fakeopenai.Request) fakeopenai.Step {
+		if r.LastUser() == "slow" {
+			waiting.Add(1)
+			<-gate
+			waiting.Add(-1)
+		}
+		return fakeopenai.Text("answer to " + r.LastUser())
+	})
+	t.Cleanup(release) // runs before the fake's Close: no request stays held
+	dirA, dirB := t.TempDir(), t.TempDir()
+	writeFile(t, dirA, "config.yaml", inboxConfigN(dirA, "a", dsn, llm.URL(), tg, 1))
+	writeFile(t, dirB, "config.yaml", inboxConfigN(dirB, "b", dsn, llm.URL(), tg, 1))
+	startBot(t, dirA, baseEnv(dirA))
+	testutil.WaitFor(t, "instance a polling Telegram", func() bool { return len(tg.Polls()) > 0 })
+	startBot(t, dirB, baseEnv(dirB))
+
+	say := func(user int64, text string) {
+		u := faketg.User{ID: user, FirstName: "U"}
+		tg.InjectMessage(faketg.Message{From: &u, Chat: faketg.Chat{ID: user, Type: "private"}, Text: text})
+	}
+	say(41, "slow")
+	testutil.WaitFor(t, "the slow turn waiting on the model", func() bool { return waiting.Load() == 1 })
+	var want []string
+	for i := range 9 {
+		text := fmt.Sprintf("quick-%d", i)
+		say(int64(42+i%3), text)
+		want = append(want, "answer to "+text)
+	}
+	answers := func() map[string]int {
+		n := map[string]int{}
+		for _, s := range tg.Sent() {
+			if s.Method == "sendMessage" {
+				n[s.Plain]++
+			}
+		}
+		return n
+	}
+	testutil.WaitFor(t, "the other chats answered while the slow turn holds its instance", func() bool {
+		got := answers()
+		for _, w := range want {
+			if got[w] == 0 {
+				return false
+			}
+		}
+		return waiting.Load() == 1
+	})
+	release()
+	testutil.WaitFor(t, "the slow message answered", func() bool { return answers()["answer to slow"] > 0 })
+	for text, n := range answers() {
+		if n != 1 {
+			t.Errorf("%q sent %d times; want once", text, n)
+		}
 	}
 }
