@@ -203,6 +203,11 @@ func (e *Engine) Run(ctx context.Context) error {
 // concurrency slot, so /approve, /pending or /cancel never wait behind a
 // slow turn; its Done is called before Submit returns. /whoami is answered
 // so for anyone, before the allow list.
+//
+// With a Config.Journal, any other message from an authorised sender is
+// put there instead of the queue, and Done is called once it is: its turn
+// comes back through RunJournaled on whichever instance claims it. An
+// error wrapping ErrUnavailable means the journal could not take it.
 func (e *Engine) Submit(ctx context.Context, s Signal) error {
 	select {
 	case <-e.started:
