@@ -43,6 +43,23 @@ type Journal interface {
 	Put(ctx context.Context, s Signal) (bool, error)
 }
 
+// JournalCanceller is a Journal that can stop a conversation's turn
+// running on another instance: /cancel typed to this one asks it when no
+// turn of the conversation runs here.
+type JournalCanceller interface {
+	// CancelElsewhere asks the instance running conv's turn to stop it
+	// and reports whether one was running.
+	CancelElsewhere(ctx context.Context, conv Conversation) (bool, error)
+}
+
+// CancelTurn stops conv's turn in progress on this instance and its
+// running tool calls, as /cancel does, and reports whether there was one:
+// what an instance does when /cancel reached another one
+// (JournalCanceller).
+func (e *Engine) CancelTurn(conv Conversation) bool {
+	return e.turns.cancel(conv.Key())
+}
+
 // Journaled is a journaled message claimed for its turn on this instance.
 type Journaled struct {
 	// Signal is the message as it was put; its Attachments are those

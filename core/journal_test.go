@@ -239,3 +239,29 @@ func TestFilesLostAreToldToTheModel(t *testing.T) {
 		t.Fatalf("the model saw %q; want the lost files named", m.Content)
 	}
 }
+
+// cancelJournal is a memJournal that can stop a turn on another instance.
+type cancelJournal struct {
+	memJournal
+	elsewhere bool
+	asked     atomic.Int32
+}
+
+func (j *cancelJournal) CancelElsewhere(context.Context, core.Conversation) (bool, error) {
+	j.asked.Add(1)
+	return j.elsewhere, nil
+}
+
+// /cancel with no turn running here asks the journal to stop the one
+// running on another instance, and says which it stopped.
+func TestCancelReachesAnotherInstance(t *testing.T) {
+	for _, elsewhere := range []bool{true, false} {
+		j := &cancelJournal{elsewhere: elsewhere}
+		h := newHarness(t, harnessOpts{journal: j})
+		h.say(t, "c1", "/cancel")
+		a := h.gw.next(t)
+		if got := strings.Contains(a.Text, "on another instance"); got != elsewhere || j.asked.Load() != 1 {
+			t.Fatalf("elsewhere %v: reply %q, asked %d times", elsewhere, a.Text, j.asked.Load())
+		}
+	}
+}

@@ -263,16 +263,29 @@ type Inbox interface {
 	// ReleaseInbox gives holder's claim of entry id back at once (its
 	// stage kept), for another claimer.
 	ReleaseInbox(ctx context.Context, id int64, holder string) error
+	// CancelInbox asks the holder of conv's claimed entry (a live claim)
+	// to stop its turn (/cancel typed to another instance) and reports
+	// whether there was one; the holder learns of it from WatchInbox
+	// (InboxCancel) and CancelledInbox. A later claim of the entry (a
+	// takeover) clears the request.
+	CancelInbox(ctx context.Context, conv string) (bool, error)
+	// CancelledInbox lists holder's pending entries whose turn was asked
+	// to stop.
+	CancelledInbox(ctx context.Context, holder string) ([]int64, error)
 	// WatchInbox calls wake whenever an entry may have become claimable
-	// on any instance (put, finished, released), until ctx ends or the
+	// on any instance (put, finished, released; what is "") or a turn
+	// was asked to stop (what is InboxCancel), until ctx ends or the
 	// connection fails; callers also poll, a wake can be lost.
-	WatchInbox(ctx context.Context, wake func()) error
+	WatchInbox(ctx context.Context, wake func(what string)) error
 }
 
 // ErrNotHeld is matched (errors.Is) by the error of an inbox operation on
 // an entry the caller no longer holds: its claim expired and another
 // instance may have taken it over.
 var ErrNotHeld = errors.New("store: inbox entry not held")
+
+// InboxCancel is what WatchInbox reports when a turn was asked to stop.
+const InboxCancel = "cancel"
 
 // InboxKeep is how long a done inbox entry is kept (a redelivery within it
 // is still recognised) before Prune deletes it.

@@ -170,7 +170,8 @@ func TestInboxSurvivesTheKillOfThePoller(t *testing.T) {
 // waits on the model (on whichever instance claimed it), the messages of
 // three other chats are answered by the other instance: a received
 // message's turn runs on any instance, not only on the one that received
-// it. Each is answered once.
+// it. /cancel, received by a, stops the slow turn wherever it runs: its
+// answer is never sent. Each message is answered once.
 func TestInboxAnyInstanceRunsTheTurn(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
@@ -225,11 +226,22 @@ func TestInboxAnyInstanceRunsTheTurn(t *testing.T) {
 		}
 		return waiting.Load() == 1
 	})
+	// /cancel reaches the slow turn wherever it runs (a receives it).
+	say(41, "/cancel")
+	testutil.WaitFor(t, "/cancel answered", func() bool {
+		for text := range answers() {
+			if strings.HasPrefix(text, "Cancelled the turn in progress") {
+				return true
+			}
+		}
+		return false
+	})
 	release()
-	testutil.WaitFor(t, "the slow message answered", func() bool { return answers()["answer to slow"] > 0 })
+	say(41, "after")
+	testutil.WaitFor(t, "the next message of the chat answered", func() bool { return answers()["answer to after"] > 0 })
 	for text, n := range answers() {
-		if n != 1 {
-			t.Errorf("%q sent %d times; want once", text, n)
+		if n != 1 || text == "answer to slow" {
+			t.Errorf("%q sent %d times; want once, and the cancelled turn's answer never", text, n)
 		}
 	}
 }

@@ -21,9 +21,11 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// Runner runs a claimed message's turn: the Engine.
+// Runner runs a claimed message's turn, and stops one when /cancel
+// reached another instance: the Engine.
 type Runner interface {
 	RunJournaled(ctx context.Context, j core.Journaled) (bool, error)
+	CancelTurn(conv core.Conversation) bool
 }
 
 // Config configures an Inbox. Store, Instance and TTL are required.
@@ -57,10 +59,11 @@ type Inbox struct {
 	cfg      Config
 	gateways map[string]bool
 	wake     chan struct{}
+	cancels  chan struct{} // a turn here may have been asked to stop
 
 	mu      sync.Mutex
-	files   map[string]*held // by gateway and key: the attachments of messages received here
-	running map[int64]bool   // entries whose turns run here
+	files   map[string]*held            // by gateway and key: the attachments of messages received here
+	running map[int64]core.Conversation // entries whose turns run here
 }
 
 // held is what this instance keeps of a message it received with files.
@@ -70,7 +73,10 @@ type held struct {
 	since time.Time
 }
 
-var _ core.Journal = (*Inbox)(nil)
+var (
+	_ core.Journal          = (*Inbox)(nil)
+	_ core.JournalCanceller = (*Inbox)(nil)
+)
 
 // New checks cfg and returns an Inbox; Run claims its messages.
 func New(cfg Config) (*Inbox, error) {
@@ -87,8 +93,8 @@ func New(cfg Config) (*Inbox, error) {
 	for _, g := range cfg.Gateways {
 		gws[g] = true
 	}
-	return &Inbox{cfg: cfg, gateways: gws, wake: make(chan struct{}, 1),
-		files: make(map[string]*held), running: make(map[int64]bool)}, nil
+	return &Inbox{cfg: cfg, gateways: gws, wake: make(chan struct{}, 1), cancels: make(chan struct{}, 1),
+		files: make(map[string]*held), running: make(map[int64]core.Conversation)}, nil
 }
 
 // UseGateways sets Config.Gateways: the gateways are built after the
@@ -146,11 +152,62 @@ func (in *Inbox) Put(ctx context.Context, s core.Signal) (bool, error) {
 	return true, nil
 }
 
+// CancelElsewhere asks the instance holding conv's turn to stop it.
+func (in *Inbox) CancelElsewhere(ctx context.Context, conv core.Conversation) (bool, error) {
+	if !in.gateways[conv.Gateway] {
+		return false, nil
+	}
+	ok, err := in.cfg.Store.CancelInbox(ctx, conv.Key())
+	if err != nil {
+		return false, fmt.Errorf("inbox: %w", err)
+	}
+	return ok, nil
+}
+
 // poke wakes the claim loop.
 func (in *Inbox) poke() {
 	select {
 	case in.wake <- struct{}{}:
 	default:
+	}
+}
+
+// notified handles a notification: a cancel wakes the cancel check,
+// anything else the claim loop.
+func (in *Inbox) notified(what string) {
+	if what != store.InboxCancel {
+		in.poke()
+		return
+	}
+	select {
+	case in.cancels <- struct{}{}:
+	default:
+	}
+}
+
+// stopCancelled stops the turns running here that /cancel on another
+// instance asked to stop.
+func (in *Inbox) stopCancelled(ctx context.Context, r Runner) {
+	in.mu.Lock()
+	n := len(in.running)
+	in.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	ids, err := in.cfg.Store.CancelledInbox(ctx, in.cfg.Instance)
+	if err != nil {
+		if ctx.Err() == nil {
+			in.cfg.Log.Warn().Err(err).Msg("inbox: reading the turns asked to stop failed")
+		}
+		return
+	}
+	for _, id := range ids {
+		in.mu.Lock()
+		conv, ok := in.running[id]
+		in.mu.Unlock()
+		if ok && r.CancelTurn(conv) {
+			in.cfg.Log.Info().Str("conv", conv.Key()).Int64("inbox_id", id).Msg("inbox: turn stopped by /cancel on another instance")
+		}
 	}
 }
 
@@ -163,7 +220,7 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 	defer stopRenew()
 	var bg sync.WaitGroup
 	bg.Add(2)
-	go func() { defer bg.Done(); in.renew(renewCtx) }()
+	go func() { defer bg.Done(); in.renew(renewCtx, r) }()
 	go func() { defer bg.Done(); in.watch(ctx) }()
 
 	slots := make(chan struct{}, in.cfg.Slots)
@@ -196,7 +253,7 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 			continue
 		}
 		in.mu.Lock()
-		in.running[e.ID] = true
+		in.running[e.ID] = conversation(e)
 		in.mu.Unlock()
 		turns.Add(1)
 		go func() {
@@ -223,10 +280,10 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		in.mu.Unlock()
 	}()
 	log := in.cfg.Log.With().Str("conv", e.Conv).Int64("inbox_id", e.ID).Logger()
-	end, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
-	defer cancel()
 	s, err := decode(e.Data)
 	if err != nil {
+		end, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
+		defer cancel()
 		// Not a message this gatehouse wrote: nothing can run it.
 		log.Error().Err(err).Msg("inbox: entry not readable; dropped")
 		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
@@ -253,8 +310,11 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 	// The turn is not cut by ctx: the Engine ends it within its grace
 	// period at shutdown, and until then the claim must stay held.
 	ran, err := r.RunJournaled(context.WithoutCancel(ctx), j)
+	end, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait) // from the turn's end
+	defer cancel()
 	switch {
 	case err != nil || !ran:
+		log.Info().Err(err).Msg("inbox: turn did not run here; given back")
 		if err := in.cfg.Store.ReleaseInbox(end, e.ID, in.cfg.Instance); err != nil {
 			log.Warn().Err(err).Msg("inbox: giving back a turn that did not run; it is taken over once its claim expires")
 		}
@@ -265,18 +325,32 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 	}
 }
 
+// conversation is e's conversation, as its stored message names it.
+func conversation(e store.InboxEntry) core.Conversation {
+	if s, err := decode(e.Data); err == nil {
+		return s.Conv
+	}
+	return core.Conversation{}
+}
+
 // renew renews the claims of the turns running here and the reservations
 // of messages received here with files, every third of TTL, until ctx
-// ends; it forgets files kept longer than keepFiles.
-func (in *Inbox) renew(ctx context.Context) {
+// ends; it forgets files kept longer than keepFiles. It also stops the
+// turns /cancel asked to stop elsewhere, when notified and on each
+// renewal (a notification can be lost).
+func (in *Inbox) renew(ctx context.Context, r Runner) {
 	t := time.NewTicker(in.cfg.TTL / 3)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-in.cancels:
+			in.stopCancelled(ctx, r)
+			continue
 		case <-t.C:
 		}
+		in.stopCancelled(ctx, r)
 		in.mu.Lock()
 		ids := make([]int64, 0, len(in.running)+len(in.files))
 		for id := range in.running {
@@ -300,7 +374,7 @@ func (in *Inbox) renew(ctx context.Context) {
 // ends; a lost connection is listened on again after a poll interval.
 func (in *Inbox) watch(ctx context.Context) {
 	for ctx.Err() == nil {
-		err := in.cfg.Store.WatchInbox(ctx, in.poke)
+		err := in.cfg.Store.WatchInbox(ctx, in.notified)
 		if err != nil && ctx.Err() == nil {
 			in.cfg.Log.Debug().Err(err).Msg("inbox: notifications lost; polling until they are back")
 		}

@@ -60,15 +60,20 @@ func TestMessageKey(t *testing.T) {
 	}
 }
 
-// runner records the turns it is given; ran decides what it reports.
+// runner records the turns it is given; ran decides what it reports;
+// with hold, each turn lasts until CancelTurn stops it.
 type runner struct {
-	mu   sync.Mutex
-	got  []core.Journaled
-	ran  func(n int) bool
-	runs chan core.Journaled
+	mu      sync.Mutex
+	got     []core.Journaled
+	ran     func(n int) bool
+	runs    chan core.Journaled
+	hold    bool
+	stopped chan core.Conversation
 }
 
-func newRunner() *runner { return &runner{runs: make(chan core.Journaled, 16)} }
+func newRunner() *runner {
+	return &runner{runs: make(chan core.Journaled, 16), stopped: make(chan core.Conversation, 16)}
+}
 
 func (r *runner) RunJournaled(_ context.Context, j core.Journaled) (bool, error) {
 	r.mu.Lock()
@@ -76,10 +81,25 @@ func (r *runner) RunJournaled(_ context.Context, j core.Journaled) (bool, error)
 	n := len(r.got)
 	r.mu.Unlock()
 	r.runs <- j
+	if r.hold {
+		select {
+		case conv := <-r.stopped:
+			if conv != j.Signal.Conv {
+				return true, errors.New("stopped another conversation: " + conv.Key())
+			}
+		case <-time.After(testutil.HangGuard):
+			return false, errors.New("never stopped")
+		}
+	}
 	if r.ran != nil {
 		return r.ran(n), nil
 	}
 	return true, j.Record(context.Background(), core.StageReplied)
+}
+
+func (r *runner) CancelTurn(conv core.Conversation) bool {
+	r.stopped <- conv
+	return true
 }
 
 func (r *runner) next(t *testing.T) core.Journaled {
@@ -108,7 +128,13 @@ func open(t *testing.T, dsn string) *postgres.DB {
 // it with r until the test ends.
 func start(t *testing.T, st store.Inbox, name string, r *runner) *Inbox {
 	t.Helper()
-	in, err := New(Config{Store: st, Instance: name, TTL: time.Hour, Poll: 20 * time.Millisecond})
+	return startTTL(t, st, name, r, time.Hour)
+}
+
+// startTTL is start with claims of ttl.
+func startTTL(t *testing.T, st store.Inbox, name string, r *runner, ttl time.Duration) *Inbox {
+	t.Helper()
+	in, err := New(Config{Store: st, Instance: name, TTL: ttl, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,4 +253,29 @@ func TestPutUnavailable(t *testing.T) {
 	if !errors.Is(err, core.ErrUnavailable) {
 		t.Fatalf("Put on a closed store = %v; want ErrUnavailable", err)
 	}
+}
+
+// /cancel typed to one instance stops the conversation's turn running on
+// another (through a notification, or the holder's next renewal when the
+// notification came before it listened); a conversation with no turn
+// running anywhere is not cancelled.
+func TestCancelReachesTheHolder(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := open(t, dsn), open(t, dsn)
+	ctx := context.Background()
+	in := start(t, a, "a", nil)
+	if _, err := in.Put(ctx, msg("7", "1", 0)); err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner()
+	r.hold = true
+	startTTL(t, b, "b", r, time.Second)
+	j := r.next(t)
+	if ok, err := in.CancelElsewhere(ctx, core.Conversation{Gateway: "gw", Chat: "8"}); ok || err != nil {
+		t.Fatalf("CancelElsewhere of an idle conversation = %v, %v; want false", ok, err)
+	}
+	if ok, err := in.CancelElsewhere(ctx, j.Signal.Conv); !ok || err != nil {
+		t.Fatalf("CancelElsewhere = %v, %v; want true", ok, err)
+	}
+	waitDone(t, dsn) // the turn stopped and was marked done
 }

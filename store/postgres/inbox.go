@@ -52,7 +52,7 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 	now := db.now()
 	var e store.InboxEntry
 	var received int64
-	err := db.pool.QueryRow(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2
+	err := db.pool.QueryRow(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
 		WHERE id = (
 			SELECT i.id FROM inbox i
 			WHERE i.done = 0 AND i.gateway = ANY($3)
@@ -126,10 +126,39 @@ func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
 	return nil
 }
 
+// CancelInbox marks conv's live claimed entry cancelled and wakes the
+// instances with InboxCancel.
+func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
+	var one int
+	err := db.pool.QueryRow(ctx, `WITH up AS (
+		UPDATE inbox SET cancel = 1 WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
+		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '`+store.InboxCancel+`') LIMIT 1`, conv, nanos(db.now())).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("postgres: cancel the turn of %s: %w", conv, err)
+	}
+	return true, nil
+}
+
+// CancelledInbox lists holder's pending entries asked to stop.
+func (db *DB) CancelledInbox(ctx context.Context, holder string) ([]int64, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id FROM inbox WHERE holder = $1 AND cancel = 1 AND done = 0 ORDER BY id LIMIT 100`, holder)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
+	}
+	return ids, nil
+}
+
 // WatchInbox listens on its own connection (taken from the pool and
 // closed at the end, never given back listening) and calls wake on each
 // notification.
-func (db *DB) WatchInbox(ctx context.Context, wake func()) error {
+func (db *DB) WatchInbox(ctx context.Context, wake func(string)) error {
 	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres: watch inbox: %w", err)
@@ -140,13 +169,14 @@ func (db *DB) WatchInbox(ctx context.Context, wake func()) error {
 		return fmt.Errorf("postgres: watch inbox: %w", err)
 	}
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("postgres: watch inbox: %w", err)
 		}
-		wake()
+		wake(n.Payload)
 	}
 }
 

@@ -25,8 +25,9 @@ type InboxStore interface {
 // over with its stage, after which the old holder can neither record nor
 // finish; a reservation keeps an entry for its receiver until it expires;
 // concurrent claimers on both handles never hold one conversation at once
-// and see each conversation in order; a put wakes a watcher on the other
-// handle; Prune forgets done entries after store.InboxKeep. newInbox must
+// and see each conversation in order; a cancel marks the live claim of a
+// conversation for its holder; a put and a cancel wake a watcher on the
+// other handle; Prune forgets done entries after store.InboxKeep. newInbox must
 // make both handles read their time from now.
 func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Time) (a, b InboxStore)) {
 	t.Helper()
@@ -77,6 +78,23 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 	e3 := claim(b, "b", "1:11")
 	claim(a, "a", "")
 	finish(b, e2, "b")
+
+	// /cancel on one instance reaches the holder of the conversation's turn.
+	cancelled := func(s InboxStore, holder string, want ...int64) {
+		t.Helper()
+		ids, err := s.CancelledInbox(ctx, holder)
+		if err != nil || fmt.Sprint(ids) != fmt.Sprint(want) {
+			t.Fatalf("CancelledInbox(%s) = %v, %v; want %v", holder, ids, err, want)
+		}
+	}
+	cancelled(b, "b")
+	for conv, want := range map[string]bool{"beta:C1": false, "alpha:none": false, "alpha:1": true} {
+		if ok, err := a.CancelInbox(ctx, conv); err != nil || ok != want {
+			t.Fatalf("CancelInbox(%s) = %v, %v; want %v", conv, ok, err, want)
+		}
+	}
+	cancelled(b, "b", e3.ID)
+	cancelled(a, "a")
 
 	// Renewed, a claim holds; expired, it is taken over with its stage.
 	if err := b.SetInboxStage(ctx, e3.ID, "b", 2); err != nil {
@@ -225,16 +243,17 @@ func concurrentClaims(t *testing.T, a, b InboxStore, gws []string) {
 	}
 }
 
-// watch checks that a put on b wakes a watcher on a.
+// watch checks that a put on b wakes a watcher on a, and a cancel on b
+// wakes it with store.InboxCancel.
 func watch(t *testing.T, a, b InboxStore) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	woken := make(chan struct{}, 1)
+	woken := make(chan string, 64)
 	done := make(chan error, 1)
 	go func() {
-		done <- a.WatchInbox(ctx, func() {
+		done <- a.WatchInbox(ctx, func(what string) {
 			select {
-			case woken <- struct{}{}:
+			case woken <- what:
 			default:
 			}
 		})
@@ -248,8 +267,23 @@ func watch(t *testing.T, a, b InboxStore) {
 			t.Fatalf("PutInbox: %v", err)
 		}
 		select {
-		case <-woken:
-			return true
+		case what := <-woken:
+			return what == ""
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	})
+	e, ok, err := b.ClaimInbox(context.Background(), "b", []string{"alpha"}, time.Hour)
+	if err != nil || !ok {
+		t.Fatalf("ClaimInbox = %+v, %v, %v", e, ok, err)
+	}
+	if ok, err := b.CancelInbox(context.Background(), e.Conv); err != nil || !ok {
+		t.Fatalf("CancelInbox = %v, %v", ok, err)
+	}
+	testutil.WaitFor(t, "a cancel to wake the watcher with InboxCancel", func() bool {
+		select {
+		case what := <-woken:
+			return what == store.InboxCancel
 		case <-time.After(100 * time.Millisecond):
 			return false
 		}

@@ -15,6 +15,7 @@ CREATE TABLE inbox (
     claimed  INTEGER  NOT NULL DEFAULT 0,  -- 1 once claimed
     expires  BIGINT   NOT NULL DEFAULT 0,  -- of the claim or reservation
     stage    INTEGER  NOT NULL DEFAULT 0,  -- how far its turn got
+    cancel   INTEGER  NOT NULL DEFAULT 0,  -- 1: /cancel asked its holder to stop its turn
     done     BIGINT   NOT NULL DEFAULT 0,  -- when its turn ended; 0 pending
     UNIQUE (gateway, msg_key)
 );
