@@ -237,7 +237,7 @@ type Sharer interface {
 // renews; an expired claim is taken over by the next claimer. internal/app
 // type-asserts it only on a shared store (Sharer).
 type Inbox interface {
-	// PutInbox writes e as pending (e.ID, Stage and Holder are ignored)
+	// PutInbox writes e as pending (e.ID, Stage and Received are ignored)
 	// unless an entry with its Gateway and Key exists: a redelivery is a
 	// no-op, added false (and id 0). A positive reserve keeps the entry
 	// for e.Receiver until reserve from now (see ClaimInbox); 0 leaves it

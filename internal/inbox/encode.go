@@ -10,10 +10,10 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 )
 
-// maxData bounds an encoded message read back from the store: a gateway
-// bounds what it submits (engine.max_message is 16 KiB by default), so
-// anything far larger is not one of ours.
-const maxData = 1 << 20
+// maxData bounds an encoded message read back from the store: its text is
+// at most engine.max_message (at most 1 MiB), which JSON's escapes make at
+// most six times longer, so anything larger is not one of ours.
+const maxData = 8 << 20
 
 // wireSignal is a message as the inbox stores it: what another instance
 // needs to run its turn. Attachments stay with the receiving instance

@@ -279,3 +279,18 @@ func TestCancelReachesTheHolder(t *testing.T) {
 	}
 	waitDone(t, dsn) // the turn stopped and was marked done
 }
+
+// The longest message engine.max_message allows, all of it characters
+// JSON escapes, still round-trips.
+func TestLongestMessageRoundTrips(t *testing.T) {
+	s := msg("1", "1", 0)
+	s.Text = strings.Repeat("\x01", 1<<20)
+	b, err := encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decode(b)
+	if err != nil || got.Text != s.Text {
+		t.Fatalf("decode of %d bytes: %v", len(b), err)
+	}
+}
