@@ -106,6 +106,14 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 		log.Info().Msg("tool call held for approval")
 		return text, false, false
 	}
+	if err := t.sig.journal.record(ctx, StageTool); err != nil {
+		// Not run: the instance that takes the message over decides.
+		log.Warn().Err(err).Msg("tool call not run: its turn's stage could not be recorded")
+		if t.rt != nil {
+			t.rt.cancel(err)
+		}
+		return "not run: " + err.Error(), true, false
+	}
 	t.counters.toolCalls.Add(1)
 	log.Info().Msg("act")
 	began := time.Now()

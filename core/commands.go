@@ -273,6 +273,13 @@ func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversatio
 // the model in a history note) and its running approved actions.
 func (e *Engine) cancel(conv Conversation) string {
 	turn := e.turns.cancel(conv.Key())
+	elsewhere := false
+	if jc, ok := e.cfg.Journal.(JournalCanceller); ok && !turn {
+		var err error
+		if elsewhere, err = jc.CancelElsewhere(e.work, conv); err != nil {
+			e.log.Error().Err(err).Str("conv", conv.Key()).Msg("cancel: the instance running the turn could not be asked")
+		}
+	}
 	runs := 0
 	if rc, ok := e.cfg.Holder.(RunCanceller); ok {
 		runs = rc.CancelRuns(conv)
@@ -280,6 +287,9 @@ func (e *Engine) cancel(conv Conversation) string {
 	var parts []string
 	if turn {
 		parts = append(parts, "the turn in progress and its running tool calls")
+	}
+	if elsewhere {
+		parts = append(parts, "the turn in progress on another instance and its running tool calls")
 	}
 	if runs > 0 {
 		parts = append(parts, fmt.Sprintf("%d running approved action(s)", runs))

@@ -45,6 +45,11 @@ type Config struct {
 	// system prompt, tools, rules and budget; optional. The PolicyGate
 	// among Gates should have the same Profiles, for the rules.
 	Profiles *Profiles
+	// Journal, on a store shared by several instances, takes the
+	// messages of people on the allow list durably before they are
+	// acknowledged; their turns then come back through RunJournaled, on
+	// whichever instance claims them. Nil keeps every message in memory.
+	Journal Journal
 	// Schedules lists the configured schedules for /schedules; optional.
 	Schedules ScheduleLister
 	// Status add their lines to /status (the MCP servers' states, say);
@@ -198,6 +203,11 @@ func (e *Engine) Run(ctx context.Context) error {
 // concurrency slot, so /approve, /pending or /cancel never wait behind a
 // slow turn; its Done is called before Submit returns. /whoami is answered
 // so for anyone, before the allow list.
+//
+// With a Config.Journal, any other message from an authorised sender is
+// put there instead of the queue, and Done is called once it is: its turn
+// comes back through RunJournaled on whichever instance claims it. An
+// error wrapping ErrUnavailable means the journal could not take it.
 func (e *Engine) Submit(ctx context.Context, s Signal) error {
 	select {
 	case <-e.started:
@@ -223,6 +233,16 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 			return fmt.Errorf("core: submit to %s: %w", key, err)
 		}
 		if handled {
+			return nil
+		}
+	}
+	if e.journalTakes(s) {
+		took, err := e.cfg.Journal.Put(ctx, s)
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		if took { // durably written: the gateway may acknowledge it
+			e.done(s)
 			return nil
 		}
 	}
@@ -252,11 +272,13 @@ func (e *Engine) drain(key string) {
 		if !ok {
 			break
 		}
-		if e.process(s) {
+		ran := e.process(s)
+		if ran {
 			e.done(s)
 		} else {
 			dropped++
 		}
+		s.journal.end(ran)
 		e.queues.finish()
 	}
 	if dropped > 0 {

@@ -123,6 +123,7 @@ type harnessOpts struct {
 	vision       []bool // per fake: the provider takes images
 	attachments  core.AttachmentReceiver
 	profiles     *core.Profiles // the engine's and its policy gate's
+	journal      core.Journal
 	// wrap, when set, is the gateway registered instead of the recorder:
 	// it wraps it (h.gw still sees every reply it passes on).
 	wrap func(*recorder) core.Actuator
@@ -179,6 +180,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		Metrics:      o.metrics,
 		Attachments:  o.attachments,
 		Profiles:     o.profiles,
+		Journal:      o.journal,
 		Log:          log,
 	})
 	if err != nil {

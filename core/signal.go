@@ -62,8 +62,13 @@ type Signal struct {
 	// gateway's own name, never "schedule:".
 	Schedule string
 	// Done, when set, is called once the Engine has finished with the
-	// signal (its turn ran, or it was refused or was a command). It is not
-	// called for a signal dropped at shutdown, so a gateway that commits its
-	// position in Done gets that message again after a restart.
+	// signal (its turn ran, or it was refused or was a command), or, on a
+	// store shared by several instances, once the message is durably in
+	// the inbox (Config.Journal), before its turn. It is not called for a
+	// signal dropped at shutdown, nor when Submit fails, so a gateway that
+	// commits its position in Done gets that message again after a restart.
 	Done func()
+
+	// journal is set on a journaled message's turn (RunJournaled).
+	journal *journal
 }

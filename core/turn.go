@@ -31,6 +31,9 @@ func (e *Engine) handle(ctx context.Context, rt *runningTurn, s Signal) {
 	}()
 	e.counters.signals.Add(1)
 	log.Info().Stringer("kind", s.Kind).Str("from", string(s.From)).Msg("signal")
+	if e.resumed(ctx, log, rt, s) {
+		return
+	}
 	text, ok := e.perceive(ctx, log, s)
 	if !ok {
 		return
@@ -127,8 +130,14 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 		stop := typer.StartTyping(ctx, s.Conv)
 		defer stop()
 	}
-	if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
-		log.Error().Err(err).Msg("history append")
+	if s.journal.stage() < StageInHistory { // a takeover's history has it already
+		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
+			log.Error().Err(err).Msg("history append")
+		}
+		if err := s.journal.record(ctx, StageInHistory); err != nil {
+			log.Warn().Err(err).Msg("turn left to the instance that takes it over")
+			return
+		}
 	}
 	defer func() { t.live.abandon(withdrawnNote) }() // a panic or an early return never leaves one open
 	for step := 0; ; step++ {
@@ -145,6 +154,11 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 			return
 		case errors.Is(cause, errUserCancelled):
 			t.cancelled(ctx)
+			return
+		case errors.Is(cause, errJournal) || errors.Is(err, errJournal):
+			// Its claim was lost or the store is unreachable: the
+			// instance that takes the message over finishes it.
+			log.Warn().Err(err).Msg("turn left to the instance that takes it over")
 			return
 		}
 		if err != nil && e.work.Err() != nil {
@@ -240,6 +254,9 @@ func (t *turnState) step(ctx context.Context) (done bool, err error) {
 	// The calls ran: record them even when the turn is being cancelled.
 	if err := t.append(context.WithoutCancel(ctx), append([]llm.Message{msg}, results...)...); err != nil {
 		return true, fmt.Errorf("history append: %w", err)
+	}
+	if err := t.sig.journal.record(ctx, StageInHistory); err != nil {
+		return true, err
 	}
 	if t.rejections >= maxRejections {
 		return true, fmt.Errorf("%w %d times in a row", errRefused, t.rejections)
@@ -377,6 +394,10 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 	// may be reading its answer, and an /undo must not be told that a
 	// turn is in progress.
 	t.rt.answer()
+	if err := t.sig.journal.record(ctx, StageReplied); err != nil {
+		t.live.abandon(withdrawnNote)
+		return true, err // not sent: the instance that takes it over answers
+	}
 	t.send(ctx, a)
 	return true, nil
 }

@@ -298,6 +298,82 @@ type OutboxReply struct {
 	State    string
 }
 
+// Inbox is the durable inbox of instances sharing the store: a received
+// message is put before the platform is told it arrived, and any instance
+// then claims it and runs its turn. One conversation's entries are claimed
+// one at a time, oldest first: only the oldest pending entry of a
+// conversation is ever claimable, and only while no live claim holds it.
+// A claim lasts until its expiry (the store's clock), which the holder
+// renews; an expired claim is taken over by the next claimer. internal/app
+// type-asserts it only on a shared store (Sharer).
+type Inbox interface {
+	// PutInbox writes e as pending (e.ID, Stage and Received are ignored)
+	// unless an entry with its Gateway and Key exists: a redelivery is a
+	// no-op, added false (and id 0). A positive reserve keeps the entry
+	// for e.Receiver until reserve from now (see ClaimInbox); 0 leaves it
+	// to any claimer.
+	PutInbox(ctx context.Context, e InboxEntry, reserve time.Duration) (id int64, added bool, err error)
+	// ClaimInbox claims for holder, until ttl from now, the oldest entry
+	// among the pending entries that are their conversation's oldest, of
+	// a conversation on one of gateways, that nobody holds: unclaimed and
+	// not reserved for another receiver, or whose claim or reservation has
+	// expired, or reserved for holder itself. ok is false when there is
+	// none. Of concurrent claimers, at most one gets a conversation.
+	ClaimInbox(ctx context.Context, holder string, gateways []string, ttl time.Duration) (e InboxEntry, ok bool, err error)
+	// RenewInbox extends to ttl from now holder's claims and reservations
+	// of the pending entries ids; the others are left alone.
+	RenewInbox(ctx context.Context, holder string, ids []int64, ttl time.Duration) error
+	// SetInboxStage records how far the turn of entry id got; it fails
+	// with ErrNotHeld unless holder holds an unexpired claim of it.
+	SetInboxStage(ctx context.Context, id int64, holder string, stage int) error
+	// FinishInbox marks entry id done (it stays, so that a redelivery is
+	// still a no-op, until Prune forgets it after InboxKeep); it fails
+	// with ErrNotHeld unless holder holds a claim of it.
+	FinishInbox(ctx context.Context, id int64, holder string) error
+	// ReleaseInbox gives holder's claim of entry id back at once (its
+	// stage kept), for another claimer.
+	ReleaseInbox(ctx context.Context, id int64, holder string) error
+	// CancelInbox asks the holder of conv's claimed entry (a live claim)
+	// to stop its turn (/cancel typed to another instance) and reports
+	// whether there was one; the holder learns of it from WatchInbox
+	// (InboxCancel) and CancelledInbox. A later claim of the entry (a
+	// takeover) clears the request.
+	CancelInbox(ctx context.Context, conv string) (bool, error)
+	// CancelledInbox lists holder's pending entries whose turn was asked
+	// to stop.
+	CancelledInbox(ctx context.Context, holder string) ([]int64, error)
+	// WatchInbox calls wake whenever an entry may have become claimable
+	// on any instance (put, finished, released; what is "") or a turn
+	// was asked to stop (what is InboxCancel), until ctx ends or the
+	// connection fails; callers also poll, a wake can be lost.
+	WatchInbox(ctx context.Context, wake func(what string)) error
+}
+
+// ErrNotHeld is matched (errors.Is) by the error of an inbox operation on
+// an entry the caller no longer holds: its claim expired and another
+// instance may have taken it over.
+var ErrNotHeld = errors.New("store: inbox entry not held")
+
+// InboxCancel is what WatchInbox reports when a turn was asked to stop.
+const InboxCancel = "cancel"
+
+// InboxKeep is how long a done inbox entry is kept (a redelivery within it
+// is still recognised) before Prune deletes it.
+const InboxKeep = 24 * time.Hour
+
+// InboxEntry is one received message in the inbox.
+type InboxEntry struct {
+	ID       int64
+	Gateway  string // with Key, the platform's identity of the message
+	Key      string
+	Conv     string // the conversation's key: its entries run in order
+	Data     []byte // the message, encoded by its user
+	Files    int    // attachments the receiver holds in memory
+	Receiver string // the instance that received it
+	Stage    int    // how far a turn got, as its user counts; 0 not started
+	Received time.Time
+}
+
 // Lease is a held lease.
 type Lease struct {
 	Name    string

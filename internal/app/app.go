@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/budget"
 	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/internal/inbox"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/pairing"
 	"github.com/gatehouse-bot/gatehouse/internal/schedule"
@@ -100,8 +101,9 @@ type App struct {
 	enabled map[string]bool
 	// instance names this instance in the store (Options.Instance).
 	instance string
-	cluster  *cluster // its heartbeat and /status lines
-	journal  *journal // the store's outbox, nil unless the store is shared
+	cluster  *cluster     // its heartbeat and /status lines
+	journal  *journal     // the store's outbox, nil unless the store is shared
+	durable  *inbox.Inbox // the durable inbox; nil unless the store is shared
 
 	reload reloader
 
@@ -191,6 +193,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	journal, err := a.buildInbox()
+	if err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -207,6 +213,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Status:       statusReporters(a.cluster, a.mcp),
 		Undo:         undo,
 		Attachments:  attachments,
+		Journal:      journal,
 		Redact:       o.Secrets.Redact,
 		SystemPrompt: cfg.LLM.SystemPrompt,
 		Model:        modelName(cfg),
@@ -238,6 +245,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.checkScheduleGateways(cfg); err != nil {
 		return err
 	}
+	a.inboxGateways()
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
 	a.probe = newStoreProbe(a.store, o.Log)
 	a.health.probe = a.probe
@@ -293,6 +301,9 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
+	if a.durable != nil {
+		g.Go(func() error { return a.durable.Run(gctx, a.engine) })
+	}
 	if a.mcp != nil {
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every

@@ -127,3 +127,11 @@ func TestPairingContract(t *testing.T) {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
+
+func TestInboxContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.InboxContract(t, func(t *testing.T, now func() time.Time) (a, b storetest.InboxStore) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
+	})
+}

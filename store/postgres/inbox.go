@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gatehouse-bot/gatehouse/store"
+)
+
+// inboxChannel is the LISTEN/NOTIFY channel that wakes the instances when
+// an inbox entry may have become claimable.
+const inboxChannel = "gatehouse_inbox"
+
+var _ store.Inbox = (*DB)(nil)
+
+// PutInbox writes e as pending unless its (gateway, key) is known, and
+// wakes the instances (NOTIFY, sent when the insert commits).
+func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Duration) (int64, bool, error) {
+	now := db.now()
+	holder, expires := "", int64(0)
+	if reserve > 0 {
+		holder, expires = e.Receiver, nanos(now.Add(reserve))
+	}
+	var id int64
+	err := db.pool.QueryRow(ctx, `WITH ins AS (
+		INSERT INTO inbox (gateway, msg_key, conv, data, files, receiver, received, holder, expires)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (gateway, msg_key) DO NOTHING RETURNING id)
+		SELECT id FROM ins, pg_notify('`+inboxChannel+`', '')`,
+		e.Gateway, e.Key, e.Conv, e.Data, e.Files, e.Receiver, nanos(now), holder, expires).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("postgres: put inbox entry of %s: %w", e.Conv, err)
+	}
+	return id, true, nil
+}
+
+// ClaimInbox claims the oldest claimable conversation head. The row lock
+// (FOR UPDATE SKIP LOCKED) makes concurrent claimers pass over a head
+// another one is taking; one that commits first is seen by the recheck of
+// the conditions on the row's newest version, so no two claim one entry.
+func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, ttl time.Duration) (store.InboxEntry, bool, error) {
+	if ttl <= 0 {
+		return store.InboxEntry{}, false, fmt.Errorf("postgres: claim inbox entry: ttl %v is not positive", ttl)
+	}
+	now := db.now()
+	var e store.InboxEntry
+	var received int64
+	err := db.pool.QueryRow(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
+		WHERE id = (
+			SELECT i.id FROM inbox i
+			WHERE i.done = 0 AND i.gateway = ANY($3)
+			  AND (i.holder = '' OR i.expires <= $4 OR (i.holder = $1 AND i.claimed = 0))
+			  AND NOT EXISTS (SELECT 1 FROM inbox o WHERE o.conv = i.conv AND o.done = 0 AND o.id < i.id)
+			ORDER BY i.id LIMIT 1
+			FOR UPDATE SKIP LOCKED)
+		RETURNING id, gateway, msg_key, conv, data, files, receiver, stage, received`,
+		holder, nanos(now.Add(ttl)), gateways, nanos(now)).
+		Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.InboxEntry{}, false, nil
+	}
+	if err != nil {
+		return store.InboxEntry{}, false, fmt.Errorf("postgres: claim inbox entry: %w", err)
+	}
+	e.Received = fromNanos(received)
+	return e, true, nil
+}
+
+// RenewInbox extends holder's claims and reservations of ids.
+func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl time.Duration) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := db.pool.Exec(ctx, `UPDATE inbox SET expires = $1 WHERE holder = $2 AND id = ANY($3) AND done = 0`,
+		nanos(db.now().Add(ttl)), holder, ids); err != nil {
+		return fmt.Errorf("postgres: renew inbox claims: %w", err)
+	}
+	return nil
+}
+
+// SetInboxStage records the stage of a turn holder's live claim runs.
+func (db *DB) SetInboxStage(ctx context.Context, id int64, holder string, stage int) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE inbox SET stage = $1
+		WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 AND expires > $4`,
+		stage, id, holder, nanos(db.now()))
+	if err != nil {
+		return fmt.Errorf("postgres: inbox entry %d stage: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: inbox entry %d stage: %w", id, store.ErrNotHeld)
+	}
+	return nil
+}
+
+// FinishInbox marks holder's entry done and wakes the instances: the
+// conversation's next entry is claimable.
+func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
+	var one int
+	err := db.pool.QueryRow(ctx, `WITH up AS (
+		UPDATE inbox SET done = $1 WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 RETURNING 1)
+		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, nanos(db.now()), id, holder).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, err)
+	}
+	return nil
+}
+
+// ReleaseInbox gives holder's claim of id back and wakes the instances.
+func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
+	_, err := db.pool.Exec(ctx, `WITH up AS (
+		UPDATE inbox SET holder = '', claimed = 0, expires = 0 WHERE id = $1 AND holder = $2 AND done = 0 RETURNING 1)
+		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, id, holder)
+	if err != nil {
+		return fmt.Errorf("postgres: release inbox entry %d: %w", id, err)
+	}
+	return nil
+}
+
+// CancelInbox marks conv's live claimed entry cancelled and wakes the
+// instances with InboxCancel.
+func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
+	var one int
+	err := db.pool.QueryRow(ctx, `WITH up AS (
+		UPDATE inbox SET cancel = 1 WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
+		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '`+store.InboxCancel+`') LIMIT 1`, conv, nanos(db.now())).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("postgres: cancel the turn of %s: %w", conv, err)
+	}
+	return true, nil
+}
+
+// CancelledInbox lists holder's pending entries asked to stop.
+func (db *DB) CancelledInbox(ctx context.Context, holder string) ([]int64, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id FROM inbox WHERE holder = $1 AND cancel = 1 AND done = 0 ORDER BY id LIMIT 100`, holder)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
+	}
+	return ids, nil
+}
+
+// WatchInbox listens on its own connection (taken from the pool and
+// closed at the end, never given back listening) and calls wake on each
+// notification.
+func (db *DB) WatchInbox(ctx context.Context, wake func(string)) error {
+	pc, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: watch inbox: %w", err)
+	}
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the connection is dropped either way
+	if _, err := conn.Exec(ctx, `LISTEN `+inboxChannel); err != nil {
+		return fmt.Errorf("postgres: watch inbox: %w", err)
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("postgres: watch inbox: %w", err)
+		}
+		wake(n.Payload)
+	}
+}
+
+// pruneInbox deletes entries done longer than store.InboxKeep ago.
+func (db *DB) pruneInbox(ctx context.Context) error {
+	if _, err := db.pool.Exec(ctx, `DELETE FROM inbox WHERE done <> 0 AND done < $1`,
+		nanos(db.now().Add(-store.InboxKeep))); err != nil {
+		return fmt.Errorf("postgres: prune inbox: %w", err)
+	}
+	return nil
+}
