@@ -143,7 +143,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}
-	cp, err := buildCheckpoints(ctx, cfg, a.store, o.Now, o.Log)
+	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, o.Now, o.Log)
 	if err != nil {
 		return err
 	}

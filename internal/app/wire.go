@@ -112,8 +112,10 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 // nil when tools.checkpoints.enabled is false. On a store several
 // instances share (store.Sharer) the blobs are in its database
 // (store.CheckpointBlobStore), so that /undo works from any instance;
-// otherwise in the directory beside the store, as always.
-func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
+// otherwise in the directory beside the store, as always. On a shared
+// store the workspace is held through its leases too, as instance: an
+// /undo is refused while another instance runs a changing call.
+func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
@@ -129,6 +131,7 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, n
 			return nil, errors.New("tools.checkpoints: this store is shared but cannot keep checkpoint blobs")
 		}
 		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
+		o.Leases, o.Instance, o.LeaseTTL = checkpointLeases{st}, instance, cfg.Store.LeaseTTL.D()
 	} else {
 		blobs, err := storetable.Blobs(cfg)
 		if err != nil {

@@ -83,6 +83,16 @@ type Options struct {
 	// MaxTotal bounds the blob directory; the oldest checkpoints are
 	// pruned to stay under it. DefaultMaxTotal when zero.
 	MaxTotal int64
+	// Leases, on a store several instances share (with Shared), extend
+	// the hold of a changing call on the workspace to the others: while
+	// one runs on this instance, it holds a lease named after Instance,
+	// and a restore holds another, so that an /undo on another instance
+	// is refused while a changing call runs here, and a changing call
+	// waits while another instance restores. Renewed every LeaseTTL/3.
+	// Nil: this process alone uses the workspace.
+	Leases   Leases
+	Instance string
+	LeaseTTL time.Duration
 	// Keep is how many checkpoints a conversation keeps. DefaultKeep when zero.
 	Keep  int
 	Index Index
@@ -121,6 +131,10 @@ type Manager struct {
 	// undoing is true while an /undo holds runs: another /undo then says
 	// so, rather than that a tool call is running.
 	undoing atomic.Bool
+
+	// cluster extends runs to the other instances (Options.Leases); nil
+	// without them.
+	cluster *clusterHold
 
 	mu    sync.Mutex // serialises checkpoints, restores and pruning
 	total int64      // bytes in the blob store; under mu
@@ -179,6 +193,12 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		o.Blobs, blobs = fb.dir, fb
 	}
 	m := &Manager{o: o, blobs: blobs, log: o.Log.With().Str("component", "checkpoint").Logger()}
+	if o.Leases != nil {
+		if o.Instance == "" || o.LeaseTTL <= 0 {
+			return nil, errors.New("checkpoint: leases need the instance's name and a lease ttl")
+		}
+		m.cluster = &clusterHold{leases: o.Leases, instance: o.Instance, ttl: o.LeaseTTL, log: m.log}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.collect(ctx, nil); err != nil {
@@ -207,6 +227,13 @@ func realPath(dir string) (string, error) {
 func (m *Manager) Checkpoint(ctx context.Context, a core.Action) (note string, release func()) {
 	m.runs.RLock()
 	release = sync.OnceFunc(m.runs.RUnlock)
+	if m.cluster != nil {
+		m.cluster.enter(ctx)
+		release = sync.OnceFunc(func() {
+			m.cluster.leave()
+			m.runs.RUnlock()
+		})
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pruned = nil

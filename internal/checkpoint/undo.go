@@ -40,6 +40,13 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	defer m.runs.Unlock()
 	m.undoing.Store(true)
 	defer m.undoing.Store(false)
+	if m.cluster != nil {
+		refusal, end := m.cluster.beginUndo(ctx)
+		if refusal != "" {
+			return refusal, ""
+		}
+		defer end()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	// /undo N counts the calls with a checkpoint: a marker is no state to
