@@ -232,3 +232,23 @@ func TestProfilesMatch(t *testing.T) {
 		t.Error("a nil Profiles has a profile")
 	}
 }
+
+// TestProfileUnknownToolNamesOnlyTheProfilesTools: a call of a tool that
+// does not exist, under a name the profile's globs match, is refused as
+// any unknown tool is, naming the tools the profile offers, never the
+// others (the registry's own error lists them all).
+func TestProfileUnknownToolNamesOnlyTheProfilesTools(t *testing.T) {
+	var runs atomic.Int32
+	profile, opsFake := opsProfile(t)
+	h := newHarness(t, harnessOpts{extraTools: toolList(ranTool("deploy", &runs)), profiles: core.NewProfiles([]core.Profile{profile})})
+	opsFake.Respond(func(r fakeoai.Request) fakeoai.Step {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return fakeoai.Text("tool said: " + last.Content)
+		}
+		return fakeoai.ToolCalls(fakeoai.Call{Name: "ecstatic", Args: `{}`})
+	})
+	h.say(t, "ops1", "go")
+	if got, want := h.gw.next(t).Text, `tool said: error: unknown tool "ecstatic" (available: echo)`; got != want {
+		t.Errorf("the model was told %q, want %q", got, want)
+	}
+}
