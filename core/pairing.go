@@ -23,6 +23,11 @@ type Pairing interface {
 	// the store (a background refresh keeps it up to date with other
 	// instances). Auth asks it for every message its lists do not admit.
 	Paired(id Identity) bool
+	// Check reads the paired set from the store now and reports whether
+	// id is in it. It is asked only for a journaled message (one another
+	// instance let in) whose sender Paired does not know yet: never for a
+	// stranger's message, which is not journaled.
+	Check(ctx context.Context, id Identity) (bool, error)
 	// Offer returns the pairing code of the stranger id, who wrote in
 	// conv, and when it expires: the same code while it is valid. It
 	// fails with ErrAlreadyPaired when id is paired.
@@ -86,6 +91,23 @@ func (a *Auth) pairer() (p Pairing, on bool) {
 func (a *Auth) paired(s Signal) bool {
 	p := a.pairing.Load()
 	return p != nil && p.on[s.Conv.Gateway] && s.From.Gateway() == s.Conv.Gateway && p.set.Paired(s.From)
+}
+
+// pairedInStore reports whether s's sender, whom this instance's lists
+// do not admit, is paired on s's gateway according to the store
+// (Pairing.Check): for a journaled message, let in by the instance that
+// received it, which may have seen a pairing this one has not read yet.
+func (a *Auth) pairedInStore(ctx context.Context, log zerolog.Logger, s Signal) bool {
+	p := a.pairing.Load()
+	if p == nil || !p.on[s.Conv.Gateway] || s.From.Gateway() != s.Conv.Gateway {
+		return false
+	}
+	ok, err := p.set.Check(ctx, s.From)
+	if err != nil {
+		log.Warn().Err(err).Str("from", string(s.From)).Msg("pairing: the store could not be asked whether the sender of a journaled message is paired")
+		return false
+	}
+	return ok
 }
 
 // pairCommands are /help's lines for the pairing commands.
