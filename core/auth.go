@@ -50,6 +50,7 @@ type Auth struct {
 	tellKeep int
 	tokens   float64   // strangers' replies that may be sent now
 	filled   time.Time // when tokens was last brought up to date
+	checked  time.Time // when the store was last asked for a told stranger (mayCheck)
 }
 
 // The bound on the replies strangers get, all together (the allow list's

@@ -110,6 +110,39 @@ func (a *Auth) pairedInStore(ctx context.Context, log zerolog.Logger, s Signal) 
 	return ok
 }
 
+// pairedElsewhere reports whether s's sender, whom this instance's lists
+// do not admit, was paired, maybe on another instance a moment ago, which
+// this one's paired set has not read yet (Pairing.Check asks the store).
+// It asks only for a journaled message (let in by the instance that
+// received it) and, at most once a second, for a direct message from
+// someone this instance handed a code to within the last ten minutes
+// (told by the instance that paired them that they can talk now; as a
+// stranger they would get no reply). Never for anyone else: a stranger
+// cannot make the bot read its store.
+func (e *Engine) pairedElsewhere(ctx context.Context, log zerolog.Logger, s Signal) bool {
+	a := e.cfg.Auth
+	if s.journal == nil && !(s.Private && a.Pairs(s.Conv.Gateway) && a.mayCheck(s.From, e.cfg.Now())) {
+		return false
+	}
+	return a.pairedInStore(ctx, log, s)
+}
+
+// mayCheck reports whether the store may be asked now whether id was
+// paired: id was told (their code) within tellGap, and the store was not
+// asked so in the last second.
+func (a *Auth) mayCheck(id Identity, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if last, ok := a.told[id]; !ok || now.Sub(last) >= a.tellGap {
+		return false
+	}
+	if !a.checked.IsZero() && now.Sub(a.checked) < time.Second && !now.Before(a.checked) {
+		return false
+	}
+	a.checked = now
+	return true
+}
+
 // pairCommands are /help's lines for the pairing commands.
 var pairCommands = []CommandHelp{
 	{Name: "pair", Args: "<code>", Summary: "let in the stranger who was given this pairing code (approvers)"},
