@@ -48,7 +48,21 @@ type Auth struct {
 	whoTold  map[Identity]time.Time // unknown senders last answered /whoami
 	tellGap  time.Duration
 	tellKeep int
+	tokens   float64   // strangers' replies that may be sent now
+	filled   time.Time // when tokens was last brought up to date
+	checked  time.Time // when the store was last asked for a told stranger (mayCheck)
 }
+
+// The bound on the replies strangers get, all together (the allow list's
+// refusal, a pairing code, /whoami): each is a message the bot sends to
+// the platform, whose rate limits the allowed users' replies share, so
+// however many strangers write, at most StrangerBurst replies go at once
+// and StrangerRate a second on average. A stranger not answered for it is
+// answered when they write again later.
+const (
+	StrangerBurst = 20
+	StrangerRate  = 2
+)
 
 // NewAuth returns an Auth over per-gateway allow lists and the approvers.
 func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
@@ -57,6 +71,7 @@ func NewAuth(allow map[string][]string, approvers []Identity) *Auth {
 		whoTold:  make(map[Identity]time.Time),
 		tellGap:  10 * time.Minute,
 		tellKeep: 1000,
+		tokens:   StrangerBurst,
 	}
 	a.Set(allow, approvers)
 	return a
@@ -102,13 +117,23 @@ func (a *Auth) Refusal(s Signal, now time.Time) string {
 }
 
 // mayTell reports whether the unknown sender id may be answered now,
-// noting it in told when so: at most once per gap, and, under a flood of
-// more than tellKeep senders within gap, not at all.
+// noting it in told when so: at most once per gap, within the bound all
+// strangers' replies share (StrangerBurst, StrangerRate), and, under a
+// flood of more than tellKeep senders within gap, not at all.
 func (a *Auth) mayTell(told map[Identity]time.Time, gap time.Duration, id Identity, now time.Time) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if last, ok := told[id]; ok && now.Sub(last) < gap {
 		return false
+	}
+	if !a.filled.IsZero() && now.After(a.filled) {
+		a.tokens = min(StrangerBurst, a.tokens+now.Sub(a.filled).Seconds()*StrangerRate)
+	}
+	if a.filled.IsZero() || now.After(a.filled) {
+		a.filled = now
+	}
+	if a.tokens < 1 {
+		return false // not noted: answered when they write again later
 	}
 	if len(told) >= a.tellKeep {
 		for k, t := range told {
@@ -121,5 +146,6 @@ func (a *Auth) mayTell(told map[Identity]time.Time, gap time.Duration, id Identi
 		}
 	}
 	told[id] = now
+	a.tokens--
 	return true
 }

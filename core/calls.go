@@ -64,8 +64,10 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 	// wrote them (CanonicalArgs leaves them so): a rule would judge one
 	// copy and the tool could act on the other.
 	err := RepeatedKey(call.Args)
-	if err == nil && !t.profile.Offers(call.Name) {
+	if _, known := t.cfg.Tools.ReadOnly(call.Name); err == nil && t.profile != nil && (!known || !t.profile.Offers(call.Name)) {
 		// Not offered to this conversation's model: to it, no such tool.
+		// An unknown tool is worded the same way, naming only what the
+		// profile offers (the registry's error would name every tool).
 		err = t.profile.notOffered(call.Name, t.cfg.Tools.Specs())
 	}
 	if err == nil {

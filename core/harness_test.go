@@ -124,6 +124,7 @@ type harnessOpts struct {
 	attachments  core.AttachmentReceiver
 	profiles     *core.Profiles // the engine's and its policy gate's
 	journal      core.Journal
+	auth         *core.Auth // nil: the test gateway's allow list (allow) and test:boss
 	// wrap, when set, is the gateway registered instead of the recorder:
 	// it wraps it (h.gw still sees every reply it passes on).
 	wrap func(*recorder) core.Actuator
@@ -158,11 +159,15 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	if allow == nil {
 		allow = []string{"*"}
 	}
+	auth := o.auth
+	if auth == nil {
+		auth = core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"})
+	}
 	eng, err := core.NewEngine(core.Config{
 		Provider:     llm.NewCascade(log, providers...),
 		Tools:        reg,
 		Gates:        []core.Gate{core.SecretGate{Secrets: o.secrets}, &core.PolicyGate{Rules: o.rules, Catalog: reg, Profiles: o.profiles}},
-		Auth:         core.NewAuth(map[string][]string{"test": allow}, []core.Identity{"test:boss"}),
+		Auth:         auth,
 		Holder:       o.holder,
 		Commands:     o.commands,
 		Schedules:    o.schedules,

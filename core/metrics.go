@@ -1,10 +1,11 @@
 package core
 
-// toolLabel is a tool's name as a metric label: a registered tool's name,
-// else "unknown", so the model's text never becomes a series.
+// toolLabel is a tool's name as a metric label: the name of a registered
+// tool the conversation's profile offers, else "unknown", so the model's
+// text never becomes a series.
 func (t *turnState) toolLabel(name string) string {
-	if _, known := t.cfg.Tools.ReadOnly(name); known {
-		return name
+	if _, known := t.cfg.Tools.ReadOnly(name); known && t.profile.Offers(name) {
+		return name // a tool the profile does not offer is unknown here
 	}
 	return "unknown"
 }

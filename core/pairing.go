@@ -23,6 +23,11 @@ type Pairing interface {
 	// the store (a background refresh keeps it up to date with other
 	// instances). Auth asks it for every message its lists do not admit.
 	Paired(id Identity) bool
+	// Check reads the paired set from the store now and reports whether
+	// id is in it. It is asked only for a journaled message (one another
+	// instance let in) whose sender Paired does not know yet: never for a
+	// stranger's message, which is not journaled.
+	Check(ctx context.Context, id Identity) (bool, error)
 	// Offer returns the pairing code of the stranger id, who wrote in
 	// conv, and when it expires: the same code while it is valid. It
 	// fails with ErrAlreadyPaired when id is paired.
@@ -86,6 +91,56 @@ func (a *Auth) pairer() (p Pairing, on bool) {
 func (a *Auth) paired(s Signal) bool {
 	p := a.pairing.Load()
 	return p != nil && p.on[s.Conv.Gateway] && s.From.Gateway() == s.Conv.Gateway && p.set.Paired(s.From)
+}
+
+// pairedInStore reports whether s's sender, whom this instance's lists
+// do not admit, is paired on s's gateway according to the store
+// (Pairing.Check): for a journaled message, let in by the instance that
+// received it, which may have seen a pairing this one has not read yet.
+func (a *Auth) pairedInStore(ctx context.Context, log zerolog.Logger, s Signal) bool {
+	p := a.pairing.Load()
+	if p == nil || !p.on[s.Conv.Gateway] || s.From.Gateway() != s.Conv.Gateway {
+		return false
+	}
+	ok, err := p.set.Check(ctx, s.From)
+	if err != nil {
+		log.Warn().Err(err).Str("from", string(s.From)).Msg("pairing: the store could not be asked whether the sender of a journaled message is paired")
+		return false
+	}
+	return ok
+}
+
+// pairedElsewhere reports whether s's sender, whom this instance's lists
+// do not admit, was paired, maybe on another instance a moment ago, which
+// this one's paired set has not read yet (Pairing.Check asks the store).
+// It asks only for a journaled message (let in by the instance that
+// received it) and, at most once a second, for a direct message from
+// someone this instance handed a code to within the last ten minutes
+// (told by the instance that paired them that they can talk now; as a
+// stranger they would get no reply). Never for anyone else: a stranger
+// cannot make the bot read its store.
+func (e *Engine) pairedElsewhere(ctx context.Context, log zerolog.Logger, s Signal) bool {
+	a := e.cfg.Auth
+	if s.journal == nil && !(s.Private && a.Pairs(s.Conv.Gateway) && a.mayCheck(s.From, e.cfg.Now())) {
+		return false
+	}
+	return a.pairedInStore(ctx, log, s)
+}
+
+// mayCheck reports whether the store may be asked now whether id was
+// paired: id was told (their code) within tellGap, and the store was not
+// asked so in the last second.
+func (a *Auth) mayCheck(id Identity, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if last, ok := a.told[id]; !ok || now.Sub(last) >= a.tellGap {
+		return false
+	}
+	if !a.checked.IsZero() && now.Sub(a.checked) < time.Second && !now.Before(a.checked) {
+		return false
+	}
+	a.checked = now
+	return true
 }
 
 // pairCommands are /help's lines for the pairing commands.

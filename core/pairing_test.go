@@ -12,6 +12,9 @@ import (
 type pairedSet map[core.Identity]bool
 
 func (p pairedSet) Paired(id core.Identity) bool { return p[id] }
+func (p pairedSet) Check(_ context.Context, id core.Identity) (bool, error) {
+	return p[id], nil
+}
 func (pairedSet) Offer(context.Context, core.Identity, core.Conversation) (string, time.Time, error) {
 	return "", time.Time{}, nil
 }

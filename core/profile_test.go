@@ -232,3 +232,61 @@ func TestProfilesMatch(t *testing.T) {
 		t.Error("a nil Profiles has a profile")
 	}
 }
+
+// TestProfileUnknownToolNamesOnlyTheProfilesTools: a call of a tool that
+// does not exist, under a name the profile's globs match, is refused as
+// any unknown tool is, naming the tools the profile offers, never the
+// others (the registry's own error lists them all).
+func TestProfileUnknownToolNamesOnlyTheProfilesTools(t *testing.T) {
+	var runs atomic.Int32
+	profile, opsFake := opsProfile(t)
+	h := newHarness(t, harnessOpts{extraTools: toolList(ranTool("deploy", &runs)), profiles: core.NewProfiles([]core.Profile{profile})})
+	opsFake.Respond(func(r fakeoai.Request) fakeoai.Step {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return fakeoai.Text("tool said: " + last.Content)
+		}
+		return fakeoai.ToolCalls(fakeoai.Call{Name: "ecstatic", Args: `{}`})
+	})
+	h.say(t, "ops1", "go")
+	if got, want := h.gw.next(t).Text, `tool said: error: unknown tool "ecstatic" (available: echo)`; got != want {
+		t.Errorf("the model was told %q, want %q", got, want)
+	}
+}
+
+// TestProfileMCPAndSendFileGlobs: a profile's globs over MCP tools
+// ("mcp__github__*") offer that server's tools only; another server's
+// tool, and send_file when the profile leaves it out, are refused as
+// unknown tools, naming only what the profile offers, and never run.
+func TestProfileMCPAndSendFileGlobs(t *testing.T) {
+	var runs atomic.Int32
+	profile, opsFake := opsProfile(t)
+	profile.Tools = []string{"echo", "mcp__github__*"}
+	h := newHarness(t, harnessOpts{profiles: core.NewProfiles([]core.Profile{profile}),
+		rules: []core.Rule{{Index: 1, Tool: "*", Decision: core.Allow}}, extraTools: toolList(
+			ranTool("mcp__github__list_issues", &runs), ranTool("mcp__prod__drop_table", &runs), ranTool("send_file", &runs))})
+	var call atomic.Value
+	opsFake.Respond(func(r fakeoai.Request) fakeoai.Step {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return fakeoai.Text("tool said: " + last.Content)
+		}
+		return fakeoai.ToolCalls(fakeoai.Call{Name: call.Load().(string), Args: `{}`})
+	})
+	for _, c := range []struct{ tool, want string }{
+		{"mcp__prod__drop_table", `tool said: error: unknown tool "mcp__prod__drop_table" (available: echo, mcp__github__list_issues)`},
+		{"send_file", `tool said: error: unknown tool "send_file" (available: echo, mcp__github__list_issues)`},
+		{"mcp__github__list_issues", "tool said: mcp__github__list_issues ran"},
+	} {
+		call.Store(c.tool)
+		h.say(t, "ops1", "call "+c.tool)
+		if got := h.gw.next(t).Text; got != c.want {
+			t.Errorf("%s: the model was told %q, want %q", c.tool, got, c.want)
+		}
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("%d tool runs; want 1, the offered MCP tool's", n)
+	}
+	last := opsFake.Requests()[0]
+	if len(last.Tools) != 2 || !last.HasTool("echo") || !last.HasTool("mcp__github__list_issues") {
+		t.Errorf("the profile's request offers %v; want echo and mcp__github__list_issues", last.Tools)
+	}
+}

@@ -85,7 +85,7 @@ func (e *Engine) receive(ctx context.Context, log zerolog.Logger, s Signal, text
 func (e *Engine) perceive(ctx context.Context, log zerolog.Logger, s Signal) (string, bool) {
 	switch s.Kind {
 	case KindMessage:
-		if !e.cfg.Auth.Allowed(s) {
+		if !e.cfg.Auth.Allowed(s) && !e.pairedElsewhere(ctx, log, s) {
 			log.Warn().Str("from", string(s.From)).Msg("message from a sender not on the allow list")
 			if msg := e.strangerReply(ctx, log, s); msg != "" {
 				e.tell(ctx, log, s, msg)

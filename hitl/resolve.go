@@ -79,7 +79,14 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		defer decided()
 		return b.mismatch(ctx, a, conv)
 	}
-	extra := b.addStanding(ctx, a, always)
+	var extra string
+	if always && !b.IsApprover(from) {
+		// An approver a profile adds resolves that profile's requests
+		// only; a standing allow would apply in every conversation.
+		extra = profileNoStanding
+	} else {
+		extra = b.addStanding(ctx, a, always)
+	}
 	b.audit(ctx, a, "approved", extra)
 	return answer{
 		toast: "approved — running…",
@@ -92,6 +99,10 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		},
 	}
 }
+
+// profileNoStanding is said when an approver a conversation's profile
+// adds asks for a standing allow.
+const profileNoStanding = "No standing allow added: one applies in every conversation, and only hitl.approvers may add it; this call runs once."
 
 // addStanding adds the standing allow of an "always" approval, bound to the
 // workspace files the call names as they are now, and returns a line saying

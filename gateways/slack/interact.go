@@ -12,8 +12,11 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
-// The slash commands the gateway hands to the approval broker.
-var slashVerbs = map[string]bool{"/approve": true, "/deny": true, "/pending": true}
+// The slash commands the gateway hands to the engine: the approval
+// broker's, and pairing's (Slack sends no message starting with "/" as
+// text, so an approver in Slack pairs through a slash command).
+var slashVerbs = map[string]bool{"/approve": true, "/deny": true, "/pending": true,
+	"/pair": true, "/pairs": true, "/unpair": true}
 
 // onInteraction resolves the approval buttons of a block_actions payload
 // in the background. The presser's identity comes from the payload's user,
@@ -79,7 +82,7 @@ func (g *Gateway) press(ctx context.Context, call slashCall, token string, d cor
 	}
 }
 
-// onSlash hands /approve, /deny and /pending to the engine as a message
+// onSlash hands /approve, /deny, /pending, /pair, /pairs and /unpair to the engine as a message
 // from the invoking user in the channel's conversation; the broker's
 // answer comes back with the command's message id and goes to that user
 // only. Other commands are answered with a short note.
@@ -97,7 +100,7 @@ func (g *Gateway) onSlash(rs *runState, cmd slack.SlashCommand) {
 	if !slashVerbs[command] {
 		g.log.Info().Str("command", textutil.Visible(cmd.Command)).Msg("unknown slash command")
 		g.goBackground(func() {
-			_ = g.answerSlash(rs.ctx, conv, call, "I only know /approve <token> [always], /deny <token> [reason] and /pending.")
+			_ = g.answerSlash(rs.ctx, conv, call, "I only know /approve <token> [always], /deny <token> [reason], /pending, /pair <code>, /pairs and /unpair <identity>.")
 		})
 		return
 	}

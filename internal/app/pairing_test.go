@@ -184,11 +184,14 @@ func TestPairingFloodKeeps100Codes(t *testing.T) {
 	ai.Respond(func(fakeoai.Request) fakeoai.Step { return fakeoai.Text("an answer") })
 	clock := storetest.NewClock(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
 	b := startPairBot(t, ai, fmt.Sprintf("{dsn: %q}", filepath.Join(t.TempDir(), "gatehouse.db")), clock)
-	const strangers, batch = 1000, 100
+	const strangers, batch, keep = 1000, 10, 100
 	var codes []string
 	for from := 0; from < strangers; from += batch {
-		// In batches of 100, each waited for: the batches are handed
-		// out in order, the last one newest.
+		// In batches of 10, each waited for: the batches are handed
+		// out in order, the last one newest. batch/StrangerRate seconds apart: all
+		// strangers' replies together are bounded (core.StrangerBurst at
+		// once, core.StrangerRate a second).
+		clock.Set(clock.Now().Add(batch * time.Second / core.StrangerRate))
 		for i := from; i < from+batch; i++ {
 			id := fmt.Sprint(10000 + i)
 			b.submit(id, id, "let me in")
@@ -209,7 +212,7 @@ func TestPairingFloodKeeps100Codes(t *testing.T) {
 	if n := len(ai.Requests()); n != 0 {
 		t.Errorf("%d requests reached the model", n)
 	}
-	for _, c := range []string{codes[0], codes[strangers/2], codes[strangers-batch-1]} {
+	for _, c := range []string{codes[0], codes[strangers/2], codes[strangers-keep-1]} {
 		if got := b.say("ops", "ops", "/pair "+c); !strings.Contains(got, "wrong or has expired") {
 			t.Errorf("/pair of a code older than the newest 100 answered %q; want it forgotten", got)
 		}

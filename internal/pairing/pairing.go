@@ -117,6 +117,17 @@ func (m *Manager) Paired(id core.Identity) bool {
 	return ok
 }
 
+// Check reads the paired set from the store now and reports whether id
+// is in it (core.Pairing.Check: for a journaled message only).
+func (m *Manager) Check(ctx context.Context, id core.Identity) (bool, error) {
+	if err := m.load(ctx); err != nil {
+		return false, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.set[id], nil
+}
+
 // Run reads the paired set again every Options.Refresh, and sooner (at
 // most once a second) when a miss asks, until ctx ends. Without Refresh it
 // only waits for ctx. A failed read keeps the set as it was (logged).
