@@ -116,6 +116,7 @@ var errJournal = errors.New("turn stage not recorded")
 // journal is a journaled turn on its way through the queue.
 type journal struct {
 	Journaled
+	from TurnStage     // the stage it was claimed at
 	done chan struct{} // closed once the turn is over or dropped
 	ran  bool          // set before done is closed
 }
@@ -164,6 +165,12 @@ func (j *journal) entry(ctx context.Context) context.Context {
 	return WithJournalEntry(ctx, j.ID)
 }
 
+// takenOver reports whether the turn was taken over after an earlier run
+// put the user's message in the history; nil-safe.
+func (j *journal) takenOver() bool {
+	return j != nil && j.from >= StageInHistory
+}
+
 // end reports the turn over; nil-safe.
 func (j *journal) end(ran bool) {
 	if j != nil {
@@ -195,7 +202,7 @@ func (e *Engine) RunJournaled(ctx context.Context, j Journaled) (bool, error) {
 		}
 		s.Text += fmt.Sprintf(filesLostNote, j.FilesLost)
 	}
-	jr := &journal{Journaled: j, done: make(chan struct{})}
+	jr := &journal{Journaled: j, from: j.Stage, done: make(chan struct{})}
 	s.journal = jr
 	start, err := e.queues.push(ctx, s.Conv.Key(), s)
 	if errors.Is(err, ErrStopped) {

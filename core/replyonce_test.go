@@ -71,3 +71,29 @@ func TestJournalEntryRoundTrip(t *testing.T) {
 		t.Fatal("entry 0 reported")
 	}
 }
+
+// A held call of a journaled turn taken over after its message was in
+// the history is held as Again (its earlier run may have held it); one of
+// a turn that starts afresh is not.
+func TestHeldAgainAfterATakeover(t *testing.T) {
+	for _, tc := range []struct {
+		stage core.TurnStage
+		again bool
+	}{{core.StageReceived, false}, {core.StageInHistory, true}} {
+		b := &fakeBroker{}
+		h := newHarness(t, harnessOpts{journal: &memJournal{}, holder: b,
+			rules: []core.Rule{{Tool: "*", Decision: core.NeedsApproval}}})
+		b.eng = h.eng
+		h.fake().Push(fakeoai.ToolCalls(fakeoai.Call{ID: "1", Name: "echo", Args: `{"text":"x"}`}), fakeoai.Text("held"))
+		st := &stages{}
+		ran, err := h.eng.RunJournaled(context.Background(), core.Journaled{Signal: journalMsg("do it"), ID: 3, Stage: tc.stage, Record: st.record})
+		if err != nil || !ran {
+			t.Fatalf("RunJournaled = %v, %v", ran, err)
+		}
+		b.mu.Lock()
+		if len(b.held) != 1 || b.held[0].Again != tc.again {
+			t.Errorf("from stage %v: held %+v; want one, Again %v", tc.stage, b.held, tc.again)
+		}
+		b.mu.Unlock()
+	}
+}
