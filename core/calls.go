@@ -96,7 +96,7 @@ func (t *turnState) runCall(ctx context.Context, call llm.ToolCall) (out string,
 			log.Info().Msg("tool call needs approval, but approvals are not configured")
 			return "refused: this action needs a human's approval and approvals are not configured; tell the user", true, true
 		}
-		held := Held{Conv: t.sig.Conv, From: t.sig.From, Call: call, Rule: d.Rule, Reason: d.Reason}
+		held := Held{Conv: t.sig.Conv, From: t.sig.From, Call: call, Rule: d.Rule, Reason: d.Reason, Again: t.sig.journal.takenOver()}
 		if ro, _ := t.cfg.Tools.ReadOnly(call.Name); !ro && t.cfg.Undo != nil {
 			held.Note = t.cfg.Undo.Preflight(ctx, a)
 		}

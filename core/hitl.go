@@ -17,6 +17,13 @@ type Held struct {
 	// Note, when set, is a warning for the approval request: "no
 	// checkpoint: …" when /undo could not take the call back.
 	Note string
+	// Again is set when the turn proposing the call was taken over from
+	// an instance that stopped after the user's message was in the
+	// history (a journaled turn): that run may have held the same call
+	// before it died, and the model, asked again, proposes it again. A
+	// Holder with a pending request of the conversation for the same call
+	// by the same person raises no second one.
+	Again bool
 }
 
 // ApprovalDecision is what an approval button means when pressed. It lives

@@ -26,8 +26,10 @@ const (
 	// StageTool: a tool call was running; a takeover never runs it again:
 	// it tells the conversation the turn was interrupted.
 	StageTool
-	// StageReplied: the final reply was handed to the gateway; a takeover
-	// does not send it again.
+	// StageReplied: the final reply was recorded (its text with the
+	// stage) and handed to the gateway; a takeover hands the recorded
+	// text over again, and the gateways' outbox sends it only if it does
+	// not have it already (one reply per message, JournalEntry).
 	StageReplied
 )
 
@@ -76,6 +78,35 @@ type Journaled struct {
 	// turn before it runs a tool or sends its reply: the instance that
 	// takes the message over finishes it.
 	Record func(ctx context.Context, st TurnStage) error
+	// ID is the journal's id of the message: the reply is handed to the
+	// gateway with a context carrying it (JournalEntry), so that the
+	// gateways' outbox writes one reply per message across instances.
+	ID int64
+	// Reply is the reply an earlier run recorded with StageReplied: a
+	// takeover at that stage hands it to the gateway again, whose outbox
+	// sends it only if the earlier run did not write it (it may have died
+	// in between). "" hands nothing over.
+	Reply string
+	// RecordReply records StageReplied with the reply's text, as Record
+	// does; nil records the stage alone with Record.
+	RecordReply func(ctx context.Context, text string) error
+}
+
+// entryKey is the context key of WithJournalEntry.
+type entryKey struct{}
+
+// WithJournalEntry returns ctx carrying id, the journal's id of the
+// message a reply answers.
+func WithJournalEntry(ctx context.Context, id int64) context.Context {
+	return context.WithValue(ctx, entryKey{}, id)
+}
+
+// JournalEntry returns the journal's id of the message whose reply is
+// handed over with ctx, if it is one's (the gateway's outbox links the
+// reply to it).
+func JournalEntry(ctx context.Context) (int64, bool) {
+	id, ok := ctx.Value(entryKey{}).(int64)
+	return id, ok && id != 0
 }
 
 // errJournal is the cause of a turn stopped because its stage could not
@@ -85,6 +116,7 @@ var errJournal = errors.New("turn stage not recorded")
 // journal is a journaled turn on its way through the queue.
 type journal struct {
 	Journaled
+	from TurnStage     // the stage it was claimed at
 	done chan struct{} // closed once the turn is over or dropped
 	ran  bool          // set before done is closed
 }
@@ -109,6 +141,34 @@ func (j *journal) record(ctx context.Context, st TurnStage) error {
 	}
 	j.Stage = st
 	return nil
+}
+
+// recordReply records StageReplied with the reply's text for a journaled
+// turn; a signal that is not journaled records nothing.
+func (j *journal) recordReply(ctx context.Context, text string) error {
+	if j == nil || j.RecordReply == nil {
+		return j.record(ctx, StageReplied)
+	}
+	if err := j.RecordReply(context.WithoutCancel(ctx), text); err != nil {
+		return fmt.Errorf("%w: %w", errJournal, err)
+	}
+	j.Stage = StageReplied
+	return nil
+}
+
+// entry returns ctx carrying the journal's id of the message, if it is a
+// journaled one's.
+func (j *journal) entry(ctx context.Context) context.Context {
+	if j == nil || j.ID == 0 {
+		return ctx
+	}
+	return WithJournalEntry(ctx, j.ID)
+}
+
+// takenOver reports whether the turn was taken over after an earlier run
+// put the user's message in the history; nil-safe.
+func (j *journal) takenOver() bool {
+	return j != nil && j.from >= StageInHistory
 }
 
 // end reports the turn over; nil-safe.
@@ -142,7 +202,7 @@ func (e *Engine) RunJournaled(ctx context.Context, j Journaled) (bool, error) {
 		}
 		s.Text += fmt.Sprintf(filesLostNote, j.FilesLost)
 	}
-	jr := &journal{Journaled: j, done: make(chan struct{})}
+	jr := &journal{Journaled: j, from: j.Stage, done: make(chan struct{})}
 	s.journal = jr
 	start, err := e.queues.push(ctx, s.Conv.Key(), s)
 	if errors.Is(err, ErrStopped) {
@@ -176,7 +236,18 @@ func (e *Engine) journalTakes(s Signal) bool {
 func (e *Engine) resumed(ctx context.Context, log zerolog.Logger, rt *runningTurn, s Signal) bool {
 	switch s.journal.stage() {
 	case StageReplied:
-		log.Info().Msg("taken over after its reply was handed over: not sent again")
+		if s.journal.Reply == "" {
+			log.Info().Msg("taken over after its reply was handed over: not sent again")
+			return true
+		}
+		// The earlier run may have died before its outbox had the reply:
+		// handed over again, it is sent unless that outbox row exists
+		// (then the outbox sends it, once).
+		log.Info().Msg("taken over after its reply was recorded: handed over again, sent unless already in the outbox")
+		a := Action{Kind: ActionReply, Conv: s.Conv, From: s.From, Text: s.journal.Reply, ReplyTo: s.MessageID}
+		if _, err := e.Act(s.journal.entry(ctx), a); err != nil {
+			log.Error().Err(err).Msg("reply not delivered")
+		}
 		return true
 	case StageTool:
 		log.Warn().Msg("taken over while a tool call ran: the call is not run again; reported as interrupted")

@@ -394,11 +394,11 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 	// may be reading its answer, and an /undo must not be told that a
 	// turn is in progress.
 	t.rt.answer()
-	if err := t.sig.journal.record(ctx, StageReplied); err != nil {
+	if err := t.sig.journal.recordReply(ctx, t.cfg.Redact(a.Text)); err != nil {
 		t.live.abandon(withdrawnNote)
 		return true, err // not sent: the instance that takes it over answers
 	}
-	t.send(ctx, a)
+	t.send(t.sig.journal.entry(ctx), a)
 	return true, nil
 }
 

@@ -181,7 +181,10 @@ func (o *Outbox) reply(ctx context.Context, conv core.Conversation, text string,
 	}
 	var e *entry
 	if keep {
-		e = o.journal(ctx, conv, text)
+		var taken bool
+		if e, taken = o.journal(ctx, conv, text); taken {
+			return nil, nil // another instance's to send: sent once, not here
+		}
 	}
 	from := 0
 	if e != nil {

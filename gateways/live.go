@@ -113,7 +113,10 @@ func (l *Live) Finish(ctx context.Context, final string) error {
 	l.mu.Unlock()
 	var e *entry
 	if open { // written before the worker may show it
-		e = l.out.journal(ctx, l.conv, final)
+		// A reply in the outbox already (taken) is another instance's, which
+		// took this turn over while this one was cut off: the live message
+		// is finished all the same, it shows what this instance streamed.
+		e, _ = l.out.journal(ctx, l.conv, final)
 	}
 	l.mu.Lock()
 	if l.note == nil && !l.final {

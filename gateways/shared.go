@@ -37,13 +37,22 @@ type Journal interface {
 	// instances are then this one's to send.
 	Serve(sender string)
 	// WriteReply records a reply of sender's to conv, about to be sent,
-	// and returns its id.
+	// and returns its id; an error wrapping ErrReplyTaken when ctx carries
+	// a journaled message's id (core.JournalEntry) whose reply is written
+	// already.
 	WriteReply(ctx context.Context, sender string, conv core.Conversation, text string) (id int64, err error)
 	// ReplyProgress records that the first done chunks of reply id were
 	// accepted; final marks it ended (sent, or failed when failed is
 	// true): it is never sent again.
 	ReplyProgress(ctx context.Context, id int64, done int, final, failed bool) error
 }
+
+// ErrReplyTaken is matched (errors.Is) by the error of Journal.WriteReply
+// for the reply of a journaled message (core.JournalEntry) that is in the
+// journal already: an instance that took the message's turn over, or the
+// one that first ran it, wrote it, and it is that instance's (or the
+// journal's, if it died) to send. The Outbox does not send it.
+var ErrReplyTaken = errors.New("gateways: the reply is in the outbox already")
 
 // Shared is what an Outbox shares with the other instances on one store:
 // the send slots and the journal. Deps.Shared is nil when the store is
@@ -148,24 +157,31 @@ type entry struct {
 
 // journal writes a reply about to be sent to conv, or takes up the one
 // ctx resumes; nil when there is no journal, or the store does not answer
-// (the reply is sent all the same: better sent than kept).
-func (o *Outbox) journal(ctx context.Context, conv core.Conversation, text string) *entry {
+// (the reply is sent all the same: better sent than kept). taken is true
+// when the reply is a journaled message's that is in the journal already
+// (ErrReplyTaken): it is not sent here.
+func (o *Outbox) journal(ctx context.Context, conv core.Conversation, text string) (e *entry, taken bool) {
 	if r, ok := ctx.Value(resumeKey{}).(resumed); ok {
-		return &entry{o: o, id: r.id, done: r.done}
+		return &entry{o: o, id: r.id, done: r.done}, false
 	}
 	s := o.shared
 	if s == nil || s.Journal == nil {
-		return nil
+		return nil, false
 	}
 	rctx, cancel := context.WithTimeout(ctx, sharedWait)
 	id, err := s.Journal.WriteReply(rctx, s.sender, conv, text)
 	cancel()
+	if errors.Is(err, ErrReplyTaken) {
+		o.sharedUp()
+		o.log.Info().Str("conv", conv.Key()).Msg("outbox: this reply is in the outbox already, another instance's to send: not sent here")
+		return nil, true
+	}
 	if err != nil {
 		o.sharedDown(err, "outbox: the store does not answer; replies are sent without being written first")
-		return nil
+		return nil, false
 	}
 	o.sharedUp()
-	return &entry{o: o, id: id}
+	return &entry{o: o, id: id}, false
 }
 
 // progress records that the first done chunks were accepted; final ends

@@ -40,6 +40,9 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		return "", errors.New("hitl: hold: call on behalf of nobody (empty From)")
 	}
 	now := b.o.Now()
+	if h.Again && b.heldBefore(ctx, h, now) {
+		return heldText, nil
+	}
 	a := record.Approval{
 		Conv: h.Conv, RequestedBy: h.From, Call: h.Call, Digest: Digest(h.Call),
 		Rule: h.Rule, Reason: h.Reason,
@@ -53,6 +56,28 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
 	b.sendRequest(ctx, a, now, joinNotes(b.standingNote(ctx, a.Call), h.Note))
 	return heldText, nil
+}
+
+// heldBefore reports whether a turn taken over from a stopped instance
+// (h.Again) proposes a call that its earlier run held already: a pending,
+// unexpired request of h.Conv for the same call (Digest) by h.From. The
+// request stands (it can be approved from any instance); none is raised
+// twice. A store that cannot list says no: a second request beats none.
+func (b *Broker) heldBefore(ctx context.Context, h core.Held, now time.Time) bool {
+	list, err := b.o.Store.Approvals(ctx, record.StatusPending)
+	if err != nil {
+		b.log.Warn().Err(err).Str("conv", h.Conv.Key()).Msg("hitl: pending approvals not listed; a taken-over call is held again")
+		return false
+	}
+	digest := Digest(h.Call)
+	for _, a := range list {
+		if a.Conv == h.Conv && a.Digest == digest && a.RequestedBy == h.From && a.Expires.After(now) {
+			b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
+				Msg("hitl: a taken-over turn proposed a call its earlier run held: the request stands, none raised again")
+			return true
+		}
+	}
+	return false
 }
 
 // standingNote says why a call that has a standing allow was held anyway:

@@ -260,7 +260,8 @@ const SendSlotKeep = time.Hour
 // composer died is sent by another instance with the same sender.
 type Outbox interface {
 	// AddReply writes r (its ID, Done, State and times ignored) as pending,
-	// composed by r.Composer now, and returns its id.
+	// composed by r.Composer now, and returns its id; ErrReplyExists when
+	// r.InboxID is set and a reply of that inbox entry was written.
 	AddReply(ctx context.Context, r OutboxReply) (int64, error)
 	// ReplyDone records that the platform accepted the first done chunks
 	// of reply id; state ReplySent or ReplyFailed ends it (it is never
@@ -296,6 +297,7 @@ type OutboxReply struct {
 	Composer string // the instance sending it
 	Done     int    // chunks the platform accepted
 	State    string
+	InboxID  int64 // the inbox entry whose turn it answers (InboxReplies); 0 none
 }
 
 // Inbox is the durable inbox of instances sharing the store: a received
@@ -348,6 +350,27 @@ type Inbox interface {
 	// connection fails; callers also poll, a wake can be lost.
 	WatchInbox(ctx context.Context, wake func(what string)) error
 }
+
+// InboxReplies links a turn's reply to its inbox entry, so that the reply
+// is sent once across instances: its text is recorded with the stage
+// "replied" before the reply is handed over, and an Outbox row names the
+// entry it answers, at most one row per entry. An instance that takes the
+// turn over at that stage hands the recorded reply over again: if the
+// first instance wrote it to the outbox (whose loop sends it), AddReply
+// fails with ErrReplyExists and it is not sent again; if that instance
+// died before, this one writes and sends it.
+type InboxReplies interface {
+	// SetInboxReply records, as SetInboxStage does (ErrNotHeld unless
+	// holder holds a live claim), stage and the text of the reply of
+	// entry id's turn.
+	SetInboxReply(ctx context.Context, id int64, holder string, stage int, text string) error
+	// InboxReply returns the reply text recorded for entry id, "" none.
+	InboxReply(ctx context.Context, id int64) (string, error)
+}
+
+// ErrReplyExists is matched (errors.Is) by the error of Outbox.AddReply
+// for a reply whose InboxID another reply already answers.
+var ErrReplyExists = errors.New("store: the inbox entry's reply is already in the outbox")
 
 // ErrNotHeld is matched (errors.Is) by the error of an inbox operation on
 // an entry the caller no longer holds: its claim expired and another

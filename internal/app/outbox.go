@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -75,9 +77,18 @@ func (j *journal) served() []string {
 	return slices.Clone(j.senders)
 }
 
+// WriteReply writes the reply, linked to the inbox entry it answers when
+// ctx carries one (core.JournalEntry): of the instances handing one
+// entry's reply over (the one that ran the turn, one that took it over),
+// only the first writes it; the others get gateways.ErrReplyTaken.
 func (j *journal) WriteReply(ctx context.Context, sender string, conv core.Conversation, text string) (int64, error) {
-	return j.st.AddReply(ctx, store.OutboxReply{Sender: sender, Gateway: conv.Gateway, Chat: conv.Chat,
-		Thread: conv.Thread, Text: text, Composer: j.instance})
+	inboxID, _ := core.JournalEntry(ctx)
+	id, err := j.st.AddReply(ctx, store.OutboxReply{Sender: sender, Gateway: conv.Gateway, Chat: conv.Chat,
+		Thread: conv.Thread, Text: text, Composer: j.instance, InboxID: inboxID})
+	if errors.Is(err, store.ErrReplyExists) {
+		return 0, fmt.Errorf("%w: %w", gateways.ErrReplyTaken, err)
+	}
+	return id, err
 }
 
 func (j *journal) ReplyProgress(ctx context.Context, id int64, done int, final, failed bool) error {

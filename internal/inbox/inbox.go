@@ -291,10 +291,29 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		}
 		return
 	}
-	j := core.Journaled{Signal: s, Stage: core.TurnStage(e.Stage),
+	j := core.Journaled{Signal: s, Stage: core.TurnStage(e.Stage), ID: e.ID,
 		Record: func(ctx context.Context, st core.TurnStage) error {
 			return in.cfg.Store.SetInboxStage(ctx, e.ID, in.cfg.Instance, int(st))
 		}}
+	if rs, ok := in.cfg.Store.(store.InboxReplies); ok {
+		j.RecordReply = func(ctx context.Context, text string) error {
+			return rs.SetInboxReply(ctx, e.ID, in.cfg.Instance, int(core.StageReplied), text)
+		}
+		if e.Stage == int(core.StageReplied) {
+			// Taken over after the reply was recorded: it is handed over
+			// again (sent unless the outbox has it). Without the text the
+			// turn cannot run here: given back, tried again.
+			if j.Reply, err = rs.InboxReply(ctx, e.ID); err != nil {
+				end, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
+				defer cancel()
+				log.Warn().Err(err).Msg("inbox: the recorded reply could not be read; the turn is given back")
+				if err := in.cfg.Store.ReleaseInbox(end, e.ID, in.cfg.Instance); err != nil {
+					log.Warn().Err(err).Msg("inbox: giving back a turn that did not run; it is taken over once its claim expires")
+				}
+				return
+			}
+		}
+	}
 	in.mu.Lock()
 	fk := e.Gateway + "\x00" + e.Key
 	if h := in.files[fk]; h != nil {

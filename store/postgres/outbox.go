@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -13,13 +14,22 @@ import (
 
 var _ store.Outbox = (*DB)(nil)
 
-// AddReply writes r as pending, composed by r.Composer now.
+// AddReply writes r as pending, composed by r.Composer now; a reply of an
+// inbox entry that has one already is not written (ErrReplyExists).
 func (db *DB) AddReply(ctx context.Context, r store.OutboxReply) (int64, error) {
 	now := nanos(db.now())
+	var inboxID *int64
+	if r.InboxID != 0 {
+		inboxID = &r.InboxID
+	}
 	var id int64
-	err := db.pool.QueryRow(ctx, `INSERT INTO outbox (sender, gateway, chat, thread, text, composer, taken, state, created, updated)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $7) RETURNING id`,
-		r.Sender, r.Gateway, r.Chat, r.Thread, r.Text, r.Composer, now, store.ReplyPending).Scan(&id)
+	err := db.pool.QueryRow(ctx, `INSERT INTO outbox (sender, gateway, chat, thread, text, composer, taken, state, created, updated, inbox_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $7, $9)
+		ON CONFLICT (inbox_id) WHERE inbox_id IS NOT NULL DO NOTHING RETURNING id`,
+		r.Sender, r.Gateway, r.Chat, r.Thread, r.Text, r.Composer, now, store.ReplyPending, inboxID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("postgres: add reply to %s:%s of inbox entry %d: %w", r.Gateway, r.Chat, r.InboxID, store.ErrReplyExists)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("postgres: add reply to %s:%s: %w", r.Gateway, r.Chat, err)
 	}
