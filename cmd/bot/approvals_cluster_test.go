@@ -33,6 +33,17 @@ func clusterConfig(t *testing.T) string {
 }
 
 // auditOutcomes counts `bot audit --json`'s shell entries by outcome.
+// twoInstances is a directory with clusterConfig and the environments
+// of two instances, a and b, on one fresh PostgreSQL database.
+func twoInstances(t *testing.T) (dir string, envA, envB []string) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	dir = t.TempDir()
+	writeFile(t, dir, "config.yaml", clusterConfig(t))
+	return dir, baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a"),
+		baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+}
+
 func auditOutcomes(t *testing.T, dir string, env []string) map[string]int {
 	t.Helper()
 	r := runOnce(t, dir, env, "", "audit", "--since", "1h", "--json")
@@ -58,11 +69,7 @@ func auditOutcomes(t *testing.T, dir string, env []string) map[string]int {
 // appends to), on B, and is audited approved and executed once.
 func TestApprovalsClusterApproveOnAnotherInstance(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", clusterConfig(t))
-	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
-	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	dir, envA, envB := twoInstances(t)
 	runs := filepath.Join(dir, "workspace", "runs.txt")
 
 	a := startBot(t, dir, envA)
@@ -101,11 +108,7 @@ func TestApprovalsClusterApproveOnAnotherInstance(t *testing.T) {
 // marks the call interrupted, audited once, and never runs it again.
 func TestApprovalsClusterRunnerDies(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", clusterConfig(t))
-	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
-	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	dir, envA, envB := twoInstances(t)
 	started := filepath.Join(dir, "workspace", "started.txt")
 
 	t.Cleanup(func() { killShellGroup(t, filepath.Join(dir, "workspace", "sh.pid")) })
@@ -145,11 +148,7 @@ func TestApprovalsClusterRunnerDies(t *testing.T) {
 // lease), so B never takes it for a dead instance's.
 func TestApprovalsClusterLongRunOutlivesLease(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", clusterConfig(t))
-	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
-	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	dir, envA, envB := twoInstances(t)
 	runs := filepath.Join(dir, "workspace", "runs.txt")
 
 	a := startBot(t, dir, envA)
@@ -190,11 +189,7 @@ func TestApprovalsClusterLongRunOutlivesLease(t *testing.T) {
 // to stop, and A's row be removed, at once).
 func TestApprovalsClusterCleanStopFinishesItsRun(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", clusterConfig(t))
-	envA := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=a")
-	envB := baseEnv(dir, "GATEHOUSE_DSN="+dsn, "GATEHOUSE_INSTANCE=b")
+	dir, envA, envB := twoInstances(t)
 	ws := filepath.Join(dir, "workspace")
 
 	a := startBot(t, dir, envA)
