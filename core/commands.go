@@ -258,7 +258,19 @@ func (e *Engine) uptime() time.Duration {
 // progress is stopped with nothing of it stored afterwards; pending
 // approvals, and approved actions running, stay.
 func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversation) string {
-	stopped, err := e.turns.forget(conv.Key(), func() error { return e.cfg.History.Reset(ctx, conv.Key()) })
+	reset := func() error { return e.cfg.History.Reset(ctx, conv.Key()) }
+	if jr, ok := e.cfg.Journal.(JournalResetter); ok {
+		// On a shared store the turn may run on another instance: it is
+		// asked to stop, keeping nothing, with the history forgotten.
+		reset = func() error {
+			shared, err := jr.ResetShared(ctx, conv)
+			if err != nil || shared {
+				return err
+			}
+			return e.cfg.History.Reset(ctx, conv.Key())
+		}
+	}
+	stopped, err := e.turns.forget(conv.Key(), reset)
 	if err != nil {
 		log.Error().Err(err).Msg("history reset")
 		return "Could not forget this conversation's history (the bot's log has the details)."

@@ -62,6 +62,25 @@ func (e *Engine) CancelTurn(conv Conversation) bool {
 	return e.turns.cancel(conv.Key())
 }
 
+// JournalResetter is a Journal that makes /reset hold across the
+// instances sharing its store: the store holds the history too.
+type JournalResetter interface {
+	// ResetShared forgets conv's history and asks the other instances
+	// running conv's turn at that moment to stop it keeping nothing of it
+	// (they call ForgetTurn). It reports false, having done nothing, when
+	// conv is not the journal's: the caller resets the history itself.
+	ResetShared(ctx context.Context, conv Conversation) (bool, error)
+}
+
+// ForgetTurn does on this instance what /reset does to conv's turn in
+// progress: it forgets conv's history and stops the turn, whose later
+// writes are dropped, and reports whether there was a turn: what an
+// instance does when /reset reached another one (JournalResetter). With
+// no turn here it only forgets the history.
+func (e *Engine) ForgetTurn(ctx context.Context, conv Conversation) (bool, error) {
+	return e.turns.forget(conv.Key(), func() error { return e.cfg.History.Reset(ctx, conv.Key()) })
+}
+
 // Journaled is a journaled message claimed for its turn on this instance.
 type Journaled struct {
 	// Signal is the message as it was put; its Attachments are those

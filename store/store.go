@@ -377,6 +377,22 @@ var ErrReplyExists = errors.New("store: the inbox entry's reply is already in th
 // instance may have taken it over.
 var ErrNotHeld = errors.New("store: inbox entry not held")
 
+// InboxResetter makes /reset hold across the instances sharing the
+// store: the conversation's history is forgotten and the turns of it
+// that other instances run at that moment are marked, by entry, so that
+// their holders stop them and keep nothing of them. A turn claimed after
+// the reset is never marked. internal/inbox type-asserts it.
+type InboxResetter interface {
+	// ResetInbox, in one transaction, forgets conv's history and marks
+	// conv's entries claimed (a live claim) by an instance other than
+	// holder; it wakes the instances with InboxCancel and reports whether
+	// an entry was marked. The marked entries' rows stay locked until the
+	// history is gone, so none of them is finished in between.
+	ResetInbox(ctx context.Context, conv, holder string) (bool, error)
+	// InboxResets returns those of ids that ResetInbox marked.
+	InboxResets(ctx context.Context, ids []int64) ([]int64, error)
+}
+
 // InboxCancel is what WatchInbox reports when a turn was asked to stop.
 const InboxCancel = "cancel"
 

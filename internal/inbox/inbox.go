@@ -28,6 +28,12 @@ type Runner interface {
 	CancelTurn(conv core.Conversation) bool
 }
 
+// Forgetter is a Runner that can also do what /reset does to a turn
+// running here when /reset reached another instance: the Engine.
+type Forgetter interface {
+	ForgetTurn(ctx context.Context, conv core.Conversation) (bool, error)
+}
+
 // Config configures an Inbox. Store, Instance and TTL are required.
 type Config struct {
 	Store store.Inbox
@@ -64,6 +70,7 @@ type Inbox struct {
 	mu      sync.Mutex
 	files   map[string]*held            // by gateway and key: the attachments of messages received here
 	running map[int64]core.Conversation // entries whose turns run here
+	forgot  map[int64]bool              // running entries /reset elsewhere was done for here
 }
 
 // held is what this instance keeps of a message it received with files.
@@ -76,6 +83,7 @@ type held struct {
 var (
 	_ core.Journal          = (*Inbox)(nil)
 	_ core.JournalCanceller = (*Inbox)(nil)
+	_ core.JournalResetter  = (*Inbox)(nil)
 )
 
 // New checks cfg and returns an Inbox; Run claims its messages.
@@ -94,7 +102,7 @@ func New(cfg Config) (*Inbox, error) {
 		gws[g] = true
 	}
 	return &Inbox{cfg: cfg, gateways: gws, wake: make(chan struct{}, 1), cancels: make(chan struct{}, 1),
-		files: make(map[string]*held), running: make(map[int64]core.Conversation)}, nil
+		files: make(map[string]*held), running: make(map[int64]core.Conversation), forgot: make(map[int64]bool)}, nil
 }
 
 // UseGateways sets Config.Gateways: the gateways are built after the
@@ -164,6 +172,64 @@ func (in *Inbox) CancelElsewhere(ctx context.Context, conv core.Conversation) (b
 	return ok, nil
 }
 
+// ResetShared forgets conv's history and marks the turn of conv that
+// another instance runs, if any, so that it stops it keeping nothing
+// (store.InboxResetter). False when conv is not the inbox's or the store
+// cannot.
+func (in *Inbox) ResetShared(ctx context.Context, conv core.Conversation) (bool, error) {
+	rs, ok := in.cfg.Store.(store.InboxResetter)
+	if !ok || !in.gateways[conv.Gateway] {
+		return false, nil
+	}
+	if _, err := rs.ResetInbox(ctx, conv.Key(), in.cfg.Instance); err != nil {
+		return false, fmt.Errorf("inbox: %w", err)
+	}
+	return true, nil
+}
+
+// forgetReset does what /reset on another instance asked for each of
+// ids, entries running here, that it marked and that it was not done
+// for yet: the turn is stopped and the history forgotten again (what the
+// turn wrote between the reset and now goes too), once per entry. The
+// conversation's next entry is not claimed meanwhile: this one is not
+// finished.
+func (in *Inbox) forgetReset(ctx context.Context, r Runner, ids []int64) {
+	rs, ok := in.cfg.Store.(store.InboxResetter)
+	f, fok := r.(Forgetter)
+	if !ok || !fok || len(ids) == 0 {
+		return
+	}
+	marked, err := rs.InboxResets(ctx, ids)
+	if err != nil {
+		if ctx.Err() == nil {
+			in.cfg.Log.Warn().Err(err).Msg("inbox: reading the turns /reset asked to stop failed")
+		}
+		return
+	}
+	for _, id := range marked {
+		in.mu.Lock()
+		conv, running := in.running[id]
+		done := in.forgot[id]
+		if running {
+			in.forgot[id] = true
+		}
+		in.mu.Unlock()
+		if !running || done {
+			continue
+		}
+		stopped, err := f.ForgetTurn(ctx, conv)
+		if err != nil {
+			in.mu.Lock()
+			delete(in.forgot, id) // tried again
+			in.mu.Unlock()
+			in.cfg.Log.Error().Err(err).Str("conv", conv.Key()).Int64("inbox_id", id).Msg("inbox: forgetting the history for /reset on another instance failed")
+			continue
+		}
+		in.cfg.Log.Info().Str("conv", conv.Key()).Int64("inbox_id", id).Bool("stopped", stopped).
+			Msg("inbox: turn stopped by /reset on another instance; nothing of it kept")
+	}
+}
+
 // poke wakes the claim loop.
 func (in *Inbox) poke() {
 	select {
@@ -189,11 +255,15 @@ func (in *Inbox) notified(what string) {
 // instance asked to stop.
 func (in *Inbox) stopCancelled(ctx context.Context, r Runner) {
 	in.mu.Lock()
-	n := len(in.running)
+	running := make([]int64, 0, len(in.running))
+	for id := range in.running {
+		running = append(running, id)
+	}
 	in.mu.Unlock()
-	if n == 0 {
+	if len(running) == 0 {
 		return
 	}
+	in.forgetReset(ctx, r, running)
 	ids, err := in.cfg.Store.CancelledInbox(ctx, in.cfg.Instance)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -277,6 +347,7 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 	defer func() {
 		in.mu.Lock()
 		delete(in.running, e.ID)
+		delete(in.forgot, e.ID)
 		in.mu.Unlock()
 	}()
 	log := in.cfg.Log.With().Str("conv", e.Conv).Int64("inbox_id", e.ID).Logger()
@@ -338,6 +409,10 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 			log.Warn().Err(err).Msg("inbox: giving back a turn that did not run; it is taken over once its claim expires")
 		}
 	default:
+		// /reset on another instance may have marked the turn after it
+		// wrote its last: what it wrote since the reset goes before the
+		// next entry of the conversation can run.
+		in.forgetReset(end, r, []int64{e.ID})
 		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
 			log.Warn().Err(err).Msg("inbox: marking the turn done")
 		}

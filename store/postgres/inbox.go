@@ -131,7 +131,7 @@ func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
 func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
 	var one int
 	err := db.pool.QueryRow(ctx, `WITH up AS (
-		UPDATE inbox SET cancel = 1 WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
+		UPDATE inbox SET cancel = GREATEST(cancel, 1) WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
 		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '`+store.InboxCancel+`') LIMIT 1`, conv, nanos(db.now())).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
