@@ -417,6 +417,10 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 			log.Warn().Err(err).Msg("inbox: marking the turn done")
 		}
 	}
+	// The conversation's next entry is claimable, and a slot is free:
+	// claim at once rather than when the store's notification comes
+	// back through the database.
+	in.poke()
 }
 
 // conversation is e's conversation, as its stored message names it.

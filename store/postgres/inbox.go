@@ -41,7 +41,12 @@ func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Dur
 	return id, true, nil
 }
 
-// ClaimInbox claims the oldest claimable conversation head. The row lock
+// ClaimInbox claims the oldest claimable conversation head. The heads are
+// read in one pass over the open entries by conversation (inbox_pending),
+// not by probing each open entry for an older one of its conversation:
+// on a table that grew since the planner's statistics (a burst on a young
+// database) the probes were planned as a nested loop over every open entry,
+// milliseconds a claim, and claims are one at a time. The row lock
 // (FOR UPDATE SKIP LOCKED) makes concurrent claimers pass over a head
 // another one is taking; one that commits first is seen by the recheck of
 // the conditions on the row's newest version, so no two claim one entry.
@@ -55,9 +60,12 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 	err := db.pool.QueryRow(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
 		WHERE id = (
 			SELECT i.id FROM inbox i
-			WHERE i.done = 0 AND i.gateway = ANY($3)
+			WHERE i.id = ANY(ARRAY(SELECT h.id FROM (
+				SELECT DISTINCT ON (conv) id, gateway, holder, claimed, expires FROM inbox
+				WHERE done = 0 ORDER BY conv, id) h
+			  WHERE h.gateway = ANY($3) AND (h.holder = '' OR h.expires <= $4 OR (h.holder = $1 AND h.claimed = 0))))
+			  AND i.done = 0 AND i.gateway = ANY($3)
 			  AND (i.holder = '' OR i.expires <= $4 OR (i.holder = $1 AND i.claimed = 0))
-			  AND NOT EXISTS (SELECT 1 FROM inbox o WHERE o.conv = i.conv AND o.done = 0 AND o.id < i.id)
 			ORDER BY i.id LIMIT 1
 			FOR UPDATE SKIP LOCKED)
 		RETURNING id, gateway, msg_key, conv, data, files, receiver, stage, received`,

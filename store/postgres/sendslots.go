@@ -16,10 +16,14 @@ import (
 var _ store.SendSlots = (*DB)(nil)
 
 // ReserveSend reserves the earliest time at which one more request fits
-// every limit, in one transaction: the keys' rows are created or locked
-// in key order (so that concurrent reservations sharing keys never
-// deadlock), now is read once they are held, and the time is recorded
-// under each key. Without Options.Now, now is the server's clock.
+// every limit, in one transaction of two round trips, since a token's
+// reservations queue on its row's lock and the time it is held bounds
+// the token's sends a second: BEGIN and an upsert that creates or locks
+// the keys' rows in key order (so that concurrent reservations sharing
+// keys never deadlock) and returns them with now, read on the server's
+// clock once each row is held; then the update that records the time
+// under each key, and COMMIT. Without Options.Now, now is the server's
+// clock.
 func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.Duration, error) {
 	if len(limits) == 0 {
 		return 0, nil
@@ -36,68 +40,114 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		}
 		keys[i] = l.Key
 	}
-	var wait time.Duration
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		// The no-op update of an existing row locks it and returns it.
-		rows, err := tx.Query(ctx, `INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
-			ORDER BY k ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING key, times`, keys)
-		if err != nil {
-			return err
-		}
-		held := make(map[string][]int64, len(keys))
-		for rows.Next() {
-			var k string
-			var b []byte
-			if err := rows.Scan(&k, &b); err != nil {
-				rows.Close()
-				return err
-			}
-			held[k] = unpackTimes(b)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		now, err := db.slotNow(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, l := range limits {
-			if n := len(held[l.Key]); n >= maxReserved {
-				return fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
-			}
-		}
-		times := make([][]int64, len(limits))
-		for i, l := range limits {
-			times[i] = recent(held[l.Key], now-int64(l.Per))
-		}
-		at := earliest(now, limits, times)
-		packed := make([][]byte, len(limits))
-		for i := range limits {
-			packed[i] = packTimes(insertSorted(times[i], at))
-		}
-		// last is the newest reservation under each key.
-		if _, err := tx.Exec(ctx, `UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
-			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`, keys, packed, at); err != nil {
-			return err
-		}
-		wait = time.Duration(at - now)
-		return nil
-	})
+	wait, err := db.reserveSend(ctx, limits, keys)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: reserve send slot %s: %w", strings.Join(keys, ", "), err)
 	}
 	return wait, nil
 }
 
-// slotNow is now in Unix nanoseconds: the server's clock, or Options.Now
-// when it was given (tests).
-func (db *DB) slotNow(ctx context.Context, tx pgx.Tx) (int64, error) {
-	if !db.serverClock {
-		return db.now().UnixNano(), nil
+// reserveSend is ReserveSend's transaction, on a connection of its own
+// for its two batches: one that begins it and locks the rows, one that
+// writes them and commits. A transaction left open by an error is rolled
+// back; a connection that cannot roll back is closed (the pool drops a
+// connection given back closed or inside a transaction).
+func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []string) (_ time.Duration, err error) {
+	pc, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
 	}
-	var n int64
-	err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`).Scan(&n)
-	return n, err
+	defer pc.Release()
+	conn := pc.Conn()
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, rerr := conn.Exec(rctx, `ROLLBACK`); rerr != nil {
+			conn.Close(rctx) //nolint:errcheck // dropped either way
+		}
+	}()
+
+	// The no-op update of an existing row locks it and returns it; the
+	// clock is read per row as it is returned, so the newest reading
+	// comes after every row is held.
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
+			ORDER BY k ON CONFLICT (key) DO UPDATE SET key = excluded.key
+			RETURNING key, times, (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`, keys)
+	held := make(map[string][]int64, len(keys))
+	var clock int64
+	br := conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return 0, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return 0, err
+	}
+	for rows.Next() {
+		var k string
+		var t []byte
+		var c int64
+		if err := rows.Scan(&k, &t, &c); err != nil {
+			rows.Close()
+			br.Close()
+			return 0, err
+		}
+		held[k] = unpackTimes(t)
+		clock = max(clock, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		br.Close()
+		return 0, err
+	}
+	if err := br.Close(); err != nil {
+		return 0, err
+	}
+	now := clock
+	if !db.serverClock {
+		now = db.now().UnixNano()
+	}
+	for _, l := range limits {
+		if n := len(held[l.Key]); n >= maxReserved {
+			return 0, fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
+		}
+	}
+	times := make([][]int64, len(limits))
+	for i, l := range limits {
+		times[i] = recent(held[l.Key], now-int64(l.Per))
+	}
+	at := earliest(now, limits, times)
+	packed := make([][]byte, len(limits))
+	for i := range limits {
+		packed[i] = packTimes(insertSorted(times[i], at))
+	}
+	// last is the newest reservation under each key.
+	b = &pgx.Batch{}
+	b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
+			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`, keys, packed, at)
+	b.Queue(`COMMIT`)
+	br = conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return 0, err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return 0, err
+	}
+	if err := br.Close(); err != nil {
+		return 0, err
+	}
+	committed = true
+	return time.Duration(at - now), nil
 }
 
 // maxReserved bounds the reservations kept under one key (those not yet
