@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
+	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -201,6 +204,15 @@ log: {level: debug, format: json}
 		}
 		return false
 	})
+	// And the store, with the schema this build runs and the server.
+	pg, err := storetable.Lookup("postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeLine := fmt.Sprintf("Store: postgres, schema version %d, server PostgreSQL ", pg.SchemaVersion)
+	if !slices.ContainsFunc(tg.Sent()[before:], func(s faketg.Sent) bool { return strings.Contains(s.Plain, storeLine) }) {
+		t.Errorf("/status does not name the store as %q", storeLine)
+	}
 	times := 0
 	for _, s := range tg.Sent() {
 		if strings.Contains(s.Plain, "The time is") {

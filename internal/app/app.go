@@ -140,6 +140,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
+	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
+		a.cluster.driver, a.cluster.schema = d.Name, d.SchemaVersion
+	}
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}

@@ -89,6 +89,10 @@ type cluster struct {
 	// prints (a store that is not shared) compares nothing.
 	prints      configPrints
 	fingerprint map[string]string
+	// driver and schema name the store and the schema version this
+	// build runs, for /status (set by App.New from storetable).
+	driver string
+	schema int
 }
 
 var _ core.StatusReporter = (*cluster)(nil)
@@ -98,6 +102,23 @@ var _ core.StatusReporter = (*cluster)(nil)
 func newCluster(st clusterStore, name, version string, now time.Time, log zerolog.Logger) *cluster {
 	return &cluster{st: st, self: store.Instance{Name: name, Version: version, Started: now.UTC()},
 		log: log.With().Str("instance", name).Logger()}
+}
+
+// storeLine is /status's line on the store: its driver and the schema
+// version this instance runs, and, on a database server (store.Server),
+// the server's version, asked each time (a failover may change it).
+func (c *cluster) storeLine(ctx context.Context) string {
+	line := fmt.Sprintf("Store: %s, schema version %d", c.driver, c.schema)
+	sv, ok := c.st.(store.Server)
+	if !ok {
+		return line
+	}
+	v, err := sv.ServerVersion(ctx)
+	if err != nil {
+		c.log.Error().Err(err).Msg("server version for /status")
+		return line + ", server: could not be read (the bot's log has the details)"
+	}
+	return line + ", server " + shown(v)
 }
 
 // run heartbeats at once and then every interval until ctx ends, when it
@@ -135,10 +156,11 @@ func (c *cluster) run(ctx context.Context, every time.Duration) error {
 	}
 }
 
-// StatusLines lists the instances alive, this one marked, and the leases
-// held, with who holds each.
+// StatusLines lists the store (driver, schema and server versions), the
+// instances alive, this one marked, and the leases held, with who holds
+// each.
 func (c *cluster) StatusLines(ctx context.Context, _ core.Conversation) []string {
-	var lines []string
+	lines := []string{c.storeLine(ctx)}
 	ins, err := c.st.Instances(ctx, aliveWindow)
 	if err != nil {
 		c.log.Error().Err(err).Msg("instances for /status")

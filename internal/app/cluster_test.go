@@ -63,7 +63,12 @@ func TestStatusListsInstancesAndLeases(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
+	sqlite, err := storetable.Lookup("sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
+		fmt.Sprintf("Store: sqlite, schema version %d\n", sqlite.SchemaVersion),
 		`Instances: host-a-9 (this one, v9.9.9), host-b-7\n/approve X (v1.3.0)`,
 		`Leases: telegram:123 held by host-b-7\n/approve X`,
 	}
@@ -75,7 +80,7 @@ func TestStatusListsInstancesAndLeases(t *testing.T) {
 		}
 		asked++
 		testutil.WaitFor(t, "the answer", func() bool { return strings.Count(out.String(), "Model: fake-model") >= asked })
-		return strings.Contains(out.String(), want[0])
+		return strings.Contains(out.String(), want[1])
 	})
 	for _, w := range want {
 		if !strings.Contains(out.String(), w) {
