@@ -143,7 +143,7 @@ type Memory interface {
 }
 
 // Checkpoints is the index of workspace checkpoints: the methods of
-// checkpoint.Index (internal/checkpoint), listed here so that store packages
+// checkpoint.Index (checkpoint), listed here so that store packages
 // need not import it. The blobs the files name live beside the store, in a
 // directory the checkpoint package owns, or in the shared database
 // (CheckpointBlobStore).
@@ -159,7 +159,7 @@ type Checkpoints interface {
 
 // CheckpointBlobStore keeps the blobs of checkpoints in a database several
 // instances share, so that /undo works from any of them: the methods of
-// checkpoint.BlobTable (internal/checkpoint), listed here so that store
+// checkpoint.BlobTable (checkpoint), listed here so that store
 // packages need not import it. A store that is not shared (SQLite) leaves
 // the blobs to the checkpoint package's directory and need not implement
 // it. Each blob is keyed by sum, the hex SHA-256 of its content, and
@@ -191,7 +191,7 @@ type Server interface {
 }
 
 // ScheduleSlots makes each slot of a schedule run once among all the
-// instances that share the store (internal/schedule's SlotClaimer).
+// instances that share the store (schedule's SlotClaimer).
 type ScheduleSlots interface {
 	// ClaimScheduleSlot records that instance runs the schedule name's slot
 	// (the time the run was due) and reports true; of any number of
@@ -229,7 +229,7 @@ type Sharer interface {
 }
 
 // SendSlots paces requests to a platform among all the instances sharing
-// the store (gateways.SlotReserver, through internal/app): a platform's
+// the store (gateways.SlotReserver, through app): a platform's
 // limit per token holds for them together. Each limit is a sliding window
 // as gateways.Pacer keeps it in memory: at most N requests in any window of
 // length Per under its key.
@@ -255,7 +255,7 @@ type SendLimit struct {
 const SendSlotKeep = time.Hour
 
 // Outbox keeps replies durable among the instances sharing the store
-// (gateways.Journal, through internal/app): a reply is written before it is
+// (gateways.Journal, through app): a reply is written before it is
 // sent and marked once the platform accepted it, so that one whose
 // composer died is sent by another instance with the same sender.
 type Outbox interface {
@@ -306,7 +306,7 @@ type OutboxReply struct {
 // one at a time, oldest first: only the oldest pending entry of a
 // conversation is ever claimable, and only while no live claim holds it.
 // A claim lasts until its expiry (the store's clock), which the holder
-// renews; an expired claim is taken over by the next claimer. internal/app
+// renews; an expired claim is taken over by the next claimer. app
 // type-asserts it only on a shared store (Sharer).
 type Inbox interface {
 	// PutInbox writes e as pending (e.ID, Stage and Received are ignored)
@@ -381,7 +381,7 @@ var ErrNotHeld = errors.New("store: inbox entry not held")
 // store: the conversation's history is forgotten and the turns of it
 // that other instances run at that moment are marked, by entry, so that
 // their holders stop them and keep nothing of them. A turn claimed after
-// the reset is never marked. internal/inbox type-asserts it.
+// the reset is never marked. cluster type-asserts it.
 type InboxResetter interface {
 	// ResetInbox, in one transaction, forgets conv's history and marks
 	// conv's entries claimed (a live claim) by an instance other than
@@ -438,7 +438,7 @@ type Instances interface {
 // beside its heartbeat row: a hash per top-level key path ("policy.rules")
 // of the key's redacted value, so that an instance starting on a shared
 // store can name the keys another instance alive has set otherwise
-// (internal/app logs them). No value is stored, secrets least of all.
+// (app logs them). No value is stored, secrets least of all.
 type ConfigFingerprints interface {
 	// SetConfigFingerprint records fp (key path → hash) as the fingerprint
 	// of the instance name, registered by a Heartbeat before; for an
@@ -468,7 +468,7 @@ type Instance struct {
 }
 
 // Pairings keeps the pairing codes handed to strangers and the identities
-// paired with them (internal/pairing's Store; store/storetest's
+// paired with them (pairing's Store; store/storetest's
 // PairingContract checks it). A code is pending until its Expires, by the
 // store's clock; at most MaxPairingCodes are pending at once.
 type Pairings interface {
@@ -497,7 +497,7 @@ type Pairings interface {
 // strangers cannot fill the store.
 const MaxPairingCodes = 100
 
-// Store is everything a persistent implementation offers; internal/app wires
+// Store is everything a persistent implementation offers; app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
 // Store satisfies those consumers' interfaces.
