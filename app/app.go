@@ -101,9 +101,9 @@ type App struct {
 	enabled map[string]bool
 	// instance names this instance in the store (Options.Instance).
 	instance string
-	cluster  *cluster       // its heartbeat and /status lines
-	journal  *journal       // the store's outbox, nil unless the store is shared
-	durable  *durable.Inbox // the durable inbox; nil unless the store is shared
+	cluster  *cluster         // its heartbeat and /status lines
+	journal  *durable.Replies // the store's outbox, nil unless the store is shared
+	durable  *durable.Inbox   // the durable inbox; nil unless the store is shared
 
 	reload reloader
 
@@ -301,7 +301,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
-		g.Go(func() error { return a.outboxLoop(gctx, ttl/3, ttl, a.cluster.self.Started) })
+		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
 	if a.durable != nil {

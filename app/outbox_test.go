@@ -42,7 +42,7 @@ func TestSharedDeliveryOnlyOnASharedStore(t *testing.T) {
 		}
 		s.Journal.Serve("example:1")
 		s.Journal.Serve("example:1")
-		if got := a.journal.served(); len(got) != 1 || got[0] != "example:1" {
+		if got := a.journal.Served(); len(got) != 1 || got[0] != "example:1" {
 			t.Errorf("%s: serves %q; want example:1 once", tc.name, got)
 		}
 	}

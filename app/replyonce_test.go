@@ -126,7 +126,7 @@ func startReplyInstance(t *testing.T, name string, db inboxOutbox, p *platform) 
 	}
 	ob, err := gateways.NewOutbox(gateways.OutboxConfig{Limit: 4096, Log: log, Sender: "gw:1",
 		Classify: func(error) gateways.Failure { return gateways.Failure{Verdict: gateways.Permanent} },
-		Shared:   &gateways.Shared{Journal: &journal{st: db, instance: name}}})
+		Shared:   &gateways.Shared{Journal: durable.NewReplies(db, name)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,3 @@
-// Package inbox is the durable inbox of instances sharing one store
-// (core.Journal over store.Inbox): a received message is written to the
-// database before the platform is told it arrived, and any instance then
-// claims it and runs its turn through the Engine, one message of a
-// conversation at a time and in order across instances. A claim is renewed
-// while its turn runs; an instance that dies leaves it to expire after
-// store.lease_ttl, and the next claimer takes it over at the stage the turn
-// had reached. app builds it only on a shared store.
 package cluster
 
 import (
