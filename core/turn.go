@@ -132,7 +132,13 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 	}
 	if s.journal.stage() < StageInHistory { // a takeover's history has it already
 		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
-			log.Error().Err(err).Msg("history append")
+			// Without it the model would answer the history as it was:
+			// the previous message again.
+			e.counters.turnErrors.Add(1)
+			e.cfg.Metrics.TurnError()
+			log.Error().Err(err).Msg("history append: the message was not stored; turn not run")
+			e.tell(ctx, log, s, notStored(s, err))
+			return
 		}
 		if err := s.journal.record(ctx, StageInHistory); err != nil {
 			log.Warn().Err(err).Msg("turn left to the instance that takes it over")
@@ -178,6 +184,21 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 			return
 		}
 	}
+}
+
+// notStored is the answer to s when its history write failed: the turn
+// did not run.
+func notStored(s Signal, err error) string {
+	what := "your message"
+	if s.Kind == KindApprovalOutcome {
+		what = "the outcome above"
+	}
+	why := "(the bot's log has the details)"
+	if errors.Is(err, ErrUnavailable) {
+		why = "(my database does not answer)"
+	}
+	return "Sorry, I couldn't store " + what + " in this conversation's history " + why +
+		", so I haven't answered it. Please try again in a moment."
 }
 
 // cancelNote tells the model, in the history, that the user stopped a turn.
