@@ -85,7 +85,7 @@ type Attachment struct {
 }
 
 // AttachmentReceiver takes in the attachments of a message from an
-// authorised sender (internal/attach): it fetches them within the size
+// authorised sender (attach): it fetches them within the size
 // limit, saves them in the workspace and describes them. The Engine calls
 // it in Perceive, after the allow list, before the turn.
 type AttachmentReceiver interface {

@@ -14,7 +14,7 @@ import (
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 )
 
-// fakeReceiver fetches every attachment (as internal/attach would) and
+// fakeReceiver fetches every attachment (as attach would) and
 // answers with a fixed Received.
 type fakeReceiver struct {
 	answer core.Received

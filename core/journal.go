@@ -35,7 +35,7 @@ const (
 
 // Journal keeps received messages durably, so that any instance sharing
 // the store may run their turns, one at a time and in order per
-// conversation (internal/inbox, on a shared store; without a Journal
+// conversation (cluster, on a shared store; without a Journal
 // every message takes the in-memory queue).
 type Journal interface {
 	// Put writes s durably before it is acknowledged and reports whether

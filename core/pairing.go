@@ -14,7 +14,7 @@ import (
 var ErrAlreadyPaired = errors.New("core: already paired")
 
 // Pairing lets strangers in by a code an approver confirms
-// (internal/pairing implements it; gateways.<name>.pairing turns it on per
+// (pairing implements it; gateways.<name>.pairing turns it on per
 // gateway, Auth.SetPairing). It is reached only from people's messages: a
 // stranger's direct message on a gateway whose pairing is on, and the
 // approvers' /pair, /pairs and /unpair. The LLM never sees any of it.

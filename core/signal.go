@@ -53,7 +53,7 @@ type Signal struct {
 	Private bool
 	At      time.Time
 	// Schedule names the configured schedule whose run this is; set only
-	// by the scheduler (internal/schedule), with From its
+	// by the scheduler (schedule), with From its
 	// ScheduleIdentity. Such a message is admitted without an allow list:
 	// the configuration is its authority. No gateway sets it (a test in
 	// internal/archtest keeps it so): a gateway builds a Signal from a

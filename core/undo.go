@@ -24,7 +24,7 @@ type UndoRequest struct {
 }
 
 // Undoer restores the workspace from checkpoints taken before changing
-// tool calls (internal/checkpoint implements it). It is reached only by
+// tool calls (checkpoint implements it). It is reached only by
 // people's chat commands (/undo, /checkpoints), never by the LLM.
 type Undoer interface {
 	// Undo restores the workspace as r asks, or refuses, and audits

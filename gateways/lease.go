@@ -10,7 +10,7 @@ import (
 )
 
 // Leaser keeps named, expiring leases shared by the instances on one
-// store (store.Leases, wired in internal/app): AcquireLease takes a free or
+// store (store.Leases, wired in app): AcquireLease takes a free or
 // expired lease, or renews the holder's own, and reports whether holder
 // holds it now; ReleaseLease frees holder's lease at once.
 type Leaser interface {

@@ -16,7 +16,7 @@ import (
 // Section is a gateway's configuration section together with what the
 // rest of the bot asks of the gateway: doctor's lines, start-up warnings
 // and its constructor. Each gateway package defines one; the gateway table
-// (internal/gatewaytable) lists them.
+// (app/gatewaytable) lists them.
 type Section interface {
 	confkit.Section
 	// Doctor says, offline, what the gateway will do as configured.

@@ -10,7 +10,7 @@ import (
 )
 
 // SlotReserver paces requests among all the instances sharing a store
-// (the store's send slots, wired by internal/app): ReserveSlot reserves
+// (the store's send slots, wired by app): ReserveSlot reserves
 // the earliest time, not before now on the store's clock, at which one
 // more request fits every limit given (at most Limit.N requests in any
 // window of Limit.Per under Slot.Key, counting every instance's), records
@@ -26,10 +26,10 @@ type Slot struct {
 }
 
 // Journal keeps replies durable among the instances sharing a store (the
-// store's outbox, wired by internal/app): a reply is written before its
+// store's outbox, wired by app): a reply is written before its
 // first chunk is sent, its progress recorded as the platform accepts each
 // chunk, and a reply whose instance died is sent by another instance with
-// the same sender (internal/app claims it and hands it to the gateway's
+// the same sender (app claims it and hands it to the gateway's
 // Act under ResumeReply).
 type Journal interface {
 	// Serve tells the journal that this instance sends as sender (an

@@ -95,7 +95,7 @@ type ProfileApprovers interface {
 
 // Broker holds actions for a human and resolves them from any gateway. It
 // implements core.Holder, core.CommandHandler, core.StandingAllows and
-// gateways.Approvals (checked in internal/app: hitl does not import
+// gateways.Approvals (checked in app: hitl does not import
 // gateways). Approved actions run in the broker's own goroutines, not the
 // approver's. Run must be running for expiry, for the outcome
 // signals that tell the LLM what became of a held action, and to stop the

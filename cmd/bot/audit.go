@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/config"
-	"github.com/gatehouse-bot/gatehouse/internal/storetable"
+	"github.com/gatehouse-bot/gatehouse/app/storetable"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
 	"github.com/gatehouse-bot/gatehouse/store/record"

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 

@@ -3,10 +3,10 @@ package main
 import (
 	"time"
 
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
-	"github.com/gatehouse-bot/gatehouse/internal/schedule"
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/schedule"
 )
 
 // doctorSchedules lists each schedule with its next run, and reports one

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
 	"github.com/gatehouse-bot/gatehouse/internal/dotenv"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 

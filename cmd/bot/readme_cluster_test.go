@@ -17,9 +17,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gatehouse-bot/gatehouse/app/storetable"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
-	"github.com/gatehouse-bot/gatehouse/internal/storetable"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 

@@ -7,7 +7,7 @@ import (
 )
 
 // Checkpointer records the workspace before a tool that may change it runs
-// (internal/checkpoint implements it). The Registry calls it from Act for
+// (checkpoint implements it). The Registry calls it from Act for
 // every tool whose Spec is not ReadOnly, built-in or not, whether a rule
 // allowed the call or an approver approved it.
 type Checkpointer interface {

@@ -2,7 +2,7 @@ package discord_test
 
 // End-to-end tests of attachments: files sent on Discord through the
 // unmodified discordgo and the fake gateway and CDN, saved by
-// internal/attach, seen by the fake OpenAI server.
+// attach, seen by the fake OpenAI server.
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"

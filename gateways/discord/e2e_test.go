@@ -1,7 +1,7 @@
 package discord_test
 
 // End-to-end tests: the real engine, approval broker, SQLite store and tools
-// (built by internal/app from a configuration), the Discord gateway on the
+// (built by app from a configuration), the Discord gateway on the
 // unmodified discordgo, the fake Discord API and gateway, the fake
 // Telegram Bot API and the fake OpenAI server.
 
@@ -14,16 +14,16 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/discord"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -43,7 +43,7 @@ var (
 	tgOwner  = faketg.User{ID: 1001, FirstName: "Olga", Username: "olga"}
 )
 
-// e2e is a running gatehouse wired by internal/app.
+// e2e is a running gatehouse wired by app.
 type e2e struct {
 	dc        *fakediscord.Server
 	tg        *faketg.Server

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways/discord"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 )

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"

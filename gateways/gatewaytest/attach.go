@@ -17,13 +17,13 @@ import (
 )
 
 // The helpers below are the attachment end-to-end tests' checks, the
-// same whichever gateway the file is sent through: what internal/attach
+// same whichever gateway the file is sent through: what attach
 // saved in the workspace and what the model was told about it.
 
 // savedAt finds the workspace path the model is told a file was saved at.
 var savedAt = regexp.MustCompile(`saved at "([^"]+)"`)
 
-// savedPrefix is the time prefix internal/attach puts before a saved
+// savedPrefix is the time prefix attach puts before a saved
 // file's name.
 const savedPrefix = "20060102T150405Z-"
 

@@ -2,7 +2,7 @@ package slack_test
 
 // End-to-end tests of attachments: files shared on Slack through the
 // unmodified slack-go and the fake Slack (Socket Mode, url_private_download
-// behind the bot token), saved by internal/attach, seen by the fake OpenAI
+// behind the bot token), saved by attach, seen by the fake OpenAI
 // server.
 
 import (
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"

@@ -1,7 +1,7 @@
 package slack_test
 
 // End-to-end tests: the real engine, approval broker, SQLite store and tools
-// (built by internal/app from a configuration), the Slack gateway on the
+// (built by app from a configuration), the Slack gateway on the
 // unmodified slack-go and its socketmode package, the fake Slack, the fake
 // OpenAI server and, for the cross-platform approval, the Telegram gateway
 // on the fake Bot API.
@@ -17,16 +17,16 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/slack"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -43,7 +43,7 @@ const (
 	channel     = "C0TEAM"
 )
 
-// e2e is a running gatehouse wired by internal/app.
+// e2e is a running gatehouse wired by app.
 type e2e struct {
 	sl        *fakeslack.Server
 	tg        *faketg.Server

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	fakeslack "github.com/gatehouse-bot/gatehouse/internal/fake/slack"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"

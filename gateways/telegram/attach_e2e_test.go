@@ -1,7 +1,7 @@
 package telegram_test
 
 // End-to-end tests of attachments: files sent on Telegram through the
-// unmodified library and the fake Bot API, saved by internal/attach, seen
+// unmodified library and the fake Bot API, saved by attach, seen
 // by the fake OpenAI server.
 
 import (
@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 )

@@ -1,7 +1,7 @@
 package telegram_test
 
 // End-to-end tests: the real engine, approval broker, SQLite store and tools
-// (built by internal/app from a configuration), the Telegram gateway on the
+// (built by app from a configuration), the Telegram gateway on the
 // unmodified library, the fake Bot API and the fake OpenAI server.
 
 import (
@@ -16,13 +16,13 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways/gatewaytest"
 	"github.com/gatehouse-bot/gatehouse/gateways/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/app"
-	"github.com/gatehouse-bot/gatehouse/internal/config"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
-	"github.com/gatehouse-bot/gatehouse/internal/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -37,7 +37,7 @@ var (
 	team  = faketg.Chat{ID: -100777, Type: "supergroup", Title: "team"}
 )
 
-// e2e is a running gatehouse wired by internal/app.
+// e2e is a running gatehouse wired by app.
 type e2e struct {
 	tg        *faketg.Server
 	ai        *fakeoai.Server

@@ -14,7 +14,7 @@ import (
 var setsSchedule = regexp.MustCompile(`\bSchedule:\s|\.Schedule\s*=[^=]`)
 
 // TestOnlyTheSchedulerSetsSignalSchedule: core.Signal.Schedule admits a
-// message without an allow list, so only internal/schedule may set it; a
+// message without an allow list, so only schedule may set it; a
 // gateway (or anything else that builds signals) never does.
 func TestOnlyTheSchedulerSetsSignalSchedule(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -27,7 +27,7 @@ func TestOnlyTheSchedulerSetsSignalSchedule(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && path != root || filepath.ToSlash(rel) == "internal/schedule" {
+			if strings.HasPrefix(d.Name(), ".") && path != root || filepath.ToSlash(rel) == "schedule" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -41,7 +41,7 @@ func TestOnlyTheSchedulerSetsSignalSchedule(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			if code, _, _ := strings.Cut(line, "//"); setsSchedule.MatchString(code) {
-				t.Errorf("%s:%d sets Schedule outside internal/schedule: %s", rel, i+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d sets Schedule outside schedule: %s", rel, i+1, strings.TrimSpace(line))
 			}
 		}
 		return nil

@@ -1,8 +1,8 @@
 // Package confkit holds what a configuration section is made of, for
-// internal/config and for the gateway packages that each own their section:
+// config and for the gateway packages that each own their section:
 // the Secret type, a Checker that records the first invalid key, and the
 // Section contract a gateway's section meets. It is a leaf: gateway packages
-// import it instead of internal/config, so that internal/config, which is
+// import it instead of config, so that config, which is
 // handed the gateway table, never sits on an import cycle with them.
 package confkit
 

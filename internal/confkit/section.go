@@ -2,7 +2,7 @@ package confkit
 
 // Section is one gateway's section of the configuration, gateways.<name>,
 // as the gateway's own package defines it: a pointer to a struct with yaml
-// tags, holding its defaults before decoding. internal/config decodes it
+// tags, holding its defaults before decoding. config decodes it
 // strictly like the rest of the file (unknown keys are errors naming the
 // key), then calls Check.
 type Section interface {

@@ -1,0 +1,426 @@
+// Package app builds a running gatehouse from its configuration: the store,
+// the LLM provider, the tools, the engine with its gates, the approval
+// broker and the gateways, wired explicitly in one place. cmd/bot and the
+// end-to-end tests both use it.
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/app/storetable"
+	"github.com/gatehouse-bot/gatehouse/budget"
+	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/core/tools/mcp"
+	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/metrics"
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/pairing"
+	"github.com/gatehouse-bot/gatehouse/schedule"
+	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// Options are what the App needs besides the configuration.
+type Options struct {
+	Config *config.Config
+	// Stdin and Stdout are the bot's own terminal or pipes, for a gateway
+	// that talks there.
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Interactive is true when Stdin is a terminal: a gateway on it then
+	// shows a prompt, and the end of its input (Ctrl-D) ends Run even when
+	// other gateways run.
+	Interactive bool
+	Log         zerolog.Logger
+	// Secrets are every secret the bot holds (config and environment).
+	Secrets *secrets.Set
+	// Gateways are extra gateways to run besides the configured ones (tests).
+	Gateways []gateways.Gateway
+	// HTTPClient, when set, is used by the platform gateways (tests).
+	HTTPClient *http.Client
+	// Tune, when set, is handed a pointer to each platform gateway's
+	// runtime settings before it is built, to adjust what has no
+	// configuration key (pacing, poll timeout); tests use it.
+	Tune func(settings any)
+	// Now, when set, is the clock of the engine and of the store's usage
+	// days (tests of the daily budgets); nil is time.Now.
+	Now func() time.Time
+	// Load, when set, reads the configuration again for a reload (SIGHUP,
+	// POST /-/reload; see App.Reload); nil refuses reloads.
+	Load func() (*config.Config, error)
+	// SetLogLevel, when set, changes the level of Log on a reload.
+	SetLogLevel func(level string)
+	// Instance names this instance among those sharing the store (schedule
+	// slots, leases, /status); "" is store.instance, and when that is ""
+	// too, hostname-pid (InstanceName).
+	Instance string
+	// Version is the build's version, shown beside the instance.
+	Version string
+}
+
+// App is a wired gatehouse, ready to Run.
+type App struct {
+	cfg      *config.Config
+	log      zerolog.Logger
+	store    store.Store
+	engine   *core.Engine
+	broker   *hitl.Broker
+	tools    *tools.Registry
+	mcp      *mcp.Manager // nil without mcp.servers
+	gateways []gateways.Gateway
+	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
+	health   *health
+	probe    *storeProbe    // the store's ping: /readyz, and the inbox on a shared store
+	inbox    gateways.Inbox // what the gateways submit to (the engine, guarded on a shared store)
+	metrics  *metrics.Registry
+	routes   []route // extra handlers on http.listen
+	sched    *schedule.Scheduler
+	auth     *core.Auth
+	pairing  *pairing.Manager
+	policy   *core.PolicyGate
+	profiles *core.Profiles // the policy's, the engine's and the broker's
+	// profileHTTP are the HTTP clients of the profiles' providers, by
+	// provider name (buildProfiles).
+	profileHTTP map[string]*http.Client
+	budget      *budget.Budget
+	// enabled names the gateways that run (enabledGateways), which a
+	// reload's approvers are checked against: enabling one needs a restart.
+	enabled map[string]bool
+	// instance names this instance in the store (Options.Instance).
+	instance string
+	cluster  *cluster         // its heartbeat and /status lines
+	journal  *durable.Replies // the store's outbox, nil unless the store is shared
+	durable  *durable.Inbox   // the durable inbox; nil unless the store is shared
+
+	reload reloader
+
+	// interactive: stdin is a terminal, where Ctrl-D means quit.
+	interactive bool
+}
+
+// New builds the App. It opens the store and constructs every component;
+// platform gateways may contact their API here (to check a token).
+// On error everything opened so far is closed.
+func New(ctx context.Context, o Options) (*App, error) {
+	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
+		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
+	if err := a.build(ctx, o); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// build constructs the App's parts in dependency order.
+func (a *App) build(ctx context.Context, o Options) (err error) {
+	cfg := o.Config
+	if err := checkConfig(cfg, o); err != nil {
+		return err
+	}
+	if a.enabled, err = enabledGateways(cfg, o.Gateways); err != nil {
+		return err
+	}
+	if err := checkApprovers(cfg, a.enabled); err != nil {
+		return err
+	}
+	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
+		return err
+	}
+	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
+	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
+		a.cluster.driver, a.cluster.schema = d.Name, d.SchemaVersion
+	}
+	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
+		return err
+	}
+	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, o.Now, o.Log)
+	if err != nil {
+		return err
+	}
+	var hook tools.Checkpointer
+	var undo core.Undoer
+	if cp != nil {
+		hook, undo = cp, cp
+	}
+	// The Engine's actuators, made first: send_file finds its gateway there.
+	actuators := &core.Actuators{}
+	if a.tools, err = buildTools(cfg, o.Secrets, hook, actuators, o.Log); err != nil {
+		return err
+	}
+	if a.mcp, err = buildMCP(cfg, a.tools, o.Secrets, o.Log); err != nil {
+		return err
+	}
+	a.budget = buildBudget(cfg, a.store)
+	provider, media, err := buildProviders(cfg, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	attachments, err := buildAttachments(cfg, media, a.store, a.store, o.Now, o.Log)
+	if err != nil {
+		return err
+	}
+	policy, err := Policy(cfg, a.tools)
+	if err != nil {
+		return err
+	}
+	a.policy = policy
+	a.profileHTTP = map[string]*http.Client{}
+	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, a.profileHTTP, o.Log, a.metrics, a.budget)
+	if err != nil {
+		return err
+	}
+	a.profiles = core.NewProfiles(profiles)
+	policy.Profiles = a.profiles
+	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
+	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
+		return err
+	}
+	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
+	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
+		return err
+	}
+	notify, err := notifyConversations(cfg)
+	if err != nil {
+		return err
+	}
+	journal, err := a.buildInbox()
+	if err != nil {
+		return err
+	}
+	a.engine, err = core.NewEngine(core.Config{
+		Provider:     provider,
+		Tools:        a.tools,
+		Actuators:    actuators,
+		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, policy},
+		Auth:         a.auth,
+		History:      a.store,
+		Usage:        a.store,
+		Budget:       a.budget,
+		BudgetNotify: notify,
+		Profiles:     a.profiles,
+		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		Schedules:    a.sched,
+		Status:       statusReporters(a.cluster, a.mcp),
+		Undo:         undo,
+		Attachments:  attachments,
+		Journal:      journal,
+		Redact:       o.Secrets.Redact,
+		SystemPrompt: cfg.LLM.SystemPrompt,
+		Model:        modelName(cfg),
+		MaxSteps:     cfg.LLM.MaxSteps,
+		MaxToolCalls: cfg.LLM.MaxToolCalls,
+		MaxMessage:   cfg.Engine.MaxMessage,
+		Concurrency:  cfg.Engine.Concurrency,
+		QueueSize:    cfg.Engine.Queue,
+		Log:          o.Log,
+		Now:          o.Now,
+		Metrics:      a.metrics,
+	})
+	if err != nil {
+		return err
+	}
+	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.profiles, a.metrics, o.Log); err != nil {
+		return err
+	}
+	policy.Standing = a.broker
+	a.engine.UseHITL(a.broker, a.broker)
+	a.sched.UseTracker(a.broker)
+	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
+		return err
+	}
+	if err := a.buildGateways(ctx, o); err != nil {
+		return err
+	}
+	if err := a.checkScheduleGateways(cfg); err != nil {
+		return err
+	}
+	a.inboxGateways()
+	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
+	a.probe = newStoreProbe(a.store, o.Log)
+	a.health.probe = a.probe
+	a.inbox = a.gatewayInbox()
+	a.health.redact = o.Secrets.Redact
+	if cfg.HTTP.Reload {
+		a.health.reload = a.Reload
+	}
+	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
+	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())
+	return nil
+}
+
+// Run runs the engine, the broker, every gateway, the health server, the
+// instance's heartbeat in the store and a daily prune of history past
+// store.retention until ctx ends. When the
+// only gateway is one whose input can end (the bot's own stdin), or that
+// input is a terminal (Options.Interactive: Ctrl-D), the end of its input
+// ends Run too, after the replies in flight are delivered. It returns an
+// error, before anything runs, when http.listen cannot be bound.
+func (a *App) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ln net.Listener
+	if a.cfg.HTTP.Listen != "" {
+		var err error
+		if ln, err = listen(a.cfg.HTTP.Listen); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
+	// Before anything can claim an approval: runs cut by a crash become
+	// interrupted and are reported, never re-run.
+	if _, err := a.broker.Recover(ctx); err != nil {
+		return err
+	}
+	g, gctx := newGroup(ctx)
+	g.Go(func() error { return a.engine.Run(gctx) })
+	// The heartbeat outlives the broker's Run: the approved calls still
+	// running in their grace period at shutdown are this instance's, and
+	// another instance takes them for a dead one's only once the
+	// heartbeat has stopped.
+	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
+	defer stopHeartbeat()
+	g.Go(func() error {
+		defer stopHeartbeat()
+		return a.broker.Run(gctx)
+	})
+	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
+	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	if a.journal != nil {
+		ttl := a.cfg.Store.LeaseTTL.D()
+		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })
+	}
+	g.Go(func() error { return a.pairing.Run(gctx) })
+	if a.durable != nil {
+		g.Go(func() error { return a.durable.Run(gctx, a.engine) })
+	}
+	if a.mcp != nil {
+		// In parallel with the bot: it answers meanwhile, and each
+		// server's tools appear when it is ready. Run returns once every
+		// child has exited.
+		g.Go(func() error { return a.mcp.Run(gctx) })
+	}
+	if ln != nil {
+		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
+	}
+	// A shared store prunes daily whatever the retention: its outbox
+	// gains a row a reply (store.OutboxKeep).
+	if a.cfg.Store.Retention > 0 || a.journal != nil {
+		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
+	}
+	for _, gw := range a.gateways {
+		g.Go(func() error {
+			err := gw.Run(gctx, a.inbox)
+			if err != nil && gw == a.ender && len(a.gateways) > 1 {
+				// A broken stdin (nohup, a closed terminal) ends the gateway
+				// on it, not the gateways that serve other people.
+				a.log.Warn().Err(err).Msgf("%s input failed; it is closed, the other gateways run on", gw.Name())
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("gateway %s: %w", gw.Name(), err)
+			}
+			return nil
+		})
+	}
+	// Ctrl-D on a terminal quits, as the terminal banner says, whatever
+	// else runs; the end of piped input (a service's closed or empty stdin)
+	// ends that gateway alone while other gateways serve other people.
+	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {
+		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
+	}
+	a.health.setReady()
+	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// exitAfterInput ends the App once the input of a.ender has ended and
+// everything it caused is answered (see settle).
+func (a *App) exitAfterInput(ctx context.Context, stop context.CancelFunc) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-a.ender.(gateways.InputEnder).EndOfInput():
+	}
+	if err := a.settle(ctx); err != nil {
+		return nil
+	}
+	a.log.Info().Msgf("%s input ended; shutting down", a.ender.Name())
+	stop()
+	return nil
+}
+
+// settle waits until the engine is idle and the broker has no approved
+// action running and no outcome left to submit. An approved action runs in
+// the broker after the /approve turn has ended, and its outcome becomes a
+// new turn whose reply must still go out; so it waits in rounds until one
+// passes in which the engine processed no signal. Approvals still pending
+// (waiting for a person) do not hold it.
+func (a *App) settle(ctx context.Context) error {
+	for {
+		seen := a.engine.Stats().Signals
+		for _, wait := range []func(context.Context) error{a.engine.WaitIdle, a.broker.WaitIdle, a.engine.WaitIdle} {
+			if err := wait(ctx); err != nil {
+				return err
+			}
+		}
+		if a.engine.Stats().Signals == seen {
+			return nil
+		}
+	}
+}
+
+// Close releases the store.
+func (a *App) Close() error {
+	if a.store == nil {
+		return nil
+	}
+	err := a.store.Close()
+	a.store = nil
+	return err
+}
+
+// toolAudit writes the engine's rule-allowed tool runs to the audit log.
+type toolAudit struct {
+	audit hitl.Audit
+	log   zerolog.Logger
+}
+
+func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, res core.Result) {
+	outcome := "executed"
+	if res.Failed {
+		outcome = "failed"
+	}
+	e := record.AuditEntry{At: time.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: a.Call.Args,
+		RequestedBy: a.From, Outcome: outcome, Detail: "allowed by " + rule}
+	if err := t.audit.AppendAudit(ctx, e); err != nil {
+		t.log.Error().Err(err).Str("conv", a.Conv.Key()).Msg("audit append")
+	}
+}
+
+// statusReporters are the parts that add lines to /status: the instances
+// sharing the store and the leases held, and the MCP servers, when there
+// are any.
+func statusReporters(c *cluster, m *mcp.Manager) []core.StatusReporter {
+	if m == nil {
+		return []core.StatusReporter{c}
+	}
+	return []core.StatusReporter{c, m}
+}

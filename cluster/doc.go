@@ -1,0 +1,43 @@
+// Package cluster is what makes several gatehouse instances on one
+// PostgreSQL database act as one bot that does not go down. It is the map
+// of that feature; SQLite needs none of it (one process, one file), and
+// app wires it only when the store says it is shared (store.Sharer).
+//
+// In this package:
+//   - The durable inbox (inbox.go, Inbox: core.Journal over store.Inbox):
+//     a received message is written to the database before the platform
+//     is told it arrived; any instance claims it and runs its turn through
+//     core.Engine.RunJournaled, one message of a conversation at a time and
+//     in order across instances. A claim is renewed while its turn runs;
+//     an instance that dies leaves it to expire after store.lease_ttl, and
+//     the next claimer takes it over at the stage the turn had reached
+//     (never adding the message twice, never running a tool call again,
+//     never sending a reply twice). /cancel and /reset reach a turn held by
+//     another instance (store.InboxResetter).
+//   - Replies (replies.go): each reply written to the store's outbox before
+//     it is sent (Replies, a gateways.Journal), the replies of an instance
+//     gone claimed once and sent from the first chunk not yet accepted
+//     (Replies.Resume), and a platform's limits per token held by every
+//     instance together (Slots, a gateways.SlotReserver over
+//     store.SendSlots).
+//
+// Elsewhere, by design:
+//   - app: this instance's name and heartbeat, the /status and bot doctor
+//     lines on the instances alive and the leases held, the configuration
+//     fingerprints compared between instances, the store's probe behind
+//     /readyz (a message refused while the database does not answer).
+//   - gateways: Shared (the delivery layer's seam for Slots and Replies) and
+//     RunUnderLease (a receiver the platform allows once per token, Telegram
+//     polling or a Discord session, run by the one instance holding its
+//     lease).
+//   - hitl: SharedStore (the instance that runs an approved call; the runs
+//     of instances gone marked interrupted, once) and ResolutionNotifier (a
+//     resolution told to the instance whose gateways sent the request).
+//   - checkpoint: the workspace held across instances through the store's
+//     leases, so that /undo never restores while another instance changes
+//     files; schedule: one run per slot (store.ScheduleSlots).
+//   - store: the interfaces (queues.go: SendSlots, Outbox, Inbox; store.go:
+//     Leases, Instances, ConfigFingerprints) and store/postgres, which
+//     implements them with FOR UPDATE SKIP LOCKED, conditional updates and
+//     LISTEN/NOTIFY.
+package cluster
