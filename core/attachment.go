@@ -74,8 +74,8 @@ type Attachment struct {
 	Size int64
 	Kind AttachmentKind
 	// Perm is the permission of the file it is a copy of, when the sender
-	// has one (the console's /attach of a local file); 0 when unknown (a
-	// chat platform's file). The saved copy gets no permission Perm lacks,
+	// has one (a local file attached on the bot's own machine); 0 when
+	// unknown (a chat platform's file). The saved copy gets no permission Perm lacks,
 	// so a copy never widens who may read it; a value that lies can only
 	// narrow it.
 	Perm fs.FileMode
