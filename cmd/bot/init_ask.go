@@ -72,7 +72,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 		choice.baseURL, choice.name = f.llmBaseURL, providerName(f.llmBaseURL)
 		choice.model = defaultModel(choice.name)
 	} else if !p.yes {
-		u, err := p.ask("Base URL of the OpenAI-compatible API", choice.baseURL)
+		u, err := p.askPlain("Base URL of the OpenAI-compatible API", choice.baseURL)
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 	if f.llmModel != "" {
 		choice.model = f.llmModel
 	} else if !p.yes {
-		m, err := p.ask("Model", choice.model)
+		m, err := p.askPlain("Model", choice.model)
 		if err != nil {
 			return err
 		}

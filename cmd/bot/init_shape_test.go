@@ -132,3 +132,52 @@ func TestInitDoesNotEchoASecretAtTheWrongQuestion(t *testing.T) {
 		})
 	}
 }
+
+// TestInitKeepsAKeyOutOfConfigYAML: an API key pasted at the model's
+// question (or the base URL's), written to config.yaml as it was, is not
+// taken: piped, bot init exits 2 without showing it and writes nothing;
+// on a terminal the question is asked again. It wrote
+// `model: "sk-…"` into config.yaml.
+func TestInitKeepsAKeyOutOfConfigYAML(t *testing.T) {
+	t.Parallel()
+	const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+	f := startInitFakes(t)
+	t.Run("piped", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		r := runOnce(t, dir, baseEnv(dir), "console\n1\n"+f.llm.URL()+"\n"+key+"\n"+key+"\n", f.initArgs()...)
+		if r.code != exitConfig || !strings.Contains(r.stderr, "Model: (an answer shaped like a token or key, not shown)") {
+			t.Errorf("exit %d, stderr %q; want %d saying the model's answer looks like a key", r.code, r.stderr, exitConfig)
+		}
+		if strings.Contains(r.stdout+r.stderr, key) {
+			t.Errorf("the key was shown:\n%s%s", r.stdout, r.stderr)
+		}
+		assertNothingWritten(t, dir)
+	})
+	t.Run("terminal", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		b := startTermCmd(t, dir, baseEnv(dir, "TERM=xterm"), f.initArgs()...)
+		b.expect("Gateways to enable", 1)
+		b.typeIn("console\r")
+		b.expect("LLM provider", 1)
+		b.typeIn("1\r")
+		b.expect("Base URL", 1)
+		b.typeIn(f.llm.URL() + "\r")
+		b.expect("Model [", 1)
+		b.typeIn(key + "\r")
+		b.expect("That looks like a token or key", 1)
+		b.expect("Model [", 2)
+		b.typeIn("fake-model\r")
+		b.expect("API key", 1)
+		b.typeIn(initKey + "\r")
+		b.expect("Approvers, comma-separated", 1)
+		b.typeIn("\r")
+		if code := b.exit(); code != 0 {
+			t.Fatalf("bot init: exit %d\n%s", code, b.out.String())
+		}
+		if cfg := readFile(t, filepath.Join(dir, "config.yaml")); strings.Contains(cfg, key) || !strings.Contains(cfg, "fake-model") {
+			t.Errorf("config.yaml holds the key, or not the model given the second time:\n%s", cfg)
+		}
+	})
+}
