@@ -88,9 +88,9 @@ const maxQuoted = 8
 // quoteAnswer quotes an answer for an error message. One shaped like a
 // well-known key or token (the redaction's check) is not quoted at all;
 // any other only up to its first maxQuoted characters, since a secret of
-// a shape the redaction does not know (a Discord token, a mistyped
-// Telegram one) would otherwise reach the terminal's scrollback or a CI
-// log in full.
+// a shape the redaction does not know (some platforms' tokens, a mistyped
+// one) would otherwise reach the terminal's scrollback or a CI log in
+// full.
 func quoteAnswer(a string) string {
 	if secrets.LooksLikeKey(a) {
 		return "(an answer shaped like a token or key, not shown)"
