@@ -139,7 +139,7 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 		}
 		o.Blobs = blobs
 	}
-	if err := os.MkdirAll(cfg.Tools.Workspace, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.Tools.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("tools.workspace: %w", err)
 	}
 	m, err := checkpoint.New(ctx, o)

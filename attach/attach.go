@@ -3,7 +3,8 @@
 // before anything is downloaded and again while it is read, saves it in
 // the workspace (<dir>/<gateway>-<chat>/<UTC time>-<name>, the name
 // sanitised, written to a temporary file, synced and renamed, never over
-// another file, all through os.Root), audits it with its SHA-256, and
+// another file, all through os.Root; new directories 0700, the file 0600,
+// or less when the original, a local file, had less), audits it with its SHA-256, and
 // describes it to the model: the saved path, the name as sent (escaped),
 // media type and size. Images go to a provider with vision (up to
 // MaxImages, sniffed, never trusted by name); voice notes and audio are
@@ -18,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path"
@@ -136,10 +138,16 @@ func (r *Receiver) Receive(ctx context.Context, s core.Signal) core.Received {
 	return out
 }
 
-// openRoot opens the workspace, creating it when absent.
+// openRoot opens the workspace, creating it (dirPerm, whatever the
+// umask) when absent.
 func (r *Receiver) openRoot() (*os.Root, error) {
-	if err := os.MkdirAll(r.o.Workspace, 0o755); err != nil {
-		return nil, err
+	if _, err := os.Stat(r.o.Workspace); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(r.o.Workspace, dirPerm); err != nil {
+			return nil, err
+		}
+		if err := os.Chmod(r.o.Workspace, dirPerm); err != nil {
+			return nil, err
+		}
 	}
 	return os.OpenRoot(r.o.Workspace)
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 )
@@ -31,6 +32,46 @@ type saved struct {
 // sniffLen is how much http.DetectContentType looks at.
 const sniffLen = 512
 
+// The permissions of what save creates, the bot's user's only, as the
+// database and the checkpoint blobs: set exactly, whatever the umask.
+const (
+	dirPerm  fs.FileMode = 0o700
+	filePerm fs.FileMode = 0o600
+)
+
+// perm is the permission a saved copy of a gets: filePerm, narrowed to
+// the original's (a.Perm) when that is known, so that a copy never has a
+// permission its original lacks (a 0400 file is copied 0400, a 0644 one
+// 0600).
+func perm(a core.Attachment) fs.FileMode {
+	if a.Perm == 0 {
+		return filePerm
+	}
+	return filePerm & a.Perm.Perm()
+}
+
+// mkdirPrivate creates dir (slash-separated, relative to root) and its
+// missing parents with dirPerm exactly (the umask may take bits from a
+// new directory: it is set again). A directory that exists is left as it
+// is: the operator's choice, or one made before files were kept private.
+func mkdirPrivate(root *os.Root, dir string) error {
+	p := ""
+	for part := range strings.SplitSeq(dir, "/") {
+		p = path.Join(p, part)
+		err := root.Mkdir(p, dirPerm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := root.Chmod(p, dirPerm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // save fetches a into dir (relative to root) as stamp-name: the final
 // name is first reserved (created empty, O_EXCL, so no other file is ever
 // overwritten: a taken name gets a counter), the bytes are written to a
@@ -38,14 +79,14 @@ const sniffLen = 512
 // directory is synced. At most max bytes are taken. On any failure nothing
 // is left behind.
 func save(ctx context.Context, root *os.Root, dir, stamp, name string, a core.Attachment, max int64) (saved, error) {
-	if err := root.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirPrivate(root, dir); err != nil {
 		return saved{}, fmt.Errorf("creating %s: %w", dir, err)
 	}
 	final, err := reserve(root, dir, stamp, name)
 	if err != nil {
 		return saved{}, err
 	}
-	tmp, f, err := createTemp(root, final)
+	tmp, f, err := createTemp(root, final, perm(a))
 	if err != nil {
 		root.Remove(final)
 		return saved{}, err
@@ -99,7 +140,7 @@ func reserve(root *os.Root, dir, stamp, name string) (string, error) {
 			cand = stamp + "-" + cut(name[:len(name)-len(ext)], MaxName-len(suffix)) + suffix
 		}
 		p := path.Join(dir, cand)
-		f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+		f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, filePerm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -111,18 +152,28 @@ func reserve(root *os.Root, dir, stamp, name string) (string, error) {
 	return "", fmt.Errorf("no free name for %s in %s", name, dir)
 }
 
-// createTemp creates the hidden temporary file the bytes of final go to.
-func createTemp(root *os.Root, final string) (string, *os.File, error) {
+// createTemp creates the hidden temporary file the bytes of final go to,
+// with mode perm exactly (set before anything is written; the umask may
+// have taken bits from it).
+func createTemp(root *os.Root, final string, perm fs.FileMode) (string, *os.File, error) {
 	dir, base := path.Split(final)
 	for range 10 {
 		var r [6]byte
 		rand.Read(r[:])
 		tmp := path.Join(dir, "."+base+".part-"+hex.EncodeToString(r[:]))
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, filePerm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return tmp, f, err
+		if err != nil {
+			return "", nil, err
+		}
+		if err := f.Chmod(perm); err != nil {
+			f.Close()
+			root.Remove(tmp)
+			return "", nil, err
+		}
+		return tmp, f, nil
 	}
 	return "", nil, errors.New("no free temporary file name")
 }

@@ -27,8 +27,8 @@
 //     fingerprints compared between instances, the store's probe behind
 //     /readyz (a message refused while the database does not answer).
 //   - gateways: Shared (the delivery layer's seam for Slots and Replies) and
-//     RunUnderLease (a receiver the platform allows once per token, Telegram
-//     polling or a Discord session, run by the one instance holding its
+//     RunUnderLease (a receiver the platform allows once per token, long
+//     polling or a websocket session, run by the one instance holding its
 //     lease).
 //   - hitl: SharedStore (the instance that runs an approved call; the runs
 //     of instances gone marked interrupted, once) and ResolutionNotifier (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
@@ -72,6 +73,12 @@ type Attachment struct {
 	// Size is the announced size in bytes; 0 when unknown.
 	Size int64
 	Kind AttachmentKind
+	// Perm is the permission of the file it is a copy of, when the sender
+	// has one (a local file attached on the bot's own machine); 0 when
+	// unknown (a chat platform's file). The saved copy gets no permission Perm lacks,
+	// so a copy never widens who may read it; a value that lies can only
+	// narrow it.
+	Perm fs.FileMode
 	// Fetcher downloads it. Nothing is fetched before the Engine has
 	// checked the sender against the allow list.
 	Fetcher Fetcher

@@ -129,3 +129,64 @@ func TestSlackFileShareIsSaved(t *testing.T) {
 		t.Fatalf("bot audit exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestConsoleAttachCopyIsPrivate is issue 28 item 9 through the binary:
+// "/attach" of a 0600 file and of a 0400 one saves copies no wider (0600,
+// 0400: before, both were 0644) in directories the bot made 0700 (the
+// workspace, inbox/, inbox/console-local/: before, 0755).
+func TestConsoleAttachCopyIsPrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t))
+	srcs := map[string]os.FileMode{"private.txt": 0o600, "readonly.txt": 0o400}
+	for name, mode := range srcs {
+		src := writeFile(t, dir, filepath.Join("outside", name), "secret "+name+"\n")
+		if err := os.Chmod(src, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startBot(t, dir, baseEnv(dir))
+	for name := range srcs {
+		p.send("/attach " + filepath.Join(dir, "outside", name))
+	}
+	ws := filepath.Join(dir, "workspace")
+	inbox := filepath.Join(ws, "inbox", "console-local")
+	testutil.WaitFor(t, "both attachments saved", func() bool {
+		entries, _ := os.ReadDir(inbox)
+		n := 0
+		for _, e := range entries {
+			_, name, _ := strings.Cut(e.Name(), "-")
+			if b, _ := os.ReadFile(filepath.Join(inbox, e.Name())); string(b) == "secret "+name+"\n" {
+				n++ // renamed over its reservation, which is empty
+			}
+		}
+		return n == 2
+	})
+	p.closeInput()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	entries, err := os.ReadDir(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, name, _ := strings.Cut(e.Name(), "-")
+		if want, ok := srcs[name]; !ok || info.Mode().Perm() != want {
+			t.Errorf("%s is %v; want the original's %v, at most -rw-------", e.Name(), info.Mode().Perm(), want)
+		}
+	}
+	for _, d := range []string{ws, filepath.Dir(inbox), inbox} {
+		info, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o700 {
+			t.Errorf("%s is %v; want -rwx------", d, info.Mode().Perm())
+		}
+	}
+}

@@ -20,12 +20,13 @@ type Workspace struct {
 	dir string // absolute, symlinks resolved
 }
 
-// NewWorkspace returns the workspace at dir, creating it (0755) if missing.
+// NewWorkspace returns the workspace at dir, creating it (0700: the
+// bot's user's only) if missing; an existing one keeps its mode.
 func NewWorkspace(dir string) (*Workspace, error) {
 	if dir == "" {
 		return nil, errors.New("tools: workspace: empty directory")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("tools: workspace: %w", err)
 	}
 	abs, err := filepath.Abs(dir)

@@ -49,8 +49,10 @@ func attachment(path string) (core.Attachment, error) {
 		return core.Attachment{}, fmt.Errorf("%s is not a regular file", path)
 	}
 	mediaType, kind := typeOf(path)
+	// Perm: the copy saved in the workspace gets no permission the
+	// original lacks (a 0600 file is not copied 0644).
 	return core.Attachment{Name: filepath.Base(path), MediaType: mediaType, Size: info.Size(), Kind: kind,
-		Fetcher: localFile(path)}, nil
+		Perm: info.Mode().Perm(), Fetcher: localFile(path)}, nil
 }
 
 // typeOf guesses a local file's media type and kind from its extension;

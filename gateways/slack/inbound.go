@@ -40,7 +40,7 @@ func (g *Gateway) submitLoop(rs *runState) {
 					// Acknowledged already (the store was lost since):
 					// the sender is to send it again.
 					g.log.Warn().Str("conv", in.sig.Conv.Key()).Err(err).Msg("message refused: the store does not answer; the sender is told to try again")
-					g.replyLater(in.sig.Conv, gateways.UnavailableNote)
+					g.replyLater(in.sig.Conv, in.sig.From, gateways.UnavailableNote)
 					continue
 				}
 				if rs.ctx.Err() == nil {
@@ -209,15 +209,16 @@ func tsTime(ts string) time.Time {
 	return time.Unix(s, us*1000)
 }
 
-// replyLater sends text to conv in the background (ephemeral answers
-// aside, the gateway's own notices).
-func (g *Gateway) replyLater(conv core.Conversation, text string) {
+// replyLater sends text to conv in the background, as a reply to a
+// message of from (a stranger's in a channel is answered to them only:
+// see Act).
+func (g *Gateway) replyLater(conv core.Conversation, from core.Identity, text string) {
 	rs := g.run.Load()
 	if rs == nil {
 		return
 	}
 	g.goBackground(func() {
-		if _, err := g.Act(rs.ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text}); err != nil && rs.ctx.Err() == nil {
+		if _, err := g.Act(rs.ctx, core.Action{Kind: core.ActionReply, Conv: conv, From: from, Text: text}); err != nil && rs.ctx.Err() == nil {
 			g.log.Error().Err(err).Str("conv", conv.Key()).Msg("reply failed")
 		}
 	})

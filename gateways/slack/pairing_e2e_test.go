@@ -16,7 +16,7 @@ import (
 var pairingCode = regexp.MustCompile(`pairing code is ([A-Z2-9]{8})\b`)
 
 // TestE2EPairingOnSlack: with gateways.slack.pairing on, a stranger who
-// mentions the bot in a channel gets the refusal and no code; a stranger's
+// mentions the bot in a channel gets the refusal (to them only) and no code; a stranger's
 // direct message gets a code; the approver's /pair, a Slack slash
 // command (Slack does not send a message starting with "/" as text), pairs
 // them, answered to the approver only; the newcomer is told, and their
@@ -27,9 +27,16 @@ func TestE2EPairingOnSlack(t *testing.T) {
 	})
 	e.ai.Respond(func(fakeoai.Request) fakeoai.Step { return fakeoai.Text("hello newcomer") })
 
-	e.sl.InjectMention(channel, "U0CROWD", "let me in", "")
-	e.waitPost(t, channel, "only talk to people on my allow list")
+	crowd := e.sl.InjectMention(channel, "U0CROWD", "let me in", "")
+	if e.told(t, "U0CROWD", crowd, "only talk to people on my allow list") {
+		t.Errorf("the refusal of a stranger in a channel was posted; want it shown to them only")
+	}
 	for _, p := range e.sl.Posts(channel) {
+		if strings.Contains(p.Text, "pairing code") {
+			t.Fatalf("a stranger in a channel was given a pairing code: %q", p.Text)
+		}
+	}
+	for _, p := range e.sl.Ephemerals() {
 		if strings.Contains(p.Text, "pairing code") {
 			t.Fatalf("a stranger in a channel was given a pairing code: %q", p.Text)
 		}

@@ -42,18 +42,39 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 		return core.Result{}, fmt.Errorf("slack: cannot act on a %s action", a.Kind)
 	}
 	var err error
+	stranger, isStranger := g.stranger(a)
 	switch call, ok := g.slashes.get(a.ReplyTo); {
 	case ok:
 		err = g.answerSlash(ctx, a.Conv, call, a.Text)
+	case isStranger && a.Conv.Thread != "":
+		// A reply to a stranger in a channel (the allow list's refusal,
+		// /whoami, the store's unavailable note) is shown to them only: a
+		// post would make Slack list the bot in the thread
+		// (conversations.replies), and partOf would then take the thread
+		// for one the bot is part of and hand the allowed users' messages
+		// there to the model.
+		err = g.answerSlash(ctx, a.Conv, slashCall{channel: a.Conv.Chat, thread: a.Conv.Thread, user: stranger}, a.Text)
 	default:
-		// A reply to a stranger (the allow list's refusal) does not make
-		// the bot part of the thread: strangers add nothing to its memory.
-		err = g.reply(ctx, a.Conv, a.Text, a.From.Gateway() != Name || g.allowed(a.From, a.Conv))
+		// A reply to a stranger (in a direct message) does not make the
+		// bot part of the thread: strangers add nothing to its memory.
+		err = g.reply(ctx, a.Conv, a.Text, !isStranger)
 	}
 	if err != nil {
 		return core.Result{}, fmt.Errorf("slack: reply to %s: %w", a.Conv.Key(), err)
 	}
 	return core.Result{}, nil
+}
+
+// stranger returns the Slack member id of the sender whose message caused
+// a, and true, when that sender does not pass the allow list; false for
+// an allowed sender and for an action of no Slack sender's (the
+// gateway's own notices, an approver elsewhere).
+func (g *Gateway) stranger(a core.Action) (string, bool) {
+	user, ok := strings.CutPrefix(string(a.From), Name+":")
+	if !ok || g.allowed(a.From, a.Conv) {
+		return "", false
+	}
+	return user, true
 }
 
 // reply posts text, converted to mrkdwn, in conv's thread; with

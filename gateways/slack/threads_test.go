@@ -200,3 +200,43 @@ func TestEventsAnsweredBeforeTheThreadLookup(t *testing.T) {
 		t.Fatalf("signal %+v", s)
 	}
 }
+
+// lostOnSubmit is an Inbox whose store is lost after an event was
+// acknowledged: every Submit fails with core.ErrUnavailable.
+type lostOnSubmit struct{}
+
+func (lostOnSubmit) Submit(context.Context, core.Signal) error {
+	return fmt.Errorf("%w: the test's store was lost", core.ErrUnavailable)
+}
+
+// TestUnavailableNoteToAStrangerIsTheirsOnly is issue 28 item 8: when the
+// store is lost after a stranger's mention was acknowledged, the note
+// telling them to try again is shown to them only and does not make the
+// bot part of their thread (it was posted in the thread and remembered
+// it); an allowed user's note is posted in their thread as before.
+func TestUnavailableNoteToAStrangerIsTheirsOnly(t *testing.T) {
+	fake := newFake(fakeslack.Options{})
+	h := newHarnessWith(t, fake, Deps{Auth: allowUsers{"U1": true}}).startOn(lostOnSubmit{})
+	strangers := fake.InjectMention("C1", "U0BAD", "hello", "")
+	allowed := fake.InjectMention("C1", "U1", "hello", "")
+	noteIn := func(thread string) (posted, shown bool) {
+		for _, p := range fake.Posts("C1") {
+			posted = posted || (p.ThreadTS == thread && p.Text == gateways.UnavailableNote)
+		}
+		for _, e := range fake.Ephemerals() {
+			shown = shown || (e.Channel == "C1" && e.ThreadTS == thread && e.User == "U0BAD" && e.Text == gateways.UnavailableNote)
+		}
+		return posted, shown
+	}
+	testutil.WaitFor(t, "both notes", func() bool {
+		sp, ss := noteIn(strangers)
+		ap, _ := noteIn(allowed)
+		return (sp || ss) && ap
+	})
+	if posted, _ := noteIn(strangers); posted {
+		t.Errorf("the note to a stranger was posted in their thread; want it shown to them only")
+	}
+	if known, _ := h.gw.threads.Remembered(t.Context(), threadScope, "C1:"+strangers); known {
+		t.Errorf("the stranger's thread is remembered as one the bot is part of")
+	}
+}
