@@ -186,21 +186,6 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 	}
 }
 
-// notStored is the answer to s when its history write failed: the turn
-// did not run.
-func notStored(s Signal, err error) string {
-	what := "your message"
-	if s.Kind == KindApprovalOutcome {
-		what = "the outcome above"
-	}
-	why := "(the bot's log has the details)"
-	if errors.Is(err, ErrUnavailable) {
-		why = "(my database does not answer)"
-	}
-	return "Sorry, I couldn't store " + what + " in this conversation's history " + why +
-		", so I haven't answered it. Please try again in a moment."
-}
-
 // cancelNote tells the model, in the history, that the user stopped a turn.
 const cancelNote = "[gatehouse] The user stopped this turn with /cancel: its running tool calls were cancelled " +
 	"and their results may be missing or incomplete. Do not resume it unless the user asks."

@@ -107,16 +107,26 @@ func CheckpointBlobContract(t *testing.T, newBlobs func(t *testing.T, now func()
 	clock.Set(clusterEpoch.Add(2*idle + 3*time.Second))
 	collect(nil, 0, 1) // aa, with no idle time
 	size(0)
+	emptyBlob(t, b, clock) // b is empty again
+}
 
-	// An empty file's blob comes as nil (the bytes of an empty
-	// bytes.Buffer): it is a blob of size 0, as any other empty content.
+// emptyBlob checks that an empty file's blob, which comes as nil (the
+// bytes of an empty bytes.Buffer), is stored as a blob of size 0 as any
+// other empty content. b must hold no blob.
+func emptyBlob(t *testing.T, b store.CheckpointBlobStore, clock *Clock) {
+	t.Helper()
+	ctx := context.Background()
 	if ok, err := b.PutCheckpointBlob(ctx, "ee", nil); err != nil || !ok {
 		t.Fatalf("PutCheckpointBlob(ee, nil) = %v, %v; want added", ok, err)
 	}
 	if got, err := b.CheckpointBlob(ctx, "ee"); err != nil || len(got) != 0 {
 		t.Fatalf("CheckpointBlob of a nil content = %q, %v; want empty", got, err)
 	}
-	size(0)
-	clock.Set(clusterEpoch.Add(2*idle + 4*time.Second))
-	collect(nil, 0, 1) // ee
+	if n, err := b.CheckpointBlobsSize(ctx); err != nil || n != 0 {
+		t.Fatalf("CheckpointBlobsSize with an empty blob = %d, %v; want 0", n, err)
+	}
+	clock.Set(clock.Now().Add(time.Second))
+	if n, err := b.CollectCheckpointBlobs(ctx, nil, 0); err != nil || n != 1 {
+		t.Fatalf("CollectCheckpointBlobs of the empty blob = %d, %v; want 1", n, err)
+	}
 }
