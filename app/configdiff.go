@@ -95,8 +95,8 @@ func liveFingerprint(running, next map[string]string, restart []string) map[stri
 }
 
 // fingerprintPath is the key path of the fingerprint (configFingerprint)
-// that holds key, a key as restartKeys names it: "gateways.telegram.token"
-// is in "gateways.telegram", "llm.providers[0].model" in "llm.providers",
+// that holds key, a key as restartKeys names it: "gateways.<name>.token"
+// is in "gateways.<name>", "llm.providers[0].model" in "llm.providers",
 // "schedules[1].prompt" in "schedules".
 func fingerprintPath(key string) string {
 	i := strings.IndexAny(key, ".[")
