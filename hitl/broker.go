@@ -138,8 +138,11 @@ type Broker struct {
 	// unrecovered are approvals Recover found executing but could not mark
 	// interrupted, by token; under mu. Each sweep tries them again.
 	unrecovered map[string]record.Approval
-	// finishFailures counts failed FinishApproval calls in sweeps and
-	// Recover (see Stats).
+	// unended are the ends of runs not yet recorded in full, by token;
+	// under mu. Each sweep tries them again (ending.go).
+	unended map[string]*ending
+	// finishFailures counts failed FinishApproval calls in sweeps, Recover
+	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
 }
 
@@ -170,6 +173,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		deciding:  make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
+		unended:     make(map[string]*ending),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -29,6 +30,11 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		return 0, nil
 	}
 	limits = slices.Clone(limits)
+	for i := range limits {
+		// The batches below run on a connection of their own, past
+		// textPool: the keys are made storable here.
+		limits[i].Key = textutil.Storable(limits[i].Key)
+	}
 	slices.SortFunc(limits, func(a, b store.SendLimit) int { return strings.Compare(a.Key, b.Key) })
 	keys := make([]string, len(limits))
 	for i, l := range limits {

@@ -16,7 +16,8 @@ import (
 
 // CheckpointBlobContract tests a store.CheckpointBlobStore on the store's
 // clock: a blob put is read back byte for byte (a zero byte, a NUL and
-// invalid UTF-8 included); of many concurrent puts of one content exactly
+// invalid UTF-8 included), and an empty content, nil included, as a
+// blob of size 0; of many concurrent puts of one content exactly
 // one adds it; a missing blob is record.ErrNotFound; the size is the sum
 // of the contents; a collection deletes the blobs neither kept nor in use
 // within idle, and a touch or a put marks a blob in use again; a touch
@@ -106,4 +107,26 @@ func CheckpointBlobContract(t *testing.T, newBlobs func(t *testing.T, now func()
 	clock.Set(clusterEpoch.Add(2*idle + 3*time.Second))
 	collect(nil, 0, 1) // aa, with no idle time
 	size(0)
+	emptyBlob(t, b, clock) // b is empty again
+}
+
+// emptyBlob checks that an empty file's blob, which comes as nil (the
+// bytes of an empty bytes.Buffer), is stored as a blob of size 0 as any
+// other empty content. b must hold no blob.
+func emptyBlob(t *testing.T, b store.CheckpointBlobStore, clock *Clock) {
+	t.Helper()
+	ctx := context.Background()
+	if ok, err := b.PutCheckpointBlob(ctx, "ee", nil); err != nil || !ok {
+		t.Fatalf("PutCheckpointBlob(ee, nil) = %v, %v; want added", ok, err)
+	}
+	if got, err := b.CheckpointBlob(ctx, "ee"); err != nil || len(got) != 0 {
+		t.Fatalf("CheckpointBlob of a nil content = %q, %v; want empty", got, err)
+	}
+	if n, err := b.CheckpointBlobsSize(ctx); err != nil || n != 0 {
+		t.Fatalf("CheckpointBlobsSize with an empty blob = %d, %v; want 0", n, err)
+	}
+	clock.Set(clock.Now().Add(time.Second))
+	if n, err := b.CollectCheckpointBlobs(ctx, nil, 0); err != nil || n != 1 {
+		t.Fatalf("CollectCheckpointBlobs of the empty blob = %d, %v; want 1", n, err)
+	}
 }
