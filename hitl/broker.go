@@ -91,6 +91,9 @@ type Options struct {
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
 	LeaseTTL time.Duration
+	// Nudges remind of and escalate a request nobody answers
+	// (hitl.remind_after, hitl.escalate); the zero value does neither.
+	Nudges Nudges
 }
 
 // ProfileApprovers names the approvers a conversation's profile adds to
@@ -118,6 +121,7 @@ type Broker struct {
 	d         core.Dispatcher
 	o         Options
 	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers, people included
+	nudges    atomic.Pointer[Nudges]      // replaced whole by SetNudges
 	log       zerolog.Logger
 
 	mu       sync.Mutex
@@ -158,6 +162,13 @@ type Broker struct {
 	// finishFailures counts failed FinishApproval calls in sweeps, Recover
 	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
+
+	// nextDue is the earliest time a nudge or an expiry is due that this
+	// broker knows of (zero: none); Run sweeps then. Under mu.
+	nextDue time.Time
+	// dms are the direct conversations opened with escalation approvers;
+	// under mu.
+	dms map[core.Identity]core.Conversation
 }
 
 var (
@@ -188,11 +199,13 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 
 		unrecovered: make(map[string]record.Approval),
 		unended:     make(map[string]*ending),
+		dms:         make(map[core.Identity]core.Conversation),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	b.approvers.Store(newApproverSet(o.Approvers, o.People, b.log))
+	b.nudges.Store(&o.Nudges)
 	// Cancelled by Run at shutdown, after the grace period.
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
@@ -332,7 +345,7 @@ func (o *Options) validate() error {
 	if o.TTL < 0 {
 		return fmt.Errorf("hitl: ttl %s: must be positive", o.TTL)
 	}
-	return nil
+	return o.Nudges.validate()
 }
 
 // defaults fills the zero options.

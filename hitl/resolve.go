@@ -85,7 +85,7 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		return b.policyRefused(ctx, a, conv, d)
 	}
 	var extra string
-	if always && !b.IsApprover(from) {
+	if always && !b.IsApprover(from) && !b.escalatedTo(a, from) {
 		// An approver a profile adds resolves that profile's requests
 		// only; a standing allow would apply in every conversation.
 		extra = profileNoStanding
@@ -209,7 +209,7 @@ func (b *Broker) storeFailed(err error, token string) answer {
 // request message in place, then the notice follows as a reply.
 func (b *Broker) announce(ctx context.Context, a record.Approval, text string, conv ...core.Conversation) {
 	res := b.resolution(a)
-	for _, c := range b.targets(a.Conv, conv...) {
+	for _, c := range b.seenBy(ctx, a, conv...) {
 		b.d.Resolved(ctx, c, res)
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}
