@@ -115,4 +115,5 @@ func (b *Broker) directs(ctx context.Context, token string, ids []core.Identity)
 	}
 	return out
 }
+
 var _ core.GuestCommandHandler = (*Broker)(nil)
