@@ -20,6 +20,7 @@ import (
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
 	"failed", "interrupted", "refused", "unallowed", "received", "paired", "unpaired",
+	"reminded", "escalated",
 }
 
 // audit prints recent audit entries: executed tool calls and approval

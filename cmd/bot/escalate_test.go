@@ -131,3 +131,22 @@ func TestReminderNotAgainAfterRestart(t *testing.T) {
 		t.Fatalf("exit %d after end of input; want 0", code)
 	}
 }
+
+// TestEscalationApproverOnADisabledGateway: an escalation approver on a
+// gateway that is not enabled (telegram without a token) could never be
+// reached: `bot` refuses the file with exit 2 naming the key, and `bot
+// doctor` reports it.
+func TestEscalationApproverOnADisabledGateway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.yaml", withNudges(t, offlineConfig(t), "0s", `[{after: 5m, approvers: [console:local, "telegram:777"]}]`))
+	const key = "hitl.escalate[0].approvers[1]"
+	r := runOnce(t, dir, baseEnv(dir), "", "-config", "bad.yaml")
+	if r.code != exitConfig || !strings.Contains(r.stderr, key) || !strings.Contains(r.stderr, "not enabled") {
+		t.Errorf("bot: exit %d, stderr %q; want %d naming %s", r.code, r.stderr, exitConfig, key)
+	}
+	r = runOnce(t, dir, baseEnv(dir), "", "doctor", "-config", "bad.yaml")
+	if r.code != exitFail || !strings.Contains(r.stdout, key) {
+		t.Errorf("bot doctor: exit %d\n%s", r.code, r.stdout)
+	}
+}
