@@ -245,3 +245,27 @@ func TestExpiredNoticeSaysHowLong(t *testing.T) {
 		}
 	}
 }
+
+// TestSetNudges: a reload that sets remind_after reminds the requests
+// already pending; a step out of order is refused and changes nothing.
+func TestSetNudges(t *testing.T) {
+	h := newNudgeHarness(t, func(o *hitl.Options) { o.Nudges = hitl.Nudges{} })
+	tok := h.hold(t, lsCall)
+	h.clock.Advance(11 * time.Minute)
+	h.nudge(t)
+	if n := h.requests(convA, tok, "Reminder"); n != 0 {
+		t.Fatalf("reminded %d times without remind_after", n)
+	}
+	bad := hitl.Nudges{Escalate: []hitl.Escalation{{After: 5 * time.Minute, Approvers: []core.Identity{oncall}}, {After: time.Minute, Approvers: []core.Identity{oncall}}}}
+	if err := h.b.SetNudges(bad); err == nil {
+		t.Error("SetNudges accepted steps out of order")
+	}
+	if err := h.b.SetNudges(nudges); err != nil {
+		t.Fatal(err)
+	}
+	h.nudge(t)
+	testutil.WaitFor(t, "the reminder after the reload", func() bool { return h.requests(convA, tok, "Reminder: nobody has answered for 11 min") == 1 })
+	if n := h.requests(dmOf(oncall), tok, "Escalated"); n != 0 {
+		t.Errorf("escalated before escalate.after (12 min): %d", n)
+	}
+}
