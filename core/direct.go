@@ -8,8 +8,8 @@ import (
 
 // DirectMessenger is an optional ability of a gateway actuator: the
 // conversation of a direct message between the bot and a person of the
-// gateway (a Telegram user's id is their private chat; Discord and Slack
-// open one). The hitl broker sends an escalated request there.
+// gateway (on some platforms a user's id is their private chat, others
+// open one on request). The hitl broker sends an escalated request there.
 type DirectMessenger interface {
 	// DirectConversation returns the direct conversation with id, a
 	// person of this gateway, opening it on the platform when it must.
