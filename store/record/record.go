@@ -91,6 +91,10 @@ type AuditEntry struct {
 	// unpaired, ApprovedBy the approver, Args {"identity": …}).
 	Outcome string
 	Detail  string
+	// Token is the approval the entry is about ("" for an entry about no
+	// approval: a rule's allow, a file received, a reload, ...), so that
+	// /audit TOKEN lists every entry of one request.
+	Token string
 }
 
 // AuditFilter selects audit entries; zero fields match everything. Limit,
@@ -100,6 +104,7 @@ type AuditFilter struct {
 	Tool    string
 	Outcome string
 	Since   time.Time
+	Token   string
 	Limit   int
 }
 
@@ -108,6 +113,7 @@ func (f AuditFilter) Matches(e AuditEntry) bool {
 	return (f.Conv == "" || e.Conv == f.Conv) &&
 		(f.Tool == "" || e.Tool == f.Tool) &&
 		(f.Outcome == "" || e.Outcome == f.Outcome) &&
+		(f.Token == "" || e.Token == f.Token) &&
 		(f.Since.IsZero() || !e.At.Before(f.Since))
 }
 
