@@ -146,6 +146,10 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}
+	if a.reload.prints, err = auditedPrints(cfg, o.Secrets.Redact); err != nil {
+		return err
+	}
+	a.reload.redact = o.Secrets.Redact
 	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, o.Now, o.Log)
 	if err != nil {
 		return err
@@ -255,7 +259,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.inbox = a.gatewayInbox()
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
-		a.health.reload = a.Reload
+		a.health.reload = func(ctx context.Context) error { return a.ReloadBy(ctx, ReloadByHTTP) }
 	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())

@@ -88,7 +88,10 @@ type AuditEntry struct {
 	// received from chat and saved, Tool "attachment": Args has its path,
 	// name, media type, size and SHA-256, Detail "sha256:<hex>"), "paired"
 	// and "unpaired" (Tool "pairing": RequestedBy is the identity paired or
-	// unpaired, ApprovedBy the approver, Args {"identity": …}).
+	// unpaired, ApprovedBy the approver, Args {"identity": …}),
+	// "reconfigured" (Tool "config": a reload changed who may approve, the
+	// policy or the profiles; Args {"how": …, "changed": [{"key", "old",
+	// "new"}]} with digests of the values, never the values).
 	Outcome string
 	Detail  string
 	// Token is the approval the entry is about ("" for an entry about no
