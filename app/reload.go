@@ -118,7 +118,11 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
 	a.auditReload(ctx, cfg, how)
-	return restartKeys(a.cfg, cfg), nil
+	restart := restartKeys(a.cfg, cfg)
+	// The other instances' /status and doctor compare with what is now
+	// in force here.
+	a.cluster.reloaded(ctx, cfg, restart)
+	return restart, nil
 }
 
 // keepRunningPrices adds to prices, the next configuration's, the price

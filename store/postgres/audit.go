@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store/auditchain"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
@@ -26,6 +27,7 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 	if e.At.IsZero() {
 		e.At = db.now()
 	}
+	e = storableEntry(e) // hashed as it is stored
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		a, err := auditAnchor(ctx, tx, " FOR UPDATE")
 		if err != nil {
@@ -45,6 +47,18 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 		return fmt.Errorf("postgres: append audit: %w", err)
 	}
 	return nil
+}
+
+// storableEntry is e with its texts as the server stores them
+// (textutil.Storable, as every argument of this package's statements), so
+// that a row's hash is that of what WalkAudit reads back.
+func storableEntry(e record.AuditEntry) record.AuditEntry {
+	for _, s := range []*string{&e.Conv, &e.Tool, &e.Args, &e.Outcome, &e.Detail, &e.Token} {
+		*s = textutil.Storable(*s)
+	}
+	e.RequestedBy = core.Identity(textutil.Storable(string(e.RequestedBy)))
+	e.ApprovedBy = core.Identity(textutil.Storable(string(e.ApprovedBy)))
+	return e
 }
 
 // AuditAnchor returns where the audit chain begins and its recorded head.

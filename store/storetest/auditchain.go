@@ -55,6 +55,18 @@ func AuditChainContract(t *testing.T, open func(t *testing.T, legacy int) ChainF
 			t.Fatalf("QueryAudit(Token: tok1) = %+v, %v; want the one entry of tok1", got, err)
 		}
 	})
+	t.Run("OddText", func(t *testing.T) {
+		// Text a driver must store otherwise (PostgreSQL: NUL, invalid
+		// UTF-8) is hashed as stored.
+		f := open(t, 0)
+		e := chainEntry(0)
+		e.Detail, e.Args = "find -print0\x00a\x00b\xff\xfe", "{\"command\":\"cat \xc3\x28\"}"
+		if err := f.Store.AppendAudit(context.Background(), e); err != nil {
+			t.Fatalf("AppendAudit: %v", err)
+		}
+		appendN(t, f.Store, 1)
+		wantChain(t, f.Store, 2, 0, nil)
+	})
 	t.Run("Concurrent", func(t *testing.T) {
 		f := open(t, 0)
 		var wg sync.WaitGroup
