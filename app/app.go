@@ -116,7 +116,7 @@ type App struct {
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
 	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
-		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
+		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel, redact: o.Secrets.Redact}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -146,10 +146,6 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}
-	if a.reload.prints, err = auditedPrints(cfg, o.Secrets.Redact); err != nil {
-		return err
-	}
-	a.reload.redact = o.Secrets.Redact
 	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, o.Now, o.Log)
 	if err != nil {
 		return err

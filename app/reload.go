@@ -23,7 +23,8 @@ type reloader struct {
 	setLogLevel func(level string)
 	// redact and prints are for the reload's audit (auditReload): the
 	// secrets' redaction and the audited keys' fingerprint of the
-	// configuration applied last.
+	// configuration applied last (nil until the first reload: the
+	// start's).
 	redact func(string) string
 	prints map[string]string
 }

@@ -62,8 +62,12 @@ type reloadChange struct {
 // configuration applied; nothing otherwise. A row that cannot be written
 // is logged: the configuration is applied by then.
 func (a *App) auditReload(ctx context.Context, next *config.Config, how string) {
-	if a.reload.redact == nil {
-		return // built without a start-up fingerprint (tests of parts)
+	var err error
+	if a.reload.prints == nil { // the first reload: compare with the start's
+		if a.reload.prints, err = auditedPrints(a.cfg, a.reload.redact); err != nil {
+			a.log.Error().Err(err).Msg("config reload: could not fingerprint the configuration for the audit")
+			return
+		}
 	}
 	now, err := auditedPrints(next, a.reload.redact)
 	if err != nil {

@@ -24,8 +24,8 @@ func BenchmarkAppendAudit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	e := record.AuditEntry{Conv: "telegram:42", Tool: "shell", Args: `{"command":"ls"}`,
-		RequestedBy: "telegram:7", ApprovedBy: "slack:U1", Outcome: "executed", Detail: "exit 0", Token: "K7Q2MX9P"}
+	e := record.AuditEntry{Conv: "alpha:42", Tool: "shell", Args: `{"command":"ls"}`,
+		RequestedBy: "alpha:7", ApprovedBy: "beta:U1", Outcome: "executed", Detail: "exit 0", Token: "K7Q2MX9P"}
 	chained := func() error { return db.AppendAudit(ctx, e) }
 	plain := func() error {
 		_, err := pool.Exec(ctx, `INSERT INTO audit (at, conv, tool, args, requested_by, approved_by, outcome, detail)

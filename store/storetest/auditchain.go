@@ -93,6 +93,12 @@ func AuditChainContract(t *testing.T, open func(t *testing.T, legacy int) ChainF
 			t.Fatalf("QueryAudit after the upgrade = %d entries, %v; want 7", len(got), err)
 		}
 	})
+	auditChainTampered(t, open)
+}
+
+// auditChainTampered is AuditChainContract's half that goes around the
+// guard: each change must break the chain at the row it names.
+func auditChainTampered(t *testing.T, open func(t *testing.T, legacy int) ChainFixture) {
 	t.Run("UpdatedOutcome", func(t *testing.T) {
 		f := open(t, 0)
 		ids := appendN(t, f.Store, 5)
@@ -132,8 +138,8 @@ func AuditChainContract(t *testing.T, open func(t *testing.T, legacy int) ChainF
 // chainEntry is the i-th sample entry of the chain tests.
 func chainEntry(i int) record.AuditEntry {
 	return record.AuditEntry{
-		At: auditBase.Add(time.Duration(i) * time.Second), Conv: "telegram:42", Tool: "shell",
-		Args: fmt.Sprintf(`{"command":"echo %d"}`, i), RequestedBy: "telegram:7", ApprovedBy: "slack:U1",
+		At: auditBase.Add(time.Duration(i) * time.Second), Conv: "alpha:42", Tool: "shell",
+		Args: fmt.Sprintf(`{"command":"echo %d"}`, i), RequestedBy: "alpha:7", ApprovedBy: "beta:U1",
 		Outcome: "executed", Detail: fmt.Sprintf("exit 0\n%d üñí", i), Token: fmt.Sprintf("tok%d", i),
 	}
 }
