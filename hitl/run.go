@@ -50,6 +50,11 @@ var errRunCancelled = errors.New("cancelled while running (/cancel)")
 // so it is recorded interrupted, not failed.
 var errRunStopped = errors.New("stopped by shutdown while running")
 
+// errRunFenced marks the end of a run that Options.Fence stopped: this
+// instance could not show the others it is alive, and one of them may
+// soon mark the run interrupted.
+var errRunFenced = errors.New("stopped on this instance, which lost the database for half of store.lease_ttl (before another instance could take it for dead); not run again")
+
 // run is one approved action going on.
 type run struct {
 	conv      string // the approval's conversation key
@@ -62,7 +67,13 @@ type run struct {
 // context of its own that CancelRuns can end. extra is the standing allow
 // line; replied says it already reached conv in the acknowledgement.
 func (b *Broker) start(a record.Approval, extra string, conv core.Conversation, replied bool) {
-	ctx, cancel := context.WithCancel(b.runCtx)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if b.o.Fence != nil {
+		ctx, cancel = b.o.Fence.Guard(b.runCtx)
+	} else {
+		ctx, cancel = context.WithCancel(b.runCtx)
+	}
 	r := &run{conv: a.Conv.Key(), requester: a.RequestedBy, cancel: cancel}
 	b.mu.Lock()
 	b.nextRun++
@@ -130,6 +141,9 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	case b.runCtx.Err() != nil:
 		// stopRuns cancelled the runs still going on past the grace.
 		runErr = errRunStopped
+	case ctx.Err() != nil:
+		// Options.Fence stopped it.
+		runErr = errRunFenced
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
 	defer cancel()
@@ -137,14 +151,14 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	if runErr != nil || res.Failed {
 		a.Status = record.StatusFailed
 	}
-	if errors.Is(runErr, errRunStopped) {
+	if errors.Is(runErr, errRunStopped) || errors.Is(runErr, errRunFenced) {
 		a.Status = record.StatusInterrupted
 	}
 	if runErr != nil {
 		a.Note = runErr.Error()
 	}
-	if err := b.o.Store.FinishApproval(rctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
+	if !b.finish(rctx, a) {
+		return
 	}
 	b.audit(rctx, a, string(a.Status), a.Note)
 	notice := runNotice(a, res, runErr)
@@ -159,6 +173,49 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	}
 	b.tellOthers(rctx, a.Token)
 	b.queue(a, llmRan(a, res, runErr))
+}
+
+// finishRetry is how often finish tries again to record the end of a run
+// on a shared store that does not answer.
+const finishRetry = 250 * time.Millisecond
+
+// finish records the end of a run, a, and reports whether this broker is
+// the one to audit and announce it. When another outcome was recorded
+// first (record.ErrNotPending: another instance marked the run
+// interrupted while this one could not reach the store), it is not:
+// that outcome was announced, and an approval has one. On a shared store
+// a failure is tried again until ctx ends, for the same reason: an end
+// announced but not recorded could be announced again, differently, by
+// the instance that finds the run still executing; when it never gets
+// recorded, nothing is announced here (the other instance, or this
+// one's next start, marks it interrupted). A store of its own keeps the
+// one-process behaviour: logged, and announced anyway.
+func (b *Broker) finish(ctx context.Context, a record.Approval) bool {
+	_, shared := b.sharedStore()
+	for try := 0; ; try++ {
+		err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
+		switch {
+		case err == nil:
+			return true
+		case errors.Is(err, record.ErrNotPending):
+			b.log.Warn().Str("approval", b.ref(a.Token)).Str("outcome", string(a.Status)).
+				Msg("hitl: this run's end was recorded elsewhere first (an instance took this one for dead); not announced here")
+			return false
+		case !shared:
+			b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
+			return true
+		}
+		if try == 0 {
+			b.log.Warn().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run; trying again")
+		}
+		select {
+		case <-ctx.Done():
+			b.log.Error().Str("approval", b.ref(a.Token)).Str("outcome", string(a.Status)).
+				Msg("hitl: the end of a run could not be recorded; not announced (it is marked interrupted once this instance is taken for dead or starts again)")
+			return false
+		case <-time.After(finishRetry):
+		}
+	}
 }
 
 // stopRuns refuses new runs, lets the ones going on finish for
