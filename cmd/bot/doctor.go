@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/app/storetable"
 	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -286,8 +287,18 @@ func doctorHITL(r *report, cfg *config.Config) {
 			args = " args~" + rule.Args
 		}
 		r.line("policy", "%d. %s%s → %s", i+1, rule.Tool, args, rule.Decision)
+		if core.LooseShellAllow(rule.Tool, rule.Args, rule.Verdict()) {
+			r.warning("policy", "policy.rules[%d]: %s", i, looseShellWarning)
+		}
 	}
 }
+
+// looseShellWarning is what doctor and `bot policy explain` say of an
+// allow rule on shell whose pattern is not anchored at both ends
+// (core.LooseShellAllow).
+const looseShellWarning = `allows shell commands by an args pattern not anchored at both ends, ` +
+	`so it also allows whatever a command adds before or after what it names ("kubectl get pods; curl … | sh", ` +
+	`or a newline and another command); match the whole arguments: ^\{"command":"…"\}$`
 
 func doctorTools(r *report, cfg *config.Config) {
 	ws, err := filepath.Abs(cfg.Tools.Workspace)
