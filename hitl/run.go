@@ -157,10 +157,12 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	if runErr != nil {
 		a.Note = runErr.Error()
 	}
-	if !b.finish(rctx, a) {
-		return
-	}
-	b.audit(rctx, a, string(a.Status), a.Note)
+	b.recordEnd(rctx, a, func(ctx context.Context) { b.announceEnd(ctx, a, res, runErr, extra, conv, replied) })
+}
+
+// announceEnd tells the conversations, the other instances and the LLM
+// what became of a's run, once (recordEnd says when).
+func (b *Broker) announceEnd(rctx context.Context, a record.Approval, res core.Result, runErr error, extra string, conv core.Conversation, replied bool) {
 	notice := runNotice(a, res, runErr)
 	res2 := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv) {
@@ -173,49 +175,6 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	}
 	b.tellOthers(rctx, a.Token)
 	b.queue(a, llmRan(a, res, runErr))
-}
-
-// finishRetry is how often finish tries again to record the end of a run
-// on a shared store that does not answer.
-const finishRetry = 250 * time.Millisecond
-
-// finish records the end of a run, a, and reports whether this broker is
-// the one to audit and announce it. When another outcome was recorded
-// first (record.ErrNotPending: another instance marked the run
-// interrupted while this one could not reach the store), it is not:
-// that outcome was announced, and an approval has one. On a shared store
-// a failure is tried again until ctx ends, for the same reason: an end
-// announced but not recorded could be announced again, differently, by
-// the instance that finds the run still executing; when it never gets
-// recorded, nothing is announced here (the other instance, or this
-// one's next start, marks it interrupted). A store of its own keeps the
-// one-process behaviour: logged, and announced anyway.
-func (b *Broker) finish(ctx context.Context, a record.Approval) bool {
-	_, shared := b.sharedStore()
-	for try := 0; ; try++ {
-		err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
-		switch {
-		case err == nil:
-			return true
-		case errors.Is(err, record.ErrNotPending):
-			b.log.Warn().Str("approval", b.ref(a.Token)).Str("outcome", string(a.Status)).
-				Msg("hitl: this run's end was recorded elsewhere first (an instance took this one for dead); not announced here")
-			return false
-		case !shared:
-			b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
-			return true
-		}
-		if try == 0 {
-			b.log.Warn().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run; trying again")
-		}
-		select {
-		case <-ctx.Done():
-			b.log.Error().Str("approval", b.ref(a.Token)).Str("outcome", string(a.Status)).
-				Msg("hitl: the end of a run could not be recorded; not announced (it is marked interrupted once this instance is taken for dead or starts again)")
-			return false
-		case <-time.After(finishRetry):
-		}
-	}
 }
 
 // stopRuns refuses new runs, lets the ones going on finish for
