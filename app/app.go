@@ -147,8 +147,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}
-	a.fence = a.newFence()
-	a.cluster.fence = a.fence
+	a.useFence()
 	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, a.fence, o.Now, o.Log)
 	if err != nil {
 		return err

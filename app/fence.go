@@ -15,16 +15,17 @@ import (
 // watches (cluster.Fence).
 const heartbeatRenewal = "heartbeat"
 
-// newFence returns the fence of this instance's calls on a shared store:
-// it trips once the heartbeat or the workspace lease has not been renewed
-// for half of store.lease_ttl, leaving the other half for the calls'
-// processes to be killed before another instance may take this one for
-// dead. Nil (no fence) on a store of its own.
-func (a *App) newFence() *durable.Fence {
-	if !a.sharedStore() {
-		return nil
+// useFence makes the fence of this instance's calls on a shared store,
+// which the heartbeat feeds: it trips once the heartbeat or the workspace
+// lease has not been renewed for half of store.lease_ttl, leaving the
+// other half for the calls' processes to be killed before another
+// instance may take this one for dead. No fence (nil) on a store of its
+// own.
+func (a *App) useFence() {
+	if a.sharedStore() {
+		a.fence = durable.NewFence(a.cfg.Store.LeaseTTL.D()/2, a.log)
+		a.cluster.fence = a.fence
 	}
-	return durable.NewFence(a.cfg.Store.LeaseTTL.D()/2, a.log)
 }
 
 // fencedTools is the tool actuator on a shared store: each changing call,
