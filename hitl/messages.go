@@ -114,6 +114,8 @@ func runNotice(a record.Approval, res core.Result, runErr error) string {
 		return head + " was cancelled (/cancel) while it ran; it may have done part of its work." + outputBlock(res.Output)
 	case errors.Is(runErr, errRunStopped):
 		return head + " was stopped by shutdown while it ran; it may have done part of its work." + outputBlock(res.Output)
+	case errors.Is(runErr, errRunFenced):
+		return head + " was stopped while it ran: the instance running it lost the database; it may have done part of its work; not run again." + outputBlock(res.Output)
 	case runErr != nil:
 		return head + " could not be run: " + runErr.Error()
 	case res.Failed:
@@ -171,6 +173,8 @@ func llmRan(a record.Approval, res core.Result, runErr error) string {
 		return head + " but a person cancelled it (/cancel) while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
 	case errors.Is(runErr, errRunStopped):
 		return head + " but the bot was shutting down and stopped it while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
+	case errors.Is(runErr, errRunFenced):
+		return head + " but the bot lost its database and stopped it while it ran; it may have done part of its work. It was not run again. Its output:\n" + orNone(res.Output)
 	case runErr != nil:
 		return head + " but could not be run: " + runErr.Error()
 	case res.Failed:
