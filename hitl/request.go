@@ -42,6 +42,10 @@ func (b *Broker) view(a record.Approval) heldCall {
 	return heldCall{a: a, preview: p, diffed: ok}
 }
 
+// maxDiffLineRunes bounds each line of a diff in a request message: a few
+// long lines must not take a phone's whole message.
+const maxDiffLineRunes = 120
+
 // rendered is a request as one conversation gets it.
 type rendered struct {
 	body      string // the call: its arguments, or a write_file's diff
@@ -90,8 +94,11 @@ func (h heldCall) renderWrite(room, other int) rendered {
 			shown = "(no change)"
 		}
 		if room > 0 {
+			var long, cut bool
+			shown, long = clipEachLine(shown, maxDiffLineRunes)
 			budget := room - other - utf8.RuneCountInString(p.headline()) - 16
-			shown, r.shortened = clipLines(shown, budget)
+			shown, cut = clipLines(shown, budget)
+			r.shortened = long || cut
 		}
 		r.body = p.headline() + "\n" + codeBlock(shown+"\n")
 	}
@@ -122,6 +129,19 @@ func clipLines(s string, n int) (string, bool) {
 		used += k
 	}
 	return strings.TrimSuffix(out, "\n") + "\n…", true
+}
+
+// clipEachLine clips every line of s to n runes, so that a few long
+// lines do not take a phone's whole message; cut reports whether it cut.
+func clipEachLine(s string, n int) (string, bool) {
+	lines := strings.Split(s, "\n")
+	cut := false
+	for i, l := range lines {
+		var c bool
+		lines[i], c = clipped(l, n)
+		cut = cut || c
+	}
+	return strings.Join(lines, "\n"), cut
 }
 
 // hiddenBesidesTabs reports a rune a chat app would not show, tabs aside:
