@@ -85,10 +85,13 @@ type cluster struct {
 	self store.Instance
 	log  zerolog.Logger
 	// prints and fingerprint compare this instance's configuration with
-	// those of the others alive once, at start (compareConfig); nil
-	// prints (a store that is not shared) compares nothing.
-	prints      configPrints
-	fingerprint map[string]string
+	// those of the others alive, at start and after each reload
+	// (compareConfig), and for /status; nil prints (a store that is not
+	// shared) compares nothing. redact is the bot's, for a reload's
+	// fingerprint.
+	prints configPrints
+	redact func(string) string
+	fp     fingerprintState
 	// driver and schema name the store and the schema version this
 	// build runs, for /status (set by App.New from storetable).
 	driver string
@@ -128,11 +131,10 @@ func (c *cluster) run(ctx context.Context, every time.Duration) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
-	compared := false
 	for {
 		err := c.st.Heartbeat(ctx, c.self)
-		if err == nil && !compared {
-			compared = c.compareConfig(ctx)
+		if err == nil && !c.fp.recorded() {
+			c.compareConfig(ctx)
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -187,6 +189,7 @@ func (c *cluster) StatusLines(ctx context.Context, _ core.Conversation) []string
 			items = append([]string{shown(c.self.Name) + " (this one, not registered yet)"}, items...)
 		}
 		lines = append(lines, "Instances: "+capped(items, statusInstances))
+		lines = append(lines, c.configLines(ctx)...)
 	}
 	leases, err := c.st.LeaseHolders(ctx)
 	if err != nil {

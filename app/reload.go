@@ -53,7 +53,7 @@ func (a *App) Reload(ctx context.Context) error {
 
 // reloadLocked loads and checks the new configuration, then swaps it in;
 // it returns the keys that changed but need a restart.
-func (a *App) reloadLocked(_ context.Context) ([]string, error) {
+func (a *App) reloadLocked(ctx context.Context) ([]string, error) {
 	if a.reload.load == nil {
 		return nil, ErrNoReload
 	}
@@ -103,7 +103,11 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if a.reload.setLogLevel != nil {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
-	return restartKeys(a.cfg, cfg), nil
+	restart := restartKeys(a.cfg, cfg)
+	// The other instances' /status and doctor compare with what is now
+	// in force here.
+	a.cluster.reloaded(ctx, cfg, restart)
+	return restart, nil
 }
 
 // keepRunningPrices adds to prices, the next configuration's, the price

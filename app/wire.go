@@ -346,9 +346,17 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 	return caps, prices
 }
 
+// brokerEngine is what the broker needs of the engine: it runs approved
+// calls and answers outcomes through it, and has each approved call judged
+// again by the gates in force on this instance before it runs.
+type brokerEngine interface {
+	core.Dispatcher
+	hitl.Rejudger
+}
+
 // buildBroker builds the approval broker on the store; profiles add
 // approvers to their conversations' requests.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -361,6 +369,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance
 	}
 	b, err := hitl.NewBroker(d, hitl.Options{
 		Instance:          instance,
+		Policy:            d,
 		LeaseTTL:          cfg.Store.LeaseTTL.D(),
 		TTL:               cfg.HITL.TTL.D(),
 		Approvers:         identities(cfg.HITL.Approvers),

@@ -24,7 +24,9 @@
 // Elsewhere, by design:
 //   - app: this instance's name and heartbeat, the /status and bot doctor
 //     lines on the instances alive and the leases held, the configuration
-//     fingerprints compared between instances, the store's probe behind
+//     fingerprints compared between instances (recorded at start and after
+//     each reload; /status and bot doctor name the keys that differ), the
+//     store's probe behind
 //     /readyz (a message refused while the database does not answer).
 //   - gateways: Shared (the delivery layer's seam for Slots and Replies) and
 //     RunUnderLease (a receiver the platform allows once per token, long

@@ -355,3 +355,12 @@ func (e *Engine) Act(ctx context.Context, a Action) (res Result, err error) {
 func (e *Engine) UseHITL(h Holder, c CommandHandler) {
 	e.cfg.Holder, e.cfg.Commands = h, c
 }
+
+// Rejudge decides a tool call through the gates as a turn does, now: a
+// rule reloaded since the call was held, or another instance's policy,
+// judges it by the rules in force here. The hitl broker asks it before
+// it runs an approved call (hitl.Options.Policy) and refuses the run on
+// Deny; NeedsApproval is what a human has just given.
+func (e *Engine) Rejudge(ctx context.Context, a Action) Decision {
+	return CheckGates(ctx, e.cfg.Gates, a)
+}

@@ -81,6 +81,12 @@ type Options struct {
 	// each approved call this broker claims; empty keeps the one-process
 	// behaviour whatever the store.
 	Instance string
+	// Policy judges an approved call again just before it runs, by this
+	// instance's policy as it is now (the engine's gates, core.Engine's
+	// Rejudge): a reload since the call was held, or another instance
+	// sharing the store with other rules, may deny what was held. A Deny
+	// refuses the run; nil runs every approved call.
+	Policy Rejudger
 	// LeaseTTL is how long an approved run of an instance whose heartbeat
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
@@ -91,6 +97,14 @@ type Options struct {
 // Options.Approvers for that conversation's requests only (profiles[].approvers).
 type ProfileApprovers interface {
 	Approvers(conv core.Conversation) []core.Identity
+}
+
+// Rejudger decides a tool call as the engine's gates do now, without
+// holding it (core.Engine implements it). The broker runs an approved
+// call only when the verdict is not core.Deny: a hold is what a human
+// has just answered.
+type Rejudger interface {
+	Rejudge(ctx context.Context, a core.Action) core.Decision
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It
@@ -138,8 +152,11 @@ type Broker struct {
 	// unrecovered are approvals Recover found executing but could not mark
 	// interrupted, by token; under mu. Each sweep tries them again.
 	unrecovered map[string]record.Approval
-	// finishFailures counts failed FinishApproval calls in sweeps and
-	// Recover (see Stats).
+	// unended are the ends of runs not yet recorded in full, by token;
+	// under mu. Each sweep tries them again (ending.go).
+	unended map[string]*ending
+	// finishFailures counts failed FinishApproval calls in sweeps, Recover
+	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
 }
 
@@ -170,6 +187,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		deciding:  make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
+		unended:     make(map[string]*ending),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)

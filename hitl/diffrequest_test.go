@@ -232,3 +232,16 @@ func TestNewFileRequest(t *testing.T) {
 	h.hold(t, writeCall("dir/new.txt", "a\nb\nc\n"))
 	mustContain(t, "request", h.lastReply(t, convA).Request, "`dir/new.txt`: new file, 3 lines\n```\na\nb\nc\n```")
 }
+
+// TestLongMCPArgumentsAttached: an MCP tool's long arguments are shortened
+// in the request and go whole as TOKEN.txt.
+func TestLongMCPArgumentsAttached(t *testing.T) {
+	h, fd, _ := newFilesHarness(t, nil)
+	body := strings.Repeat("q", 3000) + "TAIL"
+	tok := h.hold(t, llm.ToolCall{ID: "m1", Name: "mcp__files__put", Args: fmt.Sprintf(`{"body":%q}`, body)})
+	mustContain(t, "request", h.lastReply(t, convA).Request, "(shortened: the whole call is attached, "+tok+".txt)")
+	files := fd.sent(convA)
+	if len(files) != 1 || !strings.Contains(string(files[0].Data), body) {
+		t.Fatalf("files %d", len(files))
+	}
+}

@@ -58,10 +58,11 @@ func (b *Broker) Run(ctx context.Context) error {
 	}
 }
 
-// sweep is one expiry sweep: it records the interruptions Recover could not
-// record, then expires overdue approvals; with a SharedStore it also marks
+// sweep is one expiry sweep: it records the ends of runs and the
+// interruptions Recover could not record, then expires overdue approvals; with a SharedStore it also marks
 // interrupted the runs of other instances that are gone.
 func (b *Broker) sweep(ctx context.Context) {
+	b.retryEnds(ctx)
 	b.RetryInterrupted(ctx)
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
@@ -206,8 +207,8 @@ func (b *Broker) finishFailed(err error, a record.Approval, what string) {
 // to export as metrics).
 type Stats struct {
 	// FinishFailures counts FinishApproval calls that failed when expiring
-	// an approval or marking one interrupted at start-up (each is retried on
-	// the next sweep, and each failed try counts).
+	// an approval, marking one interrupted at start-up or recording the end
+	// of a run (each is retried, and each failed try counts).
 	FinishFailures int64
 }
 

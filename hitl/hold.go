@@ -192,11 +192,16 @@ func (b *Broker) reply(ctx context.Context, a core.Action) {
 
 // audit appends an audit entry about a, logging a failure.
 func (b *Broker) audit(ctx context.Context, a record.Approval, outcome, detail string) {
-	e := record.AuditEntry{
-		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
-		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
-	}
+	e := b.auditEntry(a, outcome, detail)
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("outcome", outcome).Msg("hitl: audit append failed")
+	}
+}
+
+// auditEntry is the audit entry about a, now.
+func (b *Broker) auditEntry(a record.Approval, outcome, detail string) record.AuditEntry {
+	return record.AuditEntry{
+		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
+		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
 	}
 }

@@ -79,6 +79,11 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		defer decided()
 		return b.mismatch(ctx, a, conv, file)
 	}
+	if d, denied := b.rejudge(ctx, a); denied {
+		b.release()
+		defer decided()
+		return b.policyRefused(ctx, a, conv, d)
+	}
 	var extra string
 	if always && !b.IsApprover(from) {
 		// An approver a profile adds resolves that profile's requests

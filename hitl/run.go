@@ -143,10 +143,7 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	if runErr != nil {
 		a.Note = runErr.Error()
 	}
-	if err := b.o.Store.FinishApproval(rctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
-		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run")
-	}
-	b.audit(rctx, a, string(a.Status), a.Note)
+	b.recordEnd(rctx, a)
 	notice := runNotice(a, res, runErr)
 	res2 := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv) {

@@ -48,7 +48,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mcpTools, mcpDown := doctorMCP(ctx, r, cfg, sec)
 	doctorProfiles(r, cfg, sec, mcpTools, mcpDown)
 	doctorSchedules(r, cfg, time.Now())
-	doctorStore(ctx, r, cfg)
+	doctorStore(ctx, r, cfg, sec.Redact)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)
 	}
@@ -358,7 +358,9 @@ func writableProbe(dir string) error {
 	return os.Remove(name)
 }
 
-func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
+// doctorStore reports the store; redact is the bot's, for comparing this
+// file with the configurations of the instances sharing it.
+func doctorStore(ctx context.Context, r *report, cfg *config.Config, redact func(string) string) {
 	d, err := storetable.Lookup(cfg.Store.Driver)
 	if err != nil {
 		r.problem("store", "%v", err)
@@ -394,7 +396,7 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		// The server's own text: shown, not trusted.
 		r.line("store", "server: %s", textutil.Visible(v))
 	}
-	doctorCluster(ctx, r, cfg, db)
+	doctorCluster(ctx, r, cfg, db, redact)
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)
