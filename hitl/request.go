@@ -176,7 +176,8 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 		room = core.DefaultPromptRoom
 	}
 	// What the request takes besides the call, as it reads when shortened.
-	other := utf8.RuneCountInString(requestText(h.a, now, note, rendered{shortened: true}, attachFailed) + p.Hint)
+	other := utf8.RuneCountInString(requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
+		max(utf8.RuneCountInString(p.Hint), utf8.RuneCountInString(showFirstHint(h.a.Token)))
 	r := h.render(room, other)
 	state := attachNone
 	if r.shortened && room > 0 {
