@@ -116,7 +116,7 @@ type App struct {
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
 	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
-		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
+		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel, redact: o.Secrets.Redact}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -255,7 +255,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.inbox = a.gatewayInbox()
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
-		a.health.reload = a.Reload
+		a.health.reload = func(ctx context.Context) error { return a.ReloadBy(ctx, ReloadByHTTP) }
 	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())

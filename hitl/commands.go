@@ -13,7 +13,7 @@ import (
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
-// /show, /rules, /unallow) and reports whether s was one. It replies to
+// /show, /rules, /unallow, /audit) and reports whether s was one. It replies to
 // s.Conv through the Dispatcher.
 //
 // Only KindMessage signals are considered: outcome signals, errors and
@@ -99,6 +99,8 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 		return text(b.rulesText(ctx))
 	case VerbUnallow:
 		return text(b.unallow(ctx, from, conv, cmd.Rule))
+	case VerbAudit:
+		return text(b.auditText(ctx, conv, cmd))
 	}
 	return text(cmd.Verb.Usage())
 }

@@ -203,5 +203,6 @@ func (b *Broker) auditEntry(a record.Approval, outcome, detail string) record.Au
 	return record.AuditEntry{
 		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
 		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
+		Token: a.Token,
 	}
 }

@@ -269,6 +269,7 @@ type Store interface {
 	UsageStore
 	Approvals
 	Audit
+	AuditChain
 	Standing
 	Cursors
 	Memory
