@@ -164,7 +164,11 @@ func (b *Broker) showCommand(ctx context.Context, token string) string {
 	case err != nil:
 		return b.storeFailed(err, token).reply
 	}
-	return showText(a, b.o.Now())
+	now, change := b.o.Now(), ""
+	if a.Status == record.StatusPending && now.Before(a.Expires) {
+		change = writeChange(b.view(a))
+	}
+	return showText(a, now, change)
 }
 
 // rulesText lists the standing allows.
