@@ -94,6 +94,21 @@ type Options struct {
 	// Nudges remind of and escalate a request nobody answers
 	// (hitl.remind_after, hitl.escalate); the zero value does neither.
 	Nudges Nudges
+	// Fence, with a SharedStore, guards each approved run: the context it
+	// gives ends when this instance could not renew its heartbeat for
+	// part of LeaseTTL, before another instance may mark the run
+	// interrupted (cluster.Fence). A run it stopped is recorded
+	// interrupted, if no other instance recorded an outcome first. Nil
+	// guards nothing.
+	Fence Fence
+}
+
+// Fence stops this instance's approved runs before the other instances
+// sharing the store may take it for a dead one (cluster.Fence).
+type Fence interface {
+	// Guard returns a context derived from ctx that also ends when this
+	// instance may soon be taken for dead, and the func that releases it.
+	Guard(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // ProfileApprovers names the approvers a conversation's profile adds to

@@ -167,15 +167,17 @@ func (b *Broker) escalate(ctx context.Context, a *record.Approval, step int, e E
 }
 
 // prompt sends the request a, headed by head, with its buttons, to
-// every conversation of to.
+// every conversation of to, as Hold sent it: what had to be shortened
+// goes with it whole.
 func (b *Broker) prompt(ctx context.Context, a record.Approval, head string, now time.Time, to []core.Conversation) {
 	p := core.ApprovalPrompt{
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
 		AllowAlways: true, Expires: a.Expires,
 	}
-	text := head + "\n" + requestText(a, now, "")
+	h := b.view(a)
+	h.head = head
 	for _, conv := range to {
-		if err := b.d.Prompt(ctx, conv, text, p); err != nil {
+		if err := b.promptTo(ctx, conv, h, now, "", p); err != nil {
 			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Msg("hitl: could not deliver a reminder or an escalated request")
 		}
 	}

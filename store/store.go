@@ -271,6 +271,7 @@ type Store interface {
 	UsageStore
 	Approvals
 	Audit
+	AuditChain
 	Standing
 	Cursors
 	Memory
