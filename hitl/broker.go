@@ -177,13 +177,7 @@ type Broker struct {
 	// finishFailures counts failed FinishApproval calls in sweeps, Recover
 	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
-
-	// nextDue is the earliest time a nudge or an expiry is due that this
-	// broker knows of (zero: none); Run sweeps then. Under mu.
-	nextDue time.Time
-	// dms are the direct conversations opened with escalation approvers;
-	// under mu.
-	dms map[core.Identity]core.Conversation
+	nudged         nudgeState // when the next nudge is due, direct conversations (nudge.go)
 }
 
 var (
@@ -214,7 +208,6 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 
 		unrecovered: make(map[string]record.Approval),
 		unended:     make(map[string]*ending),
-		dms:         make(map[core.Identity]core.Conversation),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)

@@ -95,9 +95,9 @@ func (b *Broker) directs(ctx context.Context, token string, ids []core.Identity)
 	opener, ok := b.d.(DirectOpener)
 	var out []core.Conversation
 	for _, id := range ids {
-		b.mu.Lock()
-		c, known := b.dms[id]
-		b.mu.Unlock()
+		b.nudged.mu.Lock()
+		c, known := b.nudged.dms[id]
+		b.nudged.mu.Unlock()
 		if !known && ok {
 			var err error
 			if c, err = opener.DirectConversation(ctx, id); err != nil {
@@ -105,9 +105,12 @@ func (b *Broker) directs(ctx context.Context, token string, ids []core.Identity)
 					Msg("hitl: no direct message to an escalation approver; they get the request where hitl.notify or the step's notify sends it")
 				continue
 			}
-			b.mu.Lock()
-			b.dms[id] = c
-			b.mu.Unlock()
+			b.nudged.mu.Lock()
+			if b.nudged.dms == nil {
+				b.nudged.dms = make(map[core.Identity]core.Conversation)
+			}
+			b.nudged.dms[id] = c
+			b.nudged.mu.Unlock()
 		}
 		if c.Gateway != "" {
 			out = append(out, c)

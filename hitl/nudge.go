@@ -6,11 +6,22 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
+
+// nudgeState is a broker's bookkeeping of nudges.
+type nudgeState struct {
+	mu sync.Mutex
+	// next is the earliest time a nudge or an expiry is due that this
+	// broker knows of (zero: none); Run sweeps then.
+	next time.Time
+	// dms are the direct conversations opened with escalation approvers.
+	dms map[core.Identity]core.Conversation
+}
 
 // Nudges say what happens to a request nobody answers before it expires
 // (hitl.remind_after, hitl.escalate). Their state is in the store
@@ -243,9 +254,9 @@ func (b *Broker) NudgeDue(ctx context.Context) error {
 	if err == nil {
 		next = b.nudgeDue(ctx, list)
 	}
-	b.mu.Lock()
-	b.nextDue = next
-	b.mu.Unlock()
+	b.nudged.mu.Lock()
+	b.nudged.next = next
+	b.nudged.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("hitl: reminders and escalations: %w", err)
 	}
@@ -263,20 +274,20 @@ func (b *Broker) noteDue(a record.Approval) {
 	if len(n.Escalate) > 0 {
 		at = minTime(at, a.Created.Add(n.Escalate[0].After))
 	}
-	b.mu.Lock()
-	if b.nextDue.IsZero() || at.Before(b.nextDue) {
-		b.nextDue = at
+	b.nudged.mu.Lock()
+	if b.nudged.next.IsZero() || at.Before(b.nudged.next) {
+		b.nudged.next = at
 	}
-	b.mu.Unlock()
+	b.nudged.mu.Unlock()
 	b.wakeRun()
 }
 
 // untilDue is how long Run waits for the next thing due: at most
 // Options.SweepEvery (the tick sweeps then anyway).
 func (b *Broker) untilDue() time.Duration {
-	b.mu.Lock()
-	next := b.nextDue
-	b.mu.Unlock()
+	b.nudged.mu.Lock()
+	next := b.nudged.next
+	b.nudged.mu.Unlock()
 	if next.IsZero() {
 		return b.o.SweepEvery
 	}
