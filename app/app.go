@@ -31,6 +31,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/schedule"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
+	"github.com/gatehouse-bot/gatehouse/webhooks"
 )
 
 // Options are what the App needs besides the configuration.
@@ -88,6 +89,7 @@ type App struct {
 	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
+	webhooks *webhooks.Server
 	auth     *core.Auth
 	pairing  *pairing.Manager
 	policy   *core.PolicyGate
@@ -200,6 +202,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	if a.webhooks, err = a.buildWebhooks(cfg); err != nil {
+		return err
+	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -213,7 +218,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
-		Status:       statusReporters(a.cluster, a.mcp),
+		Status:       append(statusReporters(a.cluster, a.mcp), a.webhooks),
 		Undo:         undo,
 		Attachments:  attachments,
 		Journal:      journal,
@@ -246,6 +251,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	if err := a.checkScheduleGateways(cfg); err != nil {
+		return err
+	}
+	if err := a.mountWebhooks(cfg); err != nil {
 		return err
 	}
 	a.inboxGateways()
