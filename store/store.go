@@ -298,6 +298,7 @@ type Store interface {
 	UsageStore
 	Approvals
 	Audit
+	AuditChain
 	Standing
 	Cursors
 	Memory
