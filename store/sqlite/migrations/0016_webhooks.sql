@@ -1,5 +1,5 @@
 -- +goose Up
--- 0015 (0020 as assigned; migrate refuses a gap, so renumber at merge): webhook deliveries recorded before they are answered, keyed by the
+-- 0016 (0020 as assigned; migrate refuses a gap, so renumber at merge): webhook deliveries recorded before they are answered, keyed by the
 -- sender's identity for the delivery, so that a redelivery starts nothing
 -- on any instance; and the thread each incident of a webhook runs in.
 CREATE TABLE webhook_deliveries (
