@@ -204,9 +204,6 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	if a.webhooks, err = a.buildWebhooks(cfg); err != nil {
-		return err
-	}
 	a.engine, err = core.NewEngine(core.Config{
 		Provider:     provider,
 		Tools:        a.tools,
@@ -220,7 +217,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
-		Status:       append(statusReporters(a.cluster, a.mcp), a.webhooks),
+		Status:       append(statusReporters(a.cluster, a.mcp), webhookStatus{a}),
 		Undo:         undo,
 		Attachments:  attachments,
 		Journal:      journal,

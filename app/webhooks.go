@@ -33,27 +33,22 @@ func WebhookHooks(cfg *config.Config) ([]webhooks.Hook, error) {
 	return out, nil
 }
 
-// buildWebhooks builds the webhooks server (before the engine: it is one
-// of /status's reporters; its deliveries go to the engine and its threads
-// open on the gateways, both looked up when a delivery comes). It is
-// mounted on http.listen by mountWebhooks.
-func (a *App) buildWebhooks(cfg *config.Config) (*webhooks.Server, error) {
+// mountWebhooks builds the webhooks server, once every webhook's
+// conversation is on a running gateway, and serves it at POST
+// /hooks/<name> on http.listen (always, when it is on, so that a reload
+// may add one). Its deliveries go to the engine, its threads open on the
+// gateways.
+func (a *App) mountWebhooks(cfg *config.Config) error {
 	hooks, err := WebhookHooks(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return webhooks.New(hooks, webhooks.Options{Inbox: engineInbox{a}, Store: a.store, Audit: a.store,
-		Gateways: webhookGateways{a}, Metrics: a.metrics, Instance: a.instance,
-		Log: a.log.With().Str("component", "webhooks").Logger()}), nil
-}
-
-// mountWebhooks serves the webhooks at POST /hooks/<name> on http.listen
-// (always, when it is on, so that a reload may add one), once every
-// webhook's conversation is on a running gateway.
-func (a *App) mountWebhooks(cfg *config.Config) error {
 	if err := a.checkWebhookGateways(cfg); err != nil {
 		return err
 	}
+	a.webhooks = webhooks.New(hooks, webhooks.Options{Inbox: a.engine, Store: a.store, Audit: a.store,
+		Gateways: webhookGateways{a}, Metrics: a.metrics, Instance: a.instance,
+		Log: a.log.With().Str("component", "webhooks").Logger()})
 	if cfg.HTTP.Listen != "" {
 		a.routes = append(a.routes, route{pattern: webhooks.Pattern, handler: a.webhooks})
 	}
@@ -85,12 +80,15 @@ func (a *App) gateway(name string) core.Actuator {
 	return nil
 }
 
-// engineInbox submits a delivery's signal to the engine (built after the
-// webhooks server).
-type engineInbox struct{ a *App }
+// webhookStatus adds the webhooks' lines to /status (the engine is built
+// before the webhooks server, which needs it).
+type webhookStatus struct{ a *App }
 
-func (e engineInbox) Submit(ctx context.Context, s core.Signal) error {
-	return e.a.engine.Submit(ctx, s)
+func (w webhookStatus) StatusLines(ctx context.Context, conv core.Conversation) []string {
+	if w.a.webhooks == nil {
+		return nil
+	}
+	return w.a.webhooks.StatusLines(ctx, conv)
 }
 
 // webhookGateways finds the running gateways' abilities for the webhooks.
