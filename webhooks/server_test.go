@@ -171,3 +171,23 @@ func TestGitHubSignature(t *testing.T) {
 		t.Fatalf("signals %d; want 1 (push ignored)", n)
 	}
 }
+
+// TestSetHooksReloads: a webhook added by a reload is served, one removed
+// is 404, and one kept keeps its counts for /status.
+func TestSetHooksReloads(t *testing.T) {
+	h := newHarness(t)
+	h.post(t, "alerts", amFiring, nil)
+	hooks := testHooks()
+	hooks[2].Name = "deploys"
+	h.srv.SetHooks(hooks)
+	if got := h.post(t, "any", `{"id":"1"}`, bearer()).StatusCode; got != http.StatusNotFound {
+		t.Errorf("removed webhook: %d; want 404", got)
+	}
+	if got := h.post(t, "deploys", `{"id":"1"}`, bearer()).StatusCode; got != http.StatusAccepted {
+		t.Errorf("added webhook: %d; want 202", got)
+	}
+	status := strings.Join(h.srv.StatusLines(t.Context(), h.rec.got()[0].Conv), "\n")
+	if !strings.Contains(status, "unauthorized 1") || !strings.Contains(status, "deploys (json)") {
+		t.Errorf("/status after the reload:\n%s", status)
+	}
+}
