@@ -268,7 +268,9 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 // only gateway is one whose input can end (the bot's own stdin), or that
 // input is a terminal (Options.Interactive: Ctrl-D), the end of its input
 // ends Run too, after the replies in flight are delivered. It returns an
-// error, before anything runs, when http.listen cannot be bound.
+// error, before anything runs, when http.listen cannot be bound, or one
+// matching ErrInstanceInUse when another live process runs under this
+// instance's name on the shared store.
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -279,6 +281,15 @@ func (a *App) Run(ctx context.Context) error {
 			return err
 		}
 		defer ln.Close()
+	}
+	// On a shared store, the name first: a second live process under it
+	// stops here, before its recovery takes the first's runs for a dead
+	// instance's (claimName).
+	if a.sharedStore() {
+		ttl := a.cfg.Store.LeaseTTL.D()
+		if err := a.cluster.claimName(ctx, ttl, max(ttl/10, 50*time.Millisecond)); err != nil {
+			return err
+		}
 	}
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.

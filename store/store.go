@@ -190,6 +190,13 @@ type Instances interface {
 	// in.Started) is alive now; in.LastSeen is ignored: the store's clock
 	// sets it.
 	Heartbeat(ctx context.Context, in Instance) error
+	// ClaimInstance is the first heartbeat of a process: it records in as
+	// Heartbeat does, but only when the name has no row, or its row is
+	// in.Process's, or its row was last seen ttl or longer ago (by the
+	// store's clock), and reports true; otherwise it changes nothing and
+	// returns the row as it is (another process's, alive within ttl) and
+	// false. Of concurrent claims of one name, one wins.
+	ClaimInstance(ctx context.Context, in Instance, ttl time.Duration) (Instance, bool, error)
 	// Instances lists the instances whose last heartbeat is within window
 	// of now, by name. Prune forgets those not seen for InstanceKeep.
 	Instances(ctx context.Context, window time.Duration) ([]Instance, error)
@@ -224,8 +231,12 @@ const InstanceKeep = 24 * time.Hour
 
 // Instance is a registered instance.
 type Instance struct {
-	Name     string
-	Version  string
+	Name    string
+	Version string
+	// Process is a random id the process draws at start: two processes
+	// under one name have different ones ("" from a gatehouse before
+	// schema 15).
+	Process  string
 	Started  time.Time // UTC
 	LastSeen time.Time // UTC
 }
