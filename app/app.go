@@ -168,7 +168,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	attachments, err := buildAttachments(cfg, media, a.store, a.store, o.Now, o.Log)
+	attachments, err := buildAttachments(cfg, media, stampAudit(a.store, a.instance), a.store, o.Now, o.Log)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.profiles = core.NewProfiles(profiles)
 	policy.Profiles = a.profiles
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
+	if a.pairing, err = buildPairing(ctx, a.store, stampAudit(a.store, a.instance), o.Now, o.Log); err != nil {
 		return err
 	}
 	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
@@ -211,7 +211,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		Budget:       a.budget,
 		BudgetNotify: notify,
 		Profiles:     a.profiles,
-		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		ToolAudit:    toolAudit{audit: stampAudit(a.store, a.instance), log: o.Log},
 		Schedules:    a.sched,
 		Status:       statusReporters(a.cluster, a.mcp),
 		Undo:         undo,

@@ -20,12 +20,12 @@ const pairingRefresh = 5 * time.Second
 // buildPairing returns the pairing codes and paired identities over the
 // store; it reads them again every pairingRefresh only when the store is
 // shared (store.Sharer): otherwise this process is their only writer.
-func buildPairing(ctx context.Context, st store.Store, now func() time.Time, log zerolog.Logger) (*pairing.Manager, error) {
+func buildPairing(ctx context.Context, st store.Store, audit pairing.Audit, now func() time.Time, log zerolog.Logger) (*pairing.Manager, error) {
 	var refresh time.Duration
 	if sh, ok := st.(store.Sharer); ok && sh.Shared() {
 		refresh = pairingRefresh
 	}
-	return pairing.New(ctx, pairing.Options{Store: st, Audit: st, Now: now, Refresh: refresh,
+	return pairing.New(ctx, pairing.Options{Store: st, Audit: audit, Now: now, Refresh: refresh,
 		Log: log.With().Str("component", "pairing").Logger()})
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -102,5 +104,53 @@ func TestInstanceNameInUseIsRefused(t *testing.T) {
 	got := auditOutcomes(t, dir, env)
 	if got["executed"] != 1 || got["interrupted"] != 0 {
 		t.Errorf("audit of the shell call: %v; want executed 1, interrupted 0", got)
+	}
+}
+
+// TestAuditNamesTheInstance: on a shared store, `bot audit` names the
+// instance that wrote each entry (issue 22): a shell call held on A and
+// approved on B is "requested" by A's hand and "approved" and "executed"
+// by B's, in the JSON ("instance") and in the table (INSTANCE).
+func TestAuditNamesTheInstance(t *testing.T) {
+	t.Parallel()
+	dir, envA, envB := twoInstances(t)
+	a := startBot(t, dir, envA)
+	b := startBot(t, dir, envB)
+	a.send("run `echo run >> runs.txt`")
+	expectLine(t, a, "Approval needed: shell")
+	token := expectToken(t, a)
+	b.send("/approve " + token)
+	expectLine(t, b, "Approved by console:local")
+	for _, p := range []*botProc{a, b} {
+		p.closeInput()
+		if code := p.wait(); code != 0 {
+			t.Fatalf("exit %d after end of input; want 0", code)
+		}
+	}
+
+	r := runOnce(t, dir, envA, "", "audit", "--since", "1h", "--json")
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &entries); r.code != 0 || err != nil {
+		t.Fatalf("bot audit --json: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	want := map[string]string{"requested": "a", "approved": "b", "executed": "b"}
+	got := map[string]string{}
+	for _, e := range entries {
+		if o, _ := e["outcome"].(string); e["tool"] == "shell" && want[o] != "" {
+			got[o], _ = e["instance"].(string)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("the shell call's entries by outcome → instance: %v; want %v\n%s", got, want, r.stdout)
+	}
+	r = runOnce(t, dir, envA, "", "audit", "--since", "1h")
+	lines := strings.Split(r.stdout, "\n")
+	if r.code != 0 || !strings.HasSuffix(lines[0], "INSTANCE") {
+		t.Fatalf("bot audit: exit %d; want a table with an INSTANCE column\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, l := range lines {
+		if strings.Contains(l, " shell ") && strings.Contains(l, " executed ") && !strings.HasSuffix(l, " b") {
+			t.Errorf("the executed row %q does not end with instance b", l)
+		}
 	}
 }

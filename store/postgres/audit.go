@@ -20,9 +20,9 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 		e.At = db.now()
 	}
 	_, err := db.pool.Exec(ctx, `INSERT INTO audit
-		(at, conv, tool, args, requested_by, approved_by, outcome, detail)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		nanos(e.At), e.Conv, e.Tool, e.Args, string(e.RequestedBy), string(e.ApprovedBy), e.Outcome, e.Detail)
+		(at, conv, tool, args, requested_by, approved_by, outcome, detail, instance)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		nanos(e.At), e.Conv, e.Tool, e.Args, string(e.RequestedBy), string(e.ApprovedBy), e.Outcome, e.Detail, e.Instance)
 	if err != nil {
 		return fmt.Errorf("postgres: append audit: %w", err)
 	}
@@ -51,7 +51,7 @@ func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.Au
 	if !f.Since.IsZero() {
 		add("at >=", nanos(f.Since))
 	}
-	query := `SELECT at, conv, tool, args, requested_by, approved_by, outcome, detail FROM audit`
+	query := `SELECT at, conv, tool, args, requested_by, approved_by, outcome, detail, instance FROM audit`
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -68,7 +68,7 @@ func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.Au
 		var e record.AuditEntry
 		var at int64
 		var requestedBy, approvedBy string
-		err := r.Scan(&at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail)
+		err := r.Scan(&at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail, &e.Instance)
 		e.At, e.RequestedBy, e.ApprovedBy = fromNanos(at), core.Identity(requestedBy), core.Identity(approvedBy)
 		return e, err
 	})

@@ -91,6 +91,10 @@ type AuditEntry struct {
 	// unpaired, ApprovedBy the approver, Args {"identity": …}).
 	Outcome string
 	Detail  string
+	// Instance is store.instance of the instance that wrote the entry,
+	// on a store several instances share; "" on one that is not (SQLite)
+	// and for entries written before schema 15.
+	Instance string
 }
 
 // AuditFilter selects audit entries; zero fields match everything. Limit,

@@ -18,9 +18,9 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 	}
 	return db.inTx(ctx, "append audit", durable, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO audit
-			(at, conv, tool, args, requested_by, approved_by, outcome, detail)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			nanos(e.At), e.Conv, e.Tool, e.Args, e.RequestedBy, e.ApprovedBy, e.Outcome, e.Detail)
+			(at, conv, tool, args, requested_by, approved_by, outcome, detail, instance)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			nanos(e.At), e.Conv, e.Tool, e.Args, e.RequestedBy, e.ApprovedBy, e.Outcome, e.Detail, e.Instance)
 		if err != nil {
 			return fmt.Errorf("sqlite: append audit: %w", err)
 		}
@@ -50,7 +50,7 @@ func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.Au
 	if !f.Since.IsZero() {
 		add("at >= ?", nanos(f.Since))
 	}
-	query := `SELECT at, conv, tool, args, requested_by, approved_by, outcome, detail FROM audit`
+	query := `SELECT at, conv, tool, args, requested_by, approved_by, outcome, detail, instance FROM audit`
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -74,7 +74,7 @@ func (db *DB) queryAudit(ctx context.Context, query string, args []any) ([]recor
 	for rows.Next() {
 		var e record.AuditEntry
 		var at int64
-		err := rows.Scan(&at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail)
+		err := rows.Scan(&at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail, &e.Instance)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: query audit: %w", err)
 		}
