@@ -315,6 +315,9 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
+	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
+		g.Go(func() error { return watchPairings(gctx, w, a.pairing, a.log) })
+	}
 	if a.durable != nil {
 		g.Go(func() error { return a.durable.Run(gctx, a.engine) })
 	}

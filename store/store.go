@@ -267,6 +267,17 @@ type Pairings interface {
 	Unpair(ctx context.Context, id core.Identity) (record.Pairing, error)
 }
 
+// PairingWatcher is implemented by a store several instances share that
+// tells them of each pairing and unpairing as it is committed (PostgreSQL:
+// LISTEN/NOTIFY), so that an /unpair on one instance shuts the identity out
+// of the others at once rather than at their next periodic read.
+type PairingWatcher interface {
+	// WatchPairings calls changed once it listens, and then after each
+	// pairing or unpairing any instance commits, until ctx ends (nil) or
+	// its connection fails (an error: call it again).
+	WatchPairings(ctx context.Context, changed func()) error
+}
+
 // MaxPairingCodes bounds the pairing codes pending at once: a flood of
 // strangers cannot fill the store.
 const MaxPairingCodes = 100
