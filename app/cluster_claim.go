@@ -48,7 +48,7 @@ func (c *cluster) claimName(ctx context.Context, ttl, poll time.Duration) error 
 		case !waiting:
 			first, waiting = held, true
 			c.log.Warn().Time("last_seen", held.LastSeen).Dur("lease_ttl", ttl).
-				Msg("another process heartbeat under this instance's name lately; waiting up to store.lease_ttl to see whether it is alive (a crash leaves such a heartbeat behind)")
+				Msg("another process's heartbeat under this instance's name is recent; waiting up to store.lease_ttl to see whether it is alive (a crash leaves such a heartbeat behind)")
 		case held.Process != first.Process || !held.LastSeen.Equal(first.LastSeen):
 			return fmt.Errorf("%w: another live process runs as instance %q on this store (its heartbeat was renewed at %s); "+
 				"two processes under one name would take each other's approved calls for a dead instance's and release each other's leases. "+
