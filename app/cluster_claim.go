@@ -19,6 +19,17 @@ var ErrInstanceInUse = errors.New("instance name in use")
 // (store.Instance.Process): two processes under one name differ by it.
 func newProcessID() string { return rand.Text() }
 
+// claimName makes the instance's name this process's on a shared store
+// (cluster.claimName), polling a tenth of store.lease_ttl; with a store
+// that is not shared it does nothing.
+func (a *App) claimName(ctx context.Context) error {
+	if !a.sharedStore() {
+		return nil
+	}
+	ttl := a.cfg.Store.LeaseTTL.D()
+	return a.cluster.claimName(ctx, ttl, max(ttl/10, 50*time.Millisecond))
+}
+
 // claimName makes the instance's name this process's on a shared store,
 // before anything runs (restart recovery, receivers, leases: all keyed by
 // the name). The name is free when it has no heartbeat, or one last seen

@@ -88,17 +88,19 @@ func differingKeys(mine, theirs map[string]string) []string {
 	return keys
 }
 
-// compareConfig records this instance's configuration fingerprint beside
-// its heartbeat row and warns, once per other instance alive, naming the
-// keys whose values differ from this one's: several instances with
-// different configurations on one store are allowed, and easy to get by
-// mistake. It reports whether it is done (false: the store did not
-// answer; the caller tries again after the next heartbeat).
+// compareConfig records this instance's configuration fingerprint (as
+// it is in force now) beside its heartbeat row and warns, once per other
+// instance alive, naming the keys whose values differ from this one's:
+// several instances with different configurations on one store are
+// allowed, and easy to get by mistake. It runs at start and after each
+// reload. It reports whether it is done (false: the store did not
+// answer; the heartbeat loop tries again after the next heartbeat).
 func (c *cluster) compareConfig(ctx context.Context) bool {
 	if c.prints == nil {
 		return true
 	}
-	if err := c.prints.SetConfigFingerprint(ctx, c.self.Name, c.fingerprint); err != nil {
+	fp, version := c.fp.get()
+	if err := c.prints.SetConfigFingerprint(ctx, c.self.Name, fp); err != nil {
 		c.log.Debug().Err(err).Msg("configuration fingerprint not recorded yet")
 		return false
 	}
@@ -107,12 +109,13 @@ func (c *cluster) compareConfig(ctx context.Context) bool {
 		c.log.Debug().Err(err).Msg("configuration fingerprints not read yet")
 		return false
 	}
+	c.fp.done(version)
 	c.log.Debug().Int("instances", len(all)).Msg("configuration fingerprint recorded; compared with the instances alive")
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		if name == c.self.Name {
 			continue
 		}
-		if keys := differingKeys(c.fingerprint, all[name]); len(keys) > 0 {
+		if keys := differingKeys(fp, all[name]); len(keys) > 0 {
 			c.log.Warn().Str("other", shown(name)).Strs("keys", keys).
 				Msgf("instance %s shares this store with another configuration: %d keys differ (allowed; check that it is meant)", shown(name), len(keys))
 		}
@@ -134,6 +137,7 @@ func (a *App) useFingerprint(cfg *config.Config, redact func(string) string) err
 	if err != nil {
 		return err
 	}
-	a.cluster.prints, a.cluster.fingerprint = prints, fp
+	a.cluster.prints, a.cluster.redact = prints, redact
+	a.cluster.fp.set(fp)
 	return nil
 }

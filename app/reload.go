@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,12 @@ type reloader struct {
 	mu          sync.Mutex // one reload at a time
 	load        func() (*config.Config, error)
 	setLogLevel func(level string)
+	// redact and prints are for the reload's audit (auditReload): the
+	// secrets' redaction and the audited keys' fingerprint of the
+	// configuration applied last (nil until the first reload: the
+	// start's).
+	redact func(string) string
+	prints map[string]string
 }
 
 // ErrNoReload is Reload's error when the App was built without
@@ -36,9 +43,17 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 // changes, the error names the key. Reloads are serialised; the reload
 // metrics record each one.
 func (a *App) Reload(ctx context.Context) error {
+	return a.ReloadBy(ctx, "")
+}
+
+// ReloadBy is Reload asked for by how (ReloadBySignal, ReloadByHTTP, ...):
+// a reload that changes who may approve, the policy or the profiles
+// writes one audit row saying which keys changed, with digests of their
+// old and new values, and how.
+func (a *App) ReloadBy(ctx context.Context, how string) error {
 	a.reload.mu.Lock()
 	defer a.reload.mu.Unlock()
-	restart, err := a.reloadLocked(ctx)
+	restart, err := a.reloadLocked(ctx, cmp.Or(how, "unspecified"))
 	a.metrics.SetReload(err == nil, time.Now())
 	if err != nil {
 		a.log.Error().Err(err).Msg("config reload rejected; the running configuration is kept")
@@ -53,7 +68,7 @@ func (a *App) Reload(ctx context.Context) error {
 
 // reloadLocked loads and checks the new configuration, then swaps it in;
 // it returns the keys that changed but need a restart.
-func (a *App) reloadLocked(_ context.Context) ([]string, error) {
+func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	if a.reload.load == nil {
 		return nil, ErrNoReload
 	}
@@ -87,9 +102,16 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	nudge, err := nudges(cfg)
+	if err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
 	if err := a.broker.SetApprovers(approvers, people(cfg)...); err != nil {
 		return nil, fmt.Errorf("hitl.approvers, hitl.people: %w", err)
+	}
+	if err := a.broker.SetNudges(nudge); err != nil {
+		return nil, fmt.Errorf("hitl.remind_after, hitl.escalate: %w", err) // checked by the config; kept for safety
 	}
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
@@ -103,7 +125,12 @@ func (a *App) reloadLocked(_ context.Context) ([]string, error) {
 	if a.reload.setLogLevel != nil {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
-	return restartKeys(a.cfg, cfg), nil
+	a.auditReload(ctx, cfg, how)
+	restart := restartKeys(a.cfg, cfg)
+	// The other instances' /status and doctor compare with what is now
+	// in force here.
+	a.cluster.reloaded(ctx, cfg, restart)
+	return restart, nil
 }
 
 // keepRunningPrices adds to prices, the next configuration's, the price
@@ -137,13 +164,15 @@ func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices bu
 // gateway's allow list and pairing (gatewayReloadable) are
 // gateways.<name>.allow and gateways.<name>.pairing.
 var reloadable = map[string]bool{
-	"hitl.approvers": true,
-	"hitl.people":    true,
-	"policy":         true,
-	"budget":         true,
-	"schedules":      true,
-	"log.level":      true,
-	"profiles":       true,
+	"hitl.approvers":    true,
+	"hitl.people":       true,
+	"hitl.remind_after": true,
+	"hitl.escalate":     true,
+	"policy":            true,
+	"budget":            true,
+	"schedules":         true,
+	"log.level":         true,
+	"profiles":          true,
 }
 
 // restartKeys names the keys whose value differs between the running

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/attach"
 	"github.com/gatehouse-bot/gatehouse/budget"
 	"github.com/gatehouse-bot/gatehouse/checkpoint"
+	durable "github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -115,7 +116,7 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 // otherwise in the directory beside the store, as always. On a shared
 // store the workspace is held through its leases too, as instance: an
 // /undo is refused while another instance runs a changing call.
-func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
+func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, fence *durable.Fence, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
@@ -132,6 +133,9 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 		}
 		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
 		o.Leases, o.Instance, o.LeaseTTL = checkpointLeases{st}, instance, cfg.Store.LeaseTTL.D()
+		if fence != nil {
+			o.Fence = fence
+		}
 	} else {
 		blobs, err := storetable.Blobs(cfg)
 		if err != nil {
@@ -346,9 +350,17 @@ func budgetLimits(cfg *config.Config) (budget.Caps, budget.Prices) {
 	return caps, prices
 }
 
+// brokerEngine is what the broker needs of the engine: it runs approved
+// calls and answers outcomes through it, and has each approved call judged
+// again by the gates in force on this instance before it runs.
+type brokerEngine interface {
+	core.Dispatcher
+	hitl.Rejudger
+}
+
 // buildBroker builds the approval broker on the store; profiles add
 // approvers to their conversations' requests.
-func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, fence *durable.Fence, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -359,8 +371,14 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance
 	if sh, ok := st.(store.Sharer); !ok || !sh.Shared() {
 		instance = ""
 	}
+	nudge, err := nudges(cfg)
+	if err != nil {
+		return nil, err
+	}
 	b, err := hitl.NewBroker(d, hitl.Options{
+		Nudges:            nudge,
 		Instance:          instance,
+		Policy:            d,
 		LeaseTTL:          cfg.Store.LeaseTTL.D(),
 		TTL:               cfg.HITL.TTL.D(),
 		Approvers:         identities(cfg.HITL.Approvers),
@@ -374,6 +392,7 @@ func buildBroker(cfg *config.Config, d core.Dispatcher, st store.Store, instance
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 		Metrics:           m,
+		Fence:             brokerFence(fence),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("hitl: %w", err)

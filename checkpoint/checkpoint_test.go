@@ -846,7 +846,7 @@ func TestDamagedBlobRefusesBeforeChanging(t *testing.T) {
 }
 
 // A file a call rewrote with the same bytes (a formatter, touch) gets its
-// recorded modification time back too, as the README promises: build
+// recorded modification time back too, as docs/undo.md promises: build
 // tools decide on it.
 func TestUndoRestoresModificationTimeOfSameContent(t *testing.T) {
 	f := newFixture(t, nil)

@@ -50,22 +50,52 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 	if err := m.checkBlobs(ctx, cur, want, taken); err != nil {
 		return nil, err
 	}
-	// A directory without write and search permission for its owner is
-	// opened up for the restore (a bot that is not root could neither
-	// remove nor create entries in it); every directory gets its recorded
-	// mode at the end, children before parents.
+	if err := openUpDirs(root, cur); err != nil {
+		return nil, err
+	}
+	kept, changes, err := removeUnwanted(root, cur, wantBy)
+	if err != nil {
+		return changes, err
+	}
+	if changes, err = m.putBack(ctx, root, want, kept, taken, changes); err != nil {
+		return changes, err
+	}
+	slices.SortFunc(changes, func(a, b change) int {
+		if a.path < b.path {
+			return -1
+		}
+		if a.path > b.path {
+			return 1
+		}
+		return 0
+	})
+	return changes, m.syncParents(changes)
+}
+
+// openUpDirs opens up, for the restore, each directory of cur without
+// write and search permission for its owner (a bot that is not root
+// could neither remove nor create entries in it), and records the mode
+// it now has in cur; every directory gets its recorded mode at the end
+// (putBack), children before parents.
+func openUpDirs(root *os.Root, cur []record.CheckpointFile) error {
 	for i, c := range cur {
 		if c.Kind == record.KindDir && c.Mode&0o700 != 0o700 {
 			if err := root.Chmod(filepath.FromSlash(c.Path), fs.FileMode(c.Mode|0o700)); err != nil {
-				return nil, fmt.Errorf("checkpoint: restore: chmod %s: %w", c.Path, err)
+				return fmt.Errorf("checkpoint: restore: chmod %s: %w", c.Path, err)
 			}
 			cur[i].Mode |= 0o700
 		}
 	}
+	return nil
+}
+
+// removeUnwanted removes, children before their parents, each entry of
+// cur that the checkpoint (wantBy) did not have or had as another kind
+// (or as a symlink to elsewhere). It returns the entries kept, by path,
+// and the removals of paths the checkpoint did not have.
+func removeUnwanted(root *os.Root, cur []record.CheckpointFile, wantBy map[string]record.CheckpointFile) (map[string]record.CheckpointFile, []change, error) {
 	var changes []change
 	kept := make(map[string]record.CheckpointFile, len(cur))
-	// Children before their parents: remove what the checkpoint did not
-	// have, or had as another kind.
 	for _, c := range slices.Backward(cur) {
 		w, ok := wantBy[c.Path]
 		if ok && w.Kind == c.Kind && (c.Kind != record.KindSymlink || w.Target == c.Target) {
@@ -73,13 +103,20 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 			continue
 		}
 		if err := root.RemoveAll(filepath.FromSlash(c.Path)); err != nil {
-			return changes, fmt.Errorf("checkpoint: restore: remove %s: %w", c.Path, err)
+			return kept, changes, fmt.Errorf("checkpoint: restore: remove %s: %w", c.Path, err)
 		}
 		if !ok {
 			changes = append(changes, change{path: c.Path, removed: true})
 		}
 	}
-	// Parents before their children: put back what differs.
+	return kept, changes, nil
+}
+
+// putBack puts back, parents before their children, each entry of want
+// that differs from the one kept at its path (or is missing), then gives
+// every directory its recorded mode, children before parents. It
+// returns changes with the paths it changed added.
+func (m *Manager) putBack(ctx context.Context, root *os.Root, want []record.CheckpointFile, kept map[string]record.CheckpointFile, taken time.Time, changes []change) ([]change, error) {
 	var dirs []dirMode
 	for _, w := range want {
 		if ctx.Err() != nil {
@@ -110,16 +147,7 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 			return changes, err
 		}
 	}
-	slices.SortFunc(changes, func(a, b change) int {
-		if a.path < b.path {
-			return -1
-		}
-		if a.path > b.path {
-			return 1
-		}
-		return 0
-	})
-	return changes, m.syncParents(changes)
+	return changes, nil
 }
 
 // syncParents makes the entries the restore changed durable: each changed

@@ -49,6 +49,14 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.undoLocked(ctx, r)
+}
+
+// undoLocked is Undo once no changing call nor other /undo can run and
+// m.mu is held: it finds the checkpoint to go back to and the calls it
+// takes back, refuses what r's sender may not undo or what cannot be
+// restored for missing blobs, and restores.
+func (m *Manager) undoLocked(ctx context.Context, r core.UndoRequest) (reply, note string) {
 	// /undo N counts the calls with a checkpoint: a marker is no state to
 	// go back to.
 	mine, err := m.o.Index.Checkpoints(ctx, record.CheckpointFilter{Conv: r.Conv.Key(), Live: true, Recorded: true, Limit: r.Steps})
@@ -87,6 +95,14 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		return fmt.Sprintf("Cannot restore to before %s: the saved content of %s is missing from the blob store (the bot's log has the details). Nothing was changed.",
 			m.describe(target), textutil.GraphicLine(missing[0])), ""
 	}
+	return m.restoreTo(ctx, r, target, full, undone)
+}
+
+// restoreTo restores the workspace to full, the checkpoint target with
+// its files, taking back the calls undone, and answers r: a damaged
+// blob refuses the undo before anything is changed, another failure
+// says how many paths were changed; a restore is recorded (recordUndo).
+func (m *Manager) restoreTo(ctx context.Context, r core.UndoRequest, target, full record.Checkpoint, undone []record.Checkpoint) (reply, note string) {
 	changes, err := m.restore(ctx, full.Files, full.Created)
 	var damaged *damagedError
 	if errors.As(err, &damaged) {
@@ -102,6 +118,14 @@ func (m *Manager) Undo(ctx context.Context, r core.UndoRequest) (reply, note str
 		return fmt.Sprintf("The workspace could not be fully restored to before %s (the bot's log has the details); %d path(s) were changed. /undo again to retry.",
 			target.Tool, len(changes)), ""
 	}
+	return m.recordUndo(ctx, r, target, undone, changes)
+}
+
+// recordUndo marks the checkpoints from target on undone, once the
+// workspace has been restored to before it (changes), audits and logs
+// the undo, and answers r; a mark that fails is said in the reply and
+// audited as failed.
+func (m *Manager) recordUndo(ctx context.Context, r core.UndoRequest, target record.Checkpoint, undone []record.Checkpoint, changes []change) (reply, note string) {
 	// The files are restored: the mark must not be lost to a request
 	// cancelled meanwhile.
 	_, markErr := m.o.Index.MarkUndone(context.WithoutCancel(ctx), target.ID, r.By, m.o.Now())

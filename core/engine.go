@@ -235,6 +235,17 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		if handled {
 			return nil
 		}
+	} else if s.Kind == KindMessage {
+		// Refused by the allow list: an escalation approver's command
+		// about their request is still answered; the rest is a
+		// stranger's message.
+		handled, err := e.guestPath(s)
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		if handled {
+			return nil
+		}
 	}
 	if e.journalTakes(s) {
 		took, err := e.cfg.Journal.Put(ctx, s)
@@ -354,4 +365,13 @@ func (e *Engine) Act(ctx context.Context, a Action) (res Result, err error) {
 // needs the Engine as its Dispatcher. Call it before Run.
 func (e *Engine) UseHITL(h Holder, c CommandHandler) {
 	e.cfg.Holder, e.cfg.Commands = h, c
+}
+
+// Rejudge decides a tool call through the gates as a turn does, now: a
+// rule reloaded since the call was held, or another instance's policy,
+// judges it by the rules in force here. The hitl broker asks it before
+// it runs an approved call (hitl.Options.Policy) and refuses the run on
+// Deny; NeedsApproval is what a human has just given.
+func (e *Engine) Rejudge(ctx context.Context, a Action) Decision {
+	return CheckGates(ctx, e.cfg.Gates, a)
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -74,4 +75,19 @@ func (h *MemoryHistory) Replace(_ context.Context, conv string, msgs []llm.Messa
 	defer h.mu.Unlock()
 	h.convs[conv] = llm.Trim(slices.Clone(msgs), h.Max)
 	return nil
+}
+
+// notStored is the answer to s when its history write failed: the turn
+// did not run.
+func notStored(s Signal, err error) string {
+	what := "your message"
+	if s.Kind == KindApprovalOutcome {
+		what = "the outcome above"
+	}
+	why := "(the bot's log has the details)"
+	if errors.Is(err, ErrUnavailable) {
+		why = "(my database does not answer)"
+	}
+	return "Sorry, I couldn't store " + what + " in this conversation's history " + why +
+		", so I haven't answered it. Please try again in a moment."
 }

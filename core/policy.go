@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -84,6 +85,70 @@ func (r Rule) Matches(tool, args string) bool {
 		return false
 	}
 	return r.Args == nil || r.Args.MatchString(args)
+}
+
+// LooseShellAllow reports whether the rule allows shell commands by an
+// args pattern that is not anchored at both ends of the arguments' JSON:
+// such a pattern allows whatever a command adds before or after what it
+// names (`kubectl get pods; curl … | sh`, or a newline and another
+// command). A rule without a pattern is no concern of it: it allows every
+// shell command, plainly.
+func (r Rule) LooseShellAllow() bool {
+	if r.Args == nil {
+		return false
+	}
+	return LooseShellAllow(r.Tool, r.Args.String(), r.Decision)
+}
+
+// shellTool is the built-in tool whose allow rules must name whole
+// commands.
+const shellTool = "shell"
+
+// LooseShellAllow is Rule.LooseShellAllow for a rule as written: its tool
+// glob, its args pattern ("" for none) and its decision. A pattern that
+// does not compile is no concern of it (the configuration's check reports
+// it).
+func LooseShellAllow(tool, args string, decision Verdict) bool {
+	if decision != Allow || args == "" {
+		return false
+	}
+	if ok, err := path.Match(tool, shellTool); err != nil || !ok {
+		return false
+	}
+	re, err := syntax.Parse(args, syntax.Perl) // the flags regexp.Compile uses
+	return err == nil && !(anchored(re, true) && anchored(re, false))
+}
+
+// anchored reports whether every match of re begins at the start of the
+// text (start) or ends at its end (!start): re begins with ^ or \A (ends
+// with $ or \z) on every path. Under (?m), ^ and $ are a line's ends, so
+// a pattern anchored only by them is not anchored; nor is one whose
+// anchor sits in one alternative only (^a|b$).
+func anchored(re *syntax.Regexp, start bool) bool {
+	switch re.Op {
+	case syntax.OpBeginText:
+		return start
+	case syntax.OpEndText:
+		return !start
+	case syntax.OpCapture:
+		return anchored(re.Sub[0], start)
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return false
+		}
+		if start {
+			return anchored(re.Sub[0], start)
+		}
+		return anchored(re.Sub[len(re.Sub)-1], start)
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !anchored(sub, start) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // PolicyGate applies policy.rules to tool calls: first match wins. A tool no

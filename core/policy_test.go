@@ -128,3 +128,46 @@ func TestJudgeStanding(t *testing.T) {
 		t.Errorf("Judge = %+v; want deny, never relaxed", j)
 	}
 }
+
+// TestLooseShellAllow: an allow rule on shell whose pattern is not
+// anchored at both ends of the arguments' JSON is loose — it allows
+// `kubectl get pods; curl … | sh` — whatever the anchors' spelling or
+// place; a pattern anchored on every path is not, nor is a deny or
+// approve rule, a rule on another tool, or one without a pattern.
+func TestLooseShellAllow(t *testing.T) {
+	cases := []struct {
+		tool, args string
+		decision   core.Verdict
+		loose      bool
+	}{
+		{"shell", `"command":"kubectl get `, core.Allow, true},
+		{"shell", `^\{"command":"kubectl get `, core.Allow, true},
+		{"shell", `"command":"kubectl get pods"\}$`, core.Allow, true},
+		{"shell", `^\{"command":"kubectl get pods"\}|x$`, core.Allow, true},
+		{"shell", `(?m)^\{"command":"kubectl get pods"\}$`, core.Allow, true},
+		{"sh*", `kubectl`, core.Allow, true},
+		{"*", `kubectl`, core.Allow, true},
+		{"shell", `^\{"command":"kubectl get pods"\}$`, core.Allow, false},
+		{"shell", `\A\{"command":"kubectl get pods"\}\z`, core.Allow, false},
+		{"shell", `^\{"command":"kubectl get (pods|nodes)"\}$`, core.Allow, false},
+		{"shell", `^\{"command":"ls"\}$|^\{"command":"pwd"\}$`, core.Allow, false},
+		{"shell", `(^\{"command":"ls"\}$)`, core.Allow, false},
+		{"shell", "", core.Allow, false},
+		{"shell", `rm -rf`, core.Deny, false},
+		{"shell", `kubectl`, core.NeedsApproval, false},
+		{"http_get", `"url":"https://docs`, core.Allow, false},
+		{"shell", `(`, core.Allow, false},
+	}
+	for _, c := range cases {
+		if got := core.LooseShellAllow(c.tool, c.args, c.decision); got != c.loose {
+			t.Errorf("LooseShellAllow(%q, %q, %s) = %v; want %v", c.tool, c.args, c.decision, got, c.loose)
+		}
+	}
+	r := core.Rule{Tool: "shell", Args: regexp.MustCompile(`"command":"kubectl get `), Decision: core.Allow}
+	if !r.LooseShellAllow() {
+		t.Errorf("Rule %s is not loose", r)
+	}
+	if (core.Rule{Tool: "shell", Decision: core.Allow}).LooseShellAllow() {
+		t.Error("a rule without a pattern is loose")
+	}
+}

@@ -132,7 +132,13 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 	}
 	if s.journal.stage() < StageInHistory { // a takeover's history has it already
 		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
-			log.Error().Err(err).Msg("history append")
+			// Without it the model would answer the history as it was:
+			// the previous message again.
+			e.counters.turnErrors.Add(1)
+			e.cfg.Metrics.TurnError()
+			log.Error().Err(err).Msg("history append: the message was not stored; turn not run")
+			e.tell(ctx, log, s, notStored(s, err))
+			return
 		}
 		if err := s.journal.record(ctx, StageInHistory); err != nil {
 			log.Warn().Err(err).Msg("turn left to the instance that takes it over")

@@ -81,16 +81,48 @@ type Options struct {
 	// each approved call this broker claims; empty keeps the one-process
 	// behaviour whatever the store.
 	Instance string
+	// Policy judges an approved call again just before it runs, by this
+	// instance's policy as it is now (the engine's gates, core.Engine's
+	// Rejudge): a reload since the call was held, or another instance
+	// sharing the store with other rules, may deny what was held. A Deny
+	// refuses the run; nil runs every approved call.
+	Policy Rejudger
 	// LeaseTTL is how long an approved run of an instance whose heartbeat
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
 	LeaseTTL time.Duration
+	// Nudges remind of and escalate a request nobody answers
+	// (hitl.remind_after, hitl.escalate); the zero value does neither.
+	Nudges Nudges
+	// Fence, with a SharedStore, guards each approved run: the context it
+	// gives ends when this instance could not renew its heartbeat for
+	// part of LeaseTTL, before another instance may mark the run
+	// interrupted (cluster.Fence). A run it stopped is recorded
+	// interrupted, if no other instance recorded an outcome first. Nil
+	// guards nothing.
+	Fence Fence
+}
+
+// Fence stops this instance's approved runs before the other instances
+// sharing the store may take it for a dead one (cluster.Fence).
+type Fence interface {
+	// Guard returns a context derived from ctx that also ends when this
+	// instance may soon be taken for dead, and the func that releases it.
+	Guard(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // ProfileApprovers names the approvers a conversation's profile adds to
 // Options.Approvers for that conversation's requests only (profiles[].approvers).
 type ProfileApprovers interface {
 	Approvers(conv core.Conversation) []core.Identity
+}
+
+// Rejudger decides a tool call as the engine's gates do now, without
+// holding it (core.Engine implements it). The broker runs an approved
+// call only when the verdict is not core.Deny: a hold is what a human
+// has just answered.
+type Rejudger interface {
+	Rejudge(ctx context.Context, a core.Action) core.Decision
 }
 
 // Broker holds actions for a human and resolves them from any gateway. It
@@ -104,6 +136,7 @@ type Broker struct {
 	d         core.Dispatcher
 	o         Options
 	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers, people included
+	nudges    atomic.Pointer[Nudges]      // replaced whole by SetNudges
 	log       zerolog.Logger
 
 	mu       sync.Mutex
@@ -138,9 +171,13 @@ type Broker struct {
 	// unrecovered are approvals Recover found executing but could not mark
 	// interrupted, by token; under mu. Each sweep tries them again.
 	unrecovered map[string]record.Approval
-	// finishFailures counts failed FinishApproval calls in sweeps and
-	// Recover (see Stats).
+	// unended are the ends of runs not yet recorded in full, by token;
+	// under mu. Each sweep tries them again (ending.go).
+	unended map[string]*ending
+	// finishFailures counts failed FinishApproval calls in sweeps, Recover
+	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
+	nudged         nudgeState // when the next nudge is due, direct conversations (nudge.go)
 }
 
 var (
@@ -170,11 +207,13 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		deciding:  make(map[core.Identity]int),
 
 		unrecovered: make(map[string]record.Approval),
+		unended:     make(map[string]*ending),
 	}
 	if _, err := rand.Read(b.refKey[:]); err != nil {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	b.approvers.Store(newApproverSet(o.Approvers, o.People, b.log))
+	b.nudges.Store(&o.Nudges)
 	// Cancelled by Run at shutdown, after the grace period.
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
@@ -314,7 +353,7 @@ func (o *Options) validate() error {
 	if o.TTL < 0 {
 		return fmt.Errorf("hitl: ttl %s: must be positive", o.TTL)
 	}
-	return nil
+	return o.Nudges.validate()
 }
 
 // defaults fills the zero options.

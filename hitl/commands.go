@@ -13,7 +13,7 @@ import (
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
-// /show, /rules, /unallow) and reports whether s was one. It replies to
+// /show, /rules, /unallow, /audit) and reports whether s was one. It replies to
 // s.Conv through the Dispatcher.
 //
 // Only KindMessage signals are considered: outcome signals, errors and
@@ -99,15 +99,19 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 		return text(b.rulesText(ctx))
 	case VerbUnallow:
 		return text(b.unallow(ctx, from, conv, cmd.Rule))
+	case VerbAudit:
+		return text(b.auditText(ctx, conv, cmd))
 	}
 	return text(cmd.Verb.Usage())
 }
 
 // authorised reports whether from is an approver, or, for an approve or
-// deny of a known request, an approver its conversation's profile adds; a
-// refused attempt is logged and, when it names a known request, audited.
+// deny of a known request, an approver its conversation's profile adds,
+// or, for an approve, deny or show of a request escalated to them, an
+// approver of that escalation step; a refused attempt is logged and, when
+// it names a known request, audited.
 func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) bool {
-	if b.IsApprover(from) {
+	if b.IsApprover(from) || b.escalationAdmits(ctx, from, cmd) {
 		return true
 	}
 	resolves := cmd.Token != "" && (cmd.Verb == VerbApprove || cmd.Verb == VerbDeny)
@@ -162,7 +166,11 @@ func (b *Broker) showCommand(ctx context.Context, token string) string {
 	case err != nil:
 		return b.storeFailed(err, token).reply
 	}
-	return showText(a, b.o.Now())
+	now, change := b.o.Now(), ""
+	if a.Status == record.StatusPending && now.Before(a.Expires) {
+		change = writeChange(b.view(a))
+	}
+	return showText(a, now, change)
 }
 
 // rulesText lists the standing allows.

@@ -43,8 +43,13 @@ func (b *Broker) Run(ctx context.Context) error {
 	b.readyOnce.Do(func() { close(b.ready) })
 	t := time.NewTicker(b.o.SweepEvery)
 	defer t.Stop()
+	// due fires when a nudge or an expiry this broker knows of is due,
+	// so that each comes within moments of its time, not of a tick.
+	due := time.NewTimer(b.o.SweepEvery)
+	defer due.Stop()
 	for {
 		b.drain(ctx)
+		due.Reset(b.untilDue())
 		select {
 		case <-ctx.Done():
 			<-listening
@@ -53,18 +58,24 @@ func (b *Broker) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			b.sweep(ctx)
+		case <-due.C:
+			b.sweep(ctx)
 		case <-b.wake:
 		}
 	}
 }
 
-// sweep is one expiry sweep: it records the interruptions Recover could not
-// record, then expires overdue approvals; with a SharedStore it also marks
+// sweep is one expiry sweep: it records the ends of runs and the
+// interruptions Recover could not record, then expires overdue approvals; with a SharedStore it also marks
 // interrupted the runs of other instances that are gone.
 func (b *Broker) sweep(ctx context.Context) {
+	b.retryEnds(ctx)
 	b.RetryInterrupted(ctx)
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
+	}
+	if err := b.NudgeDue(ctx); err != nil {
+		b.log.Error().Err(err).Msg("hitl: reminder and escalation sweep failed")
 	}
 	if s, ok := b.sharedStore(); ok {
 		if _, err := b.interruptDead(ctx, s, false); err != nil {
@@ -206,8 +217,8 @@ func (b *Broker) finishFailed(err error, a record.Approval, what string) {
 // to export as metrics).
 type Stats struct {
 	// FinishFailures counts FinishApproval calls that failed when expiring
-	// an approval or marking one interrupted at start-up (each is retried on
-	// the next sweep, and each failed try counts).
+	// an approval, marking one interrupted at start-up or recording the end
+	// of a run (each is retried, and each failed try counts).
 	FinishFailures int64
 }
 

@@ -14,11 +14,15 @@ import (
 )
 
 // flakyFinish is a MemoryStore whose next fail FinishApproval calls fail
-// with a store error (as a locked or unreachable database would).
+// with a store error (as a locked or unreachable database would), whose
+// next lost ones record the end but fail all the same (the answer lost
+// with a connection), and whose next failAudit AppendAudit calls fail.
 type flakyFinish struct {
 	*hitl.MemoryStore
-	fail  atomic.Int32
-	calls atomic.Int32
+	fail      atomic.Int32
+	lost      atomic.Int32
+	failAudit atomic.Int32
+	calls     atomic.Int32
 }
 
 func (f *flakyFinish) FinishApproval(ctx context.Context, token string, to record.Status, note string, now time.Time) error {
@@ -26,7 +30,20 @@ func (f *flakyFinish) FinishApproval(ctx context.Context, token string, to recor
 	if f.fail.Add(-1) >= 0 {
 		return errors.New("database is locked")
 	}
+	if f.lost.Add(-1) >= 0 {
+		if err := f.MemoryStore.FinishApproval(ctx, token, to, note, now); err != nil {
+			return err
+		}
+		return errors.New("connection reset by peer")
+	}
 	return f.MemoryStore.FinishApproval(ctx, token, to, note, now)
+}
+
+func (f *flakyFinish) AppendAudit(ctx context.Context, e record.AuditEntry) error {
+	if f.failAudit.Add(-1) >= 0 {
+		return errors.New("database is locked")
+	}
+	return f.MemoryStore.AppendAudit(ctx, e)
 }
 
 // withFlakyFinish wraps the harness's store; the returned store fails its
@@ -109,4 +126,72 @@ func TestRecoverRetriesAFailedFinishOnTheNextSweep(t *testing.T) {
 	if d := h.d.runs.Load(); d != 0 {
 		t.Errorf("the interrupted action ran %d times", d)
 	}
+}
+
+// TestRunRetriesAFailedEnd: the end of an approved run whose writes fail
+// for a while (the end state twice, the audit row twice) is tried again
+// until it is recorded: the approval ends executed, never left executing
+// for a restart to call interrupted, with one executed audit row.
+func TestRunRetriesAFailedEnd(t *testing.T) {
+	var fs *flakyFinish
+	h := newHarness(t, withFlakyFinish(&fs))
+	tok := h.hold(t, lsCall)
+	fs.fail.Store(2)
+	fs.failAudit.Store(2)
+	h.say(boss, convB, "/approve "+tok)
+	h.idle(t)
+	if st := h.status(t, tok); st != record.StatusExecuted {
+		t.Fatalf("status after two failed writes of the end = %s; want executed", st)
+	}
+	if got := strings.Join(h.audit(t), " "); strings.Count(got, "executed") != 1 {
+		t.Errorf("audit = %s; want one executed entry", got)
+	}
+	mustContain(t, "outcome", h.signal(t).Text, "approved by beta:boss and ran")
+	if got := h.b.Stats().FinishFailures; got != 2 {
+		t.Errorf("FinishFailures = %d; want 2", got)
+	}
+	if logs := h.logs.String(); strings.Contains(logs, "settled otherwise") || strings.Contains(logs, tok) {
+		t.Errorf("logs:\n%s", logs)
+	}
+}
+
+// TestRunEndLostAnswerIsRecorded: an end state recorded whose answer was
+// lost (the connection cut after the commit) is found recorded by the
+// next try, not reported as settled by someone else.
+func TestRunEndLostAnswerIsRecorded(t *testing.T) {
+	var fs *flakyFinish
+	h := newHarness(t, withFlakyFinish(&fs))
+	tok := h.hold(t, lsCall)
+	fs.lost.Store(1)
+	h.say(boss, convB, "/approve "+tok)
+	h.idle(t)
+	if st := h.status(t, tok); st != record.StatusExecuted {
+		t.Fatalf("status = %s; want executed", st)
+	}
+	if logs := h.logs.String(); strings.Contains(logs, "settled otherwise") {
+		t.Errorf("a lost answer was taken for another's settlement:\n%s", logs)
+	}
+}
+
+// TestRunEndLeftToTheSweeps: an end whose writes still fail after the
+// tries at once is recorded by a later sweep, while the run's outcome
+// was reported once.
+func TestRunEndLeftToTheSweeps(t *testing.T) {
+	var fs *flakyFinish
+	h := newHarness(t, func(o *hitl.Options) {
+		withFlakyFinish(&fs)(o)
+		o.SweepEvery = 10 * time.Millisecond
+	})
+	tok := h.hold(t, lsCall)
+	fs.fail.Store(8) // more than the tries at once (5)
+	h.say(boss, convB, "/approve "+tok)
+	mustContain(t, "outcome", h.signal(t).Text, "approved by beta:boss and ran")
+	testutil.WaitFor(t, "a sweep to record the end of the run", func() bool {
+		return h.status(t, tok) == record.StatusExecuted
+	})
+	mustContain(t, "logs", h.logs.String(), "trying again on every sweep", "the end of a run is recorded")
+	if got := strings.Join(h.audit(t), " "); strings.Count(got, "executed") != 1 || strings.Contains(got, "interrupted") {
+		t.Errorf("audit = %s; want one executed entry and no interruption", got)
+	}
+	h.noSignal(t)
 }

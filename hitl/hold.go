@@ -44,10 +44,11 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		return heldText, nil
 	}
 	a := record.Approval{
-		Conv: h.Conv, RequestedBy: h.From, Call: h.Call, Digest: Digest(h.Call),
+		Conv: h.Conv, RequestedBy: h.From, Call: h.Call,
 		Rule: h.Rule, Reason: h.Reason,
 		Created: now, Expires: now.Add(b.o.TTL), Status: record.StatusPending,
 	}
+	a.Digest = boundDigest(b.view(a))
 	if err := b.create(ctx, &a); err != nil {
 		return "", err
 	}
@@ -55,6 +56,7 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
 	b.sendRequest(ctx, a, now, joinNotes(b.standingNote(ctx, a.Call), h.Note))
+	b.noteDue(a)
 	return heldText, nil
 }
 
@@ -71,7 +73,7 @@ func (b *Broker) heldBefore(ctx context.Context, h core.Held, now time.Time) boo
 	}
 	digest := Digest(h.Call)
 	for _, a := range list {
-		if a.Conv == h.Conv && a.Digest == digest && a.RequestedBy == h.From && a.Expires.After(now) {
+		if a.Conv == h.Conv && callDigest(a.Digest) == digest && a.RequestedBy == h.From && a.Expires.After(now) {
 			b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 				Msg("hitl: a taken-over turn proposed a call its earlier run held: the request stands, none raised again")
 			return true
@@ -156,9 +158,9 @@ func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Ti
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
 		AllowAlways: true, Expires: a.Expires,
 	}
-	text := requestText(a, now, note)
+	h := b.view(a)
 	for _, conv := range b.targets(a.Conv) {
-		if err := b.d.Prompt(ctx, conv, text, prompt); err != nil {
+		if err := b.promptTo(ctx, conv, h, now, note, prompt); err != nil {
 			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).
 				Msg("hitl: could not deliver the approval request")
 		}
@@ -191,11 +193,17 @@ func (b *Broker) reply(ctx context.Context, a core.Action) {
 
 // audit appends an audit entry about a, logging a failure.
 func (b *Broker) audit(ctx context.Context, a record.Approval, outcome, detail string) {
-	e := record.AuditEntry{
-		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
-		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
-	}
+	e := b.auditEntry(a, outcome, detail)
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("outcome", outcome).Msg("hitl: audit append failed")
+	}
+}
+
+// auditEntry is the audit entry about a, now.
+func (b *Broker) auditEntry(a record.Approval, outcome, detail string) record.AuditEntry {
+	return record.AuditEntry{
+		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
+		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
+		Token: a.Token,
 	}
 }

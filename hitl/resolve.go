@@ -74,13 +74,18 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 	}
 	a = claimed
 	b.o.Metrics.Approval("approved", b.o.Now().Sub(a.Created))
-	if a.Digest != Digest(a.Call) {
+	if ok, file := b.digestHolds(a); !ok {
 		b.release()
 		defer decided()
-		return b.mismatch(ctx, a, conv)
+		return b.mismatch(ctx, a, conv, file)
+	}
+	if d, denied := b.rejudge(ctx, a); denied {
+		b.release()
+		defer decided()
+		return b.policyRefused(ctx, a, conv, d)
 	}
 	var extra string
-	if always && !b.IsApprover(from) {
+	if always && !b.IsApprover(from) && !b.escalatedTo(a, from) {
 		// An approver a profile adds resolves that profile's requests
 		// only; a standing allow would apply in every conversation.
 		extra = profileNoStanding
@@ -137,15 +142,23 @@ func (b *Broker) bindStanding(ctx context.Context, a record.Approval) (record.St
 }
 
 // mismatch refuses to run a claimed approval whose call no longer matches
-// its digest.
-func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conversation) answer {
-	b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+// its digest; file says only the file its request showed a diff of
+// changed since.
+func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conversation, file bool) answer {
+	notice, detail := mismatchNotice(a), "digest mismatch"
 	a.Status, a.Note = record.StatusFailed, "refused: the action does not match what was approved"
+	if file {
+		b.log.Warn().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: the file of an approved write changed since its diff was shown; not running it")
+		notice, detail = fileChangedNotice(a), "file changed since the diff was shown"
+		a.Note = "refused: the file changed since its diff was shown"
+	} else {
+		b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+	}
 	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record a refused run")
 	}
-	b.audit(ctx, a, "refused", "digest mismatch")
-	b.announce(ctx, a, mismatchNotice(a), conv)
+	b.audit(ctx, a, "refused", detail)
+	b.announce(ctx, a, notice, conv)
 	b.queue(a, llmMismatch(a))
 	return answer{toast: "refused — action changed"}
 }
@@ -204,7 +217,7 @@ func (b *Broker) storeFailed(err error, token string) answer {
 // request message in place, then the notice follows as a reply.
 func (b *Broker) announce(ctx context.Context, a record.Approval, text string, conv ...core.Conversation) {
 	res := b.resolution(a)
-	for _, c := range b.targets(a.Conv, conv...) {
+	for _, c := range b.seenBy(ctx, a, conv...) {
 		b.d.Resolved(ctx, c, res)
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}

@@ -46,6 +46,8 @@ type Approvals interface {
 	ClaimApproval(ctx context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error)
 	FinishApproval(ctx context.Context, token string, to record.Status, note string, now time.Time) error
 	Approvals(ctx context.Context, statuses ...record.Status) ([]record.Approval, error)
+	MarkReminded(ctx context.Context, token string, now time.Time) error
+	MarkEscalated(ctx context.Context, token string, step int, now time.Time) error
 }
 
 // Audit is the append-only audit log (hitl.Audit): QueryAudit returns the
@@ -235,7 +237,7 @@ type Instance struct {
 	Version string
 	// Process is a random id the process draws at start: two processes
 	// under one name have different ones ("" from a gatehouse before
-	// schema 15).
+	// schema 19).
 	Process  string
 	Started  time.Time // UTC
 	LastSeen time.Time // UTC
@@ -291,6 +293,7 @@ type Store interface {
 	UsageStore
 	Approvals
 	Audit
+	AuditChain
 	Standing
 	Cursors
 	Memory

@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/app/storetable"
 	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -47,7 +48,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mcpTools, mcpDown := doctorMCP(ctx, r, cfg, sec)
 	doctorProfiles(r, cfg, sec, mcpTools, mcpDown)
 	doctorSchedules(r, cfg, time.Now())
-	doctorStore(ctx, r, cfg)
+	doctorStore(ctx, r, cfg, sec.Redact)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)
 	}
@@ -286,8 +287,18 @@ func doctorHITL(r *report, cfg *config.Config) {
 			args = " args~" + rule.Args
 		}
 		r.line("policy", "%d. %s%s → %s", i+1, rule.Tool, args, rule.Decision)
+		if core.LooseShellAllow(rule.Tool, rule.Args, rule.Verdict()) {
+			r.warning("policy", "policy.rules[%d]: %s", i, looseShellWarning)
+		}
 	}
 }
+
+// looseShellWarning is what doctor and `bot policy explain` say of an
+// allow rule on shell whose pattern is not anchored at both ends
+// (core.LooseShellAllow).
+const looseShellWarning = `allows shell commands by an args pattern not anchored at both ends, ` +
+	`so it also allows whatever a command adds before or after what it names ("kubectl get pods; curl … | sh", ` +
+	`or a newline and another command); match the whole arguments: ^\{"command":"…"\}$`
 
 func doctorTools(r *report, cfg *config.Config) {
 	ws, err := filepath.Abs(cfg.Tools.Workspace)
@@ -347,7 +358,9 @@ func writableProbe(dir string) error {
 	return os.Remove(name)
 }
 
-func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
+// doctorStore reports the store; redact is the bot's, for comparing this
+// file with the configurations of the instances sharing it.
+func doctorStore(ctx context.Context, r *report, cfg *config.Config, redact func(string) string) {
 	d, err := storetable.Lookup(cfg.Store.Driver)
 	if err != nil {
 		r.problem("store", "%v", err)
@@ -383,7 +396,7 @@ func doctorStore(ctx context.Context, r *report, cfg *config.Config) {
 		// The server's own text: shown, not trusted.
 		r.line("store", "server: %s", textutil.Visible(v))
 	}
-	doctorCluster(ctx, r, cfg, db)
+	doctorCluster(ctx, r, cfg, db, redact)
 	allows, err := db.StandingAllows(ctx)
 	if err != nil {
 		r.problem("store", "standing allows: %v", err)

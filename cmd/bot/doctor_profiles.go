@@ -8,6 +8,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/app"
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
@@ -38,6 +39,11 @@ func doctorProfiles(r *report, cfg *config.Config, sec *secrets.Set, mcpTools, m
 					unknown = fmt.Sprintf("; the tools of MCP server %s are unknown: it did not start", strings.Join(mcpDown, ", "))
 				}
 				r.warning("profiles", "%s.tools[%d]: %s matches no tool (%s)%s", key, j, textutil.Visible(g), strings.Join(known, ", "), unknown)
+			}
+		}
+		for j, rule := range p.Policy.Rules {
+			if core.LooseShellAllow(rule.Tool, rule.Args, rule.Verdict()) {
+				r.warning("profiles", "%s.policy.rules[%d]: %s", key, j, looseShellWarning)
 			}
 		}
 		usable := 0

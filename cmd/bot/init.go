@@ -299,10 +299,11 @@ func askGateways(ctx context.Context, p *prompter, t gatewayChoices, f initFlags
 // parseGateways splits a comma- or space-separated list of gateway names.
 func parseGateways(t gatewayChoices, answer string) ([]string, error) {
 	var names []string
-	for _, n := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' }) {
-		n = strings.ToLower(strings.TrimSpace(n))
+	for _, given := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n := strings.ToLower(strings.TrimSpace(given))
 		if _, ok := t.byName(n); !ok {
-			return nil, fmt.Errorf("%q is not a gateway (%s)", n, strings.Join(tableNames(t), ", "))
+			// Quoted as given: lowered, a key would lose its shape.
+			return nil, fmt.Errorf("%s is not a gateway (%s)", quoteAnswer(strings.TrimSpace(given)), strings.Join(tableNames(t), ", "))
 		}
 		if !slices.Contains(names, n) {
 			names = append(names, n)
@@ -323,24 +324,44 @@ func tableNames(t gatewayChoices) []string {
 }
 
 // askCredentials asks for a platform's credentials (hidden; the
-// environment's value is the default) and checks them online. It reports
-// false when one was left empty: the gateway is then left out.
+// environment's value is the default), checks their shape as `bot doctor`
+// does and then online. A credential of the wrong shape is asked again on
+// a terminal; with -yes or piped answers it ends bot init (exit 2), naming
+// the variable. It reports false when one was left empty: the gateway is
+// then left out.
 func askCredentials(ctx context.Context, p *prompter, s confkit.Spec, plan *initPlan) (bool, error) {
 	values := map[string]string{}
-	for _, sec := range s.Setup.Secrets {
-		env := os.Getenv(sec.Env)
-		if p.yes && env == "" {
-			return false, initUsageErr("-gateways %s: %s is not set (with -yes, tokens come from the environment)", s.Name, sec.Env)
+	ask := s.Setup.Secrets
+	for len(ask) > 0 {
+		for _, sec := range ask {
+			env := os.Getenv(sec.Env)
+			if p.yes && env == "" {
+				return false, initUsageErr("-gateways %s: %s is not set (with -yes, tokens come from the environment)", s.Name, sec.Env)
+			}
+			v, err := p.secret(sec.Prompt, sec.Env, env)
+			if err != nil {
+				return false, err
+			}
+			if v == "" {
+				p.say("  No %s: %s is left out (bot init again, or add %s to .env and gateways.%s to the configuration).", sec.Key, s.Setup.Title, sec.Env, s.Name)
+				return false, nil
+			}
+			values[sec.Env] = v
 		}
-		v, err := p.secret(sec.Prompt, sec.Env, env)
-		if err != nil {
-			return false, err
+		bad := credentialProblems(s, values, plan.apiURLs[s.Name])
+		ask = nil
+		for _, b := range bad {
+			switch {
+			case p.yes:
+				return false, initUsageErr("-gateways %s: from the environment, %s", s.Name, b.problem)
+			case p.tty == nil || p.ended:
+				return false, initUsageErr("%s", b.problem)
+			}
+			p.say("  %s", b.problem)
+			if !slices.Contains(ask, b.secret) {
+				ask = append(ask, b.secret)
+			}
 		}
-		if v == "" {
-			p.say("  No %s: %s is left out (bot init again, or add %s to .env and gateways.%s to the configuration).", sec.Key, s.Setup.Title, sec.Env, s.Name)
-			return false, nil
-		}
-		values[sec.Env] = v
 	}
 	for _, sec := range s.Setup.Secrets {
 		plan.secrets = append(plan.secrets, dotenv.Entry{Name: sec.Env, Value: values[sec.Env]})

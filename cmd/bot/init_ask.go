@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/app"
-	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/confkit"
@@ -73,7 +72,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 		choice.baseURL, choice.name = f.llmBaseURL, providerName(f.llmBaseURL)
 		choice.model = defaultModel(choice.name)
 	} else if !p.yes {
-		u, err := p.ask("Base URL of the OpenAI-compatible API", choice.baseURL)
+		u, err := p.askPlain("Base URL of the OpenAI-compatible API", choice.baseURL)
 		if err != nil {
 			return err
 		}
@@ -84,7 +83,7 @@ func askLLM(ctx context.Context, p *prompter, f initFlags, plan *initPlan) error
 	if f.llmModel != "" {
 		choice.model = f.llmModel
 	} else if !p.yes {
-		m, err := p.ask("Model", choice.model)
+		m, err := p.askPlain("Model", choice.model)
 		if err != nil {
 			return err
 		}
@@ -179,7 +178,7 @@ func askApprovers(p *prompter, t gatewayChoices, f initFlags, plan *initPlan) er
 	for _, a := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' }) {
 		gw, id, ok := strings.Cut(a, ":")
 		if _, known := t.byName(gw); !ok || !known || id == "" {
-			return initUsageErr("approver %q: want gateway:id with a gateway of %s (send /whoami to the bot to learn yours)", a, strings.Join(tableNames(t), ", "))
+			return initUsageErr("approver %s: want gateway:id with a gateway of %s (send /whoami to the bot to learn yours)", quoteAnswer(a), strings.Join(tableNames(t), ", "))
 		}
 		plan.approvers = append(plan.approvers, a)
 		onEnabled = onEnabled || enabled[gw]
@@ -203,26 +202,16 @@ func askApprovers(p *prompter, t gatewayChoices, f initFlags, plan *initPlan) er
 // online doctor (getMe, users/@me, auth.test), the credentials as given.
 // It returns doctor's line, which holds no secret, and whether it passed.
 func checkGateway(ctx context.Context, s confkit.Spec, values map[string]string, apiURL string) (string, bool) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "gateways:\n  %s:\n", s.Name)
-	for _, sec := range s.Setup.Secrets {
-		fmt.Fprintf(&b, "    %s: ${%s}\n", sec.Key, sec.Env)
-	}
-	if apiURL != "" {
-		fmt.Fprintf(&b, "    %s: %s\n", s.Setup.URLKey, yamlString(apiURL))
-	}
 	var vals []string
-	env := make([]dotenv.Entry, 0, len(values))
-	for k, v := range values {
-		env = append(env, dotenv.Entry{Name: k, Value: v})
+	for _, v := range values {
 		vals = append(vals, v)
 	}
 	sec := secrets.New(vals...)
-	cfg, err := config.Parse([]byte(b.String()), dotenv.Lookup(func(string) (string, bool) { return "", false }, env), gatewaytable.Specs())
+	section, err := initSection(s, values, apiURL)
 	if err != nil {
-		return sec.Redact(err.Error()), false
+		return err.Error(), false
 	}
-	od, ok := cfg.Gateways.Section(s.Name).(gateways.OnlineDoctor)
+	od, ok := section.(gateways.OnlineDoctor)
 	if !ok {
 		return s.Name + ": no online check", false
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
 // maxAnswer bounds one answer's line.
@@ -90,6 +92,23 @@ func (p *prompter) ask(question, def string) (string, error) {
 		return def, err
 	}
 	return a, nil
+}
+
+// askPlain asks a question whose answer config.yaml holds as it is (the
+// LLM's base URL, the model). An answer shaped like a token or key, a
+// secret pasted at the wrong question, is not taken: asked again on a
+// terminal, an error otherwise; it is not shown either way.
+func (p *prompter) askPlain(question, def string) (string, error) {
+	for {
+		a, err := p.ask(question, def)
+		if err != nil || !secrets.LooksLikeKey(a) {
+			return a, err
+		}
+		if p.tty == nil || p.ended {
+			return "", initUsageErr("%s: %s: config.yaml is no place for it; keys are asked for at their own question, hidden", question, quoteAnswer(a))
+		}
+		p.say("  That looks like a token or key: config.yaml is no place for it. Keys are asked for at their own question, hidden.")
+	}
 }
 
 // secret asks for a secret named env; def (the environment's value) is

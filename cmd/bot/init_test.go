@@ -332,7 +332,7 @@ func TestGitignoreCoversDotEnv(t *testing.T) {
 	if out, err := exec.Command(git, "-C", dir, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	r := runOnce(t, dir, baseEnv(dir, "TELEGRAM_BOT_TOKEN=123456:gitignore-test-token"), "", "init", "-yes", "-http-listen=")
+	r := runOnce(t, dir, baseEnv(dir, "TELEGRAM_BOT_TOKEN=123456:gitignore-test-token-0123456789abcd"), "", "init", "-yes", "-http-listen=")
 	if r.code != exitOK {
 		t.Fatalf("bot init -yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -368,6 +368,7 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 	var catchAll *core.Rule
 	for i, r := range j.gate.Rules {
 		fmt.Fprintln(stdout, j.showEscaped(r.Name()))
+		warnLoose(stdout, r)
 		if catchAll == nil && r.Tool == "*" && r.Args == nil {
 			catchAll = &j.gate.Rules[i]
 		}
@@ -388,12 +389,21 @@ func policyExplain(args []string, stdout, stderr io.Writer) int {
 			j.showEscaped(p.Name), j.showEscaped(strings.Join(p.Match, ", ")), j.showEscaped(tools))
 		for _, r := range p.Rules {
 			fmt.Fprintln(stdout, j.showEscaped(r.Name()))
+			warnLoose(stdout, r)
 		}
 		if len(p.Rules) == 0 {
 			fmt.Fprintln(stdout, "(none)")
 		}
 	}
 	return exitOK
+}
+
+// warnLoose prints, under a rule that allows shell commands by a pattern
+// not anchored at both ends, the warning doctor gives of it.
+func warnLoose(stdout io.Writer, r core.Rule) {
+	if r.LooseShellAllow() {
+		fmt.Fprintln(stdout, "  warning: this rule "+looseShellWarning)
+	}
 }
 
 // defaults describes the decision for tools no rule matches, per tool.

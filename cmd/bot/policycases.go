@@ -115,96 +115,134 @@ func loadCases(ctx context.Context, j *judge, path string) ([]policyCase, error)
 
 // parseCase reads the case n, cases[i].
 func (j *judge) parseCase(ctx context.Context, n *yaml.Node, i int) (policyCase, error) {
-	where := fmt.Sprintf("cases[%d]", i)
-	fail := func(line int, key, format string, a ...any) error {
-		k := where
-		if key != "" {
-			k += "." + key
-		}
-		return fmt.Errorf("line %d: %s: %s", line, k, fmt.Sprintf(format, a...))
-	}
-	if n.Kind != yaml.MappingNode {
-		return policyCase{}, fail(n.Line, "", "want a mapping {name, tool, args, identity, conversation, want}")
-	}
-	vals := map[string]*yaml.Node{}
-	for k := 0; k+1 < len(n.Content); k += 2 {
-		key, v := n.Content[k], n.Content[k+1]
-		if !caseKeys[key.Value] {
-			return policyCase{}, fail(key.Line, key.Value, "unknown key (want name, tool, args, identity, conversation, want)")
-		}
-		if vals[key.Value] != nil {
-			return policyCase{}, fail(key.Line, key.Value, "given twice")
-		}
-		vals[key.Value] = v
-	}
-	str := func(key, def string) (string, error) {
-		v := vals[key]
-		if v == nil {
-			return def, nil
-		}
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			return "", fail(v.Line, key, "want a string")
-		}
-		return v.Value, nil
+	f, err := readCaseFields(n, i)
+	if err != nil {
+		return policyCase{}, err
 	}
 	c := policyCase{name: "case " + strconv.Itoa(i+1)}
-	name, err := str("name", c.name)
+	name, err := f.str("name", c.name)
 	if err != nil {
 		return c, err
 	}
 	c.name = name
 	if name != "case "+strconv.Itoa(i+1) {
-		where += " (" + strconv.Quote(name) + ")"
+		f.where += " (" + strconv.Quote(name) + ")"
 	}
-	tool, err := str("tool", "")
+	tool, err := f.str("tool", "")
 	if err != nil {
 		return c, err
 	}
 	if tool == "" {
-		return c, fail(n.Line, "tool", "required")
+		return c, f.fail(n.Line, "tool", "required")
 	}
-	want, err := str("want", "")
-	if err != nil {
+	if c.want, err = f.verdict(n.Line); err != nil {
 		return c, err
 	}
-	if want == "" {
-		return c, fail(n.Line, "want", "required: allow, approve or deny")
-	}
-	verdict, ok := wantVerdicts[want]
-	if !ok {
-		return c, fail(n.Line, "want", "%q: want allow, approve or deny", want)
-	}
-	c.want = verdict
-	args := "{}"
-	if v := vals["args"]; v != nil && v.Tag != "!!null" {
-		if v.Kind != yaml.MappingNode {
-			return c, fail(v.Line, "args", "want a mapping of the call's arguments")
-		}
-		var m map[string]any
-		if err := v.Decode(&m); err != nil {
-			return c, fail(v.Line, "args", "%v", err)
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			return c, fail(v.Line, "args", "not expressible as JSON: %v", err)
-		}
-		args = string(b)
+	args, err := f.args()
+	if err != nil {
+		return c, err
 	}
 	localID, localConv := gatewaytable.LocalCaller()
-	identity, err := str("identity", localID)
+	identity, err := f.str("identity", localID)
 	if err != nil {
 		return c, err
 	}
-	conversation, err := str("conversation", localConv)
+	conversation, err := f.str("conversation", localConv)
 	if err != nil {
 		return c, err
 	}
 	from, conv, err := parseWho(identity, conversation)
 	if err != nil {
-		return c, fail(n.Line, "", "%v", err)
+		return c, f.fail(n.Line, "", "%v", err)
 	}
 	if c.action, err = j.prepare(ctx, call{tool: tool, args: args, from: from, conv: conv}); err != nil {
-		return c, fail(n.Line, "", "%v", err)
+		return c, f.fail(n.Line, "", "%v", err)
 	}
 	return c, nil
+}
+
+// caseFields are one case's keys as read, and the name its errors give
+// it.
+type caseFields struct {
+	where string // cases[i], and the case's name once it is known
+	vals  map[string]*yaml.Node
+}
+
+// readCaseFields reads the case n, cases[i]: a mapping of known keys,
+// each given once.
+func readCaseFields(n *yaml.Node, i int) (*caseFields, error) {
+	f := &caseFields{where: fmt.Sprintf("cases[%d]", i), vals: map[string]*yaml.Node{}}
+	if n.Kind != yaml.MappingNode {
+		return nil, f.fail(n.Line, "", "want a mapping {name, tool, args, identity, conversation, want}")
+	}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		key, v := n.Content[k], n.Content[k+1]
+		if !caseKeys[key.Value] {
+			return nil, f.fail(key.Line, key.Value, "unknown key (want name, tool, args, identity, conversation, want)")
+		}
+		if f.vals[key.Value] != nil {
+			return nil, f.fail(key.Line, key.Value, "given twice")
+		}
+		f.vals[key.Value] = v
+	}
+	return f, nil
+}
+
+// fail is an error at line naming the case and its key ("" for the
+// case itself).
+func (f *caseFields) fail(line int, key, format string, a ...any) error {
+	k := f.where
+	if key != "" {
+		k += "." + key
+	}
+	return fmt.Errorf("line %d: %s: %s", line, k, fmt.Sprintf(format, a...))
+}
+
+// str is the string at key, def when the key is absent.
+func (f *caseFields) str(key, def string) (string, error) {
+	v := f.vals[key]
+	if v == nil {
+		return def, nil
+	}
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return "", f.fail(v.Line, key, "want a string")
+	}
+	return v.Value, nil
+}
+
+// verdict is the case's want, required: allow, approve or deny. line is
+// the case's.
+func (f *caseFields) verdict(line int) (core.Verdict, error) {
+	want, err := f.str("want", "")
+	if err != nil {
+		return 0, err
+	}
+	if want == "" {
+		return 0, f.fail(line, "want", "required: allow, approve or deny")
+	}
+	verdict, ok := wantVerdicts[want]
+	if !ok {
+		return 0, f.fail(line, "want", "%q: want allow, approve or deny", want)
+	}
+	return verdict, nil
+}
+
+// args is the case's args as a JSON object, "{}" when absent or null.
+func (f *caseFields) args() (string, error) {
+	v := f.vals["args"]
+	if v == nil || v.Tag == "!!null" {
+		return "{}", nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return "", f.fail(v.Line, "args", "want a mapping of the call's arguments")
+	}
+	var m map[string]any
+	if err := v.Decode(&m); err != nil {
+		return "", f.fail(v.Line, "args", "%v", err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", f.fail(v.Line, "args", "not expressible as JSON: %v", err)
+	}
+	return string(b), nil
 }

@@ -23,21 +23,23 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
-// readmeSection returns the README's text from the heading title to the
+// docSection returns the text of a page of the docs (a path from the
+// module's root, such as docs/postgresql.md) from the heading title to the
 // next heading of the same or a higher level.
-func readmeSection(t *testing.T, title string) string {
+func docSection(t *testing.T, page, title string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(page)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i := strings.Index(readme, "\n"+title+"\n")
+	doc := string(b)
+	i := strings.Index(doc, "\n"+title+"\n")
 	if i < 0 {
-		t.Fatalf("the README has no heading %q", title)
+		t.Fatalf("%s has no heading %q", page, title)
 	}
-	rest := readme[i+len(title)+2:]
-	if j := regexp.MustCompile(`(?m)^#{1,3} `).FindStringIndex(rest); j != nil {
+	level := len(title) - len(strings.TrimLeft(title, "#"))
+	rest := doc[i+len(title)+2:]
+	if j := regexp.MustCompile(fmt.Sprintf(`(?m)^#{1,%d} `, level)).FindStringIndex(rest); j != nil {
 		rest = rest[:j[0]]
 	}
 	return rest
@@ -53,21 +55,21 @@ func fencedBlocks(section, lang string) []string {
 	return out
 }
 
-// TestReadmeTwoInstancesByHand follows the README's "By hand: two `bot
-// run`s" as a new user would, on a PostgreSQL server and the fake
-// Telegram: its SQL statements make the role and the database (under
+// TestReadmeTwoInstancesByHand follows "By hand: two `bot run`s" of
+// docs/postgresql.md (once the README's) as a new user would, on a
+// PostgreSQL server and the fake Telegram: its SQL statements make the role and the database (under
 // names of the test's own), its YAML is the configuration's store, tools
 // and http (with a Telegram gateway added), its DSN is the one the
 // instances are given (the server's host, port and sslmode put in), and
 // its one-machine commands start the two instances, each from its own
 // directory, with the environment they set. Both run (the second was
 // stopped by `bind: address already in use` on http.listen before the
-// README gave it a port of its own), both are ready, and /status lists
+// docs gave it a port of its own), both are ready, and /status lists
 // both; a message is answered once.
 func TestReadmeTwoInstancesByHand(t *testing.T) {
 	t.Parallel()
 	server := pgtest.Server(t)
-	section := readmeSection(t, "### By hand: two `bot run`s")
+	section := docSection(t, "docs/postgresql.md", "## By hand: two `bot run`s")
 
 	// The SQL, with the role and the database renamed for this test.
 	sqls := fencedBlocks(section, "sql")

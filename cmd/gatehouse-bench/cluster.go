@@ -1,18 +1,15 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,23 +103,44 @@ func measureCluster(ctx context.Context, o options, bin, dsn, dir string, progre
 	return out, nil
 }
 
-// clusterOnce measures n instances on a database of their own.
+// clusterOnce measures n instances on a database of their own, created
+// on the server for the run and dropped after it.
 func clusterOnce(ctx context.Context, o options, bin, server, dir string, n int) (run clusterRun, err error) {
-	run.instances = n
 	admin, err := pgx.Connect(ctx, server)
 	if err != nil {
-		return run, fmt.Errorf("connect to the server: %w", err) // pgx names the host and user, not the password
+		return clusterRun{instances: n}, fmt.Errorf("connect to the server: %w", err) // pgx names the host and user, not the password
 	}
 	defer admin.Close(context.WithoutCancel(ctx))
 	db, dsn, err := createDatabase(ctx, admin, server)
 	if err != nil {
-		return run, err
+		return clusterRun{instances: n}, err
 	}
 	defer func() {
 		if _, derr := admin.Exec(context.WithoutCancel(ctx), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)"); derr != nil && err == nil {
 			err = fmt.Errorf("drop database %s: %w", db, derr)
 		}
 	}()
+	return clusterOn(ctx, o, bin, dir, n, admin, db, dsn)
+}
+
+// clusterBench is one multi-instance run in progress: its bots, the
+// fake Telegram they share, and the two connections its counters are
+// read through.
+type clusterBench struct {
+	o     options
+	n     int
+	db    string    // the bench database's name
+	admin *pgx.Conn // to another database of the server: reads pg_stat_database
+	watch *pgx.Conn // to the bench's database: reads pg_stat_user_tables
+	tg    *faketg.Server
+	bots  []*botProcess
+}
+
+// clusterOn starts the fakes and n instances of bin on the database db
+// (dsn names it; admin is connected to another database of its server),
+// measures the idle window and the burst, and stops the instances.
+func clusterOn(ctx context.Context, o options, bin, dir string, n int, admin *pgx.Conn, db, dsn string) (run clusterRun, err error) {
+	run.instances = n
 	tg := faketg.New(faketg.Options{})
 	defer tg.Close()
 	ai := fakeopenai.New()
@@ -150,123 +168,16 @@ func clusterOnce(ctx context.Context, o options, bin, server, dir string, n int)
 		return run, fmt.Errorf("connect to the bench database: %w", err)
 	}
 	defer watch.Close(context.WithoutCancel(ctx))
-	err = bots[0].waitFor(ctx, "every instance's heartbeat and the first getUpdates", 50*time.Millisecond, func() bool {
-		var alive int
-		err := watch.QueryRow(ctx, `SELECT count(*) FROM instances`).Scan(&alive) // fails until migrated
-		return err == nil && alive == n && len(tg.Polls()) > 0
-	})
-	if err != nil {
+	c := &clusterBench{o: o, n: n, db: db, admin: admin, watch: watch, tg: tg, bots: bots}
+	if err := c.waitReady(ctx); err != nil {
 		return run, err
 	}
-	// The migration's writes (hundreds of catalog rows) reach the
-	// counters when its connection reports them, which may be seconds
-	// later: wait for them, so that they fall before the windows.
-	err = bots[0].waitFor(ctx, "the migration's writes in pg_stat_user_tables", 100*time.Millisecond, func() bool {
-		var n int64
-		err := watch.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'goose_db_version'`).Scan(&n)
-		return err == nil && n > 0
-	})
-	if err != nil {
+	if err := c.measureIdle(ctx, &run); err != nil {
 		return run, err
 	}
-	// One turn first, so that every statement is prepared and the
-	// history tables exist.
-	chat := int64(firstChat - 1)
-	tg.InjectMessage(faketg.Message{From: &faketg.User{ID: chat, FirstName: "bench"}, Chat: faketg.Chat{ID: chat, Type: "private"}, Text: "hi"})
-	if err := bots[0].waitFor(ctx, `the reply to "hi"`, time.Millisecond, func() bool { return tg.Calls("sendMessage") > 0 }); err != nil {
+	if err := c.measureBurst(ctx, &run); err != nil {
 		return run, err
 	}
-
-	// Its writes reach the counters about a second later: wait for
-	// them (the question and the answer), so that they fall before the
-	// idle window.
-	err = bots[0].waitFor(ctx, `the "hi" turn's writes in pg_stat_user_tables`, 100*time.Millisecond, func() bool {
-		var n int64
-		err := watch.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'messages'`).Scan(&n)
-		return err == nil && n >= 2
-	})
-	if err != nil {
-		return run, err
-	}
-	ti0, err := readTableStats(ctx, watch)
-	if err != nil {
-		return run, err
-	}
-	idle0, err := readDBStats(ctx, admin, db)
-	if err != nil {
-		return run, err
-	}
-	if err := pause(ctx, idleWindow); err != nil {
-		return run, err
-	}
-	idle1, err := readDBStats(ctx, admin, db)
-	if err != nil {
-		return run, err
-	}
-	ti1, err := readTableStats(ctx, watch)
-	if err != nil {
-		return run, err
-	}
-	run.idleByTable = tableDelta(ti0, ti1)
-	idleSecs := idle1.at.Sub(idle0.at).Seconds()
-	run.idleXacts = float64(idle1.xacts-idle0.xacts) / idleSecs
-	run.idleRows = float64(sum(run.idleByTable)) / idleSecs
-
-	// The tables' counters are read through watch, on the bench's
-	// database, outside the window of its own counters.
-	t0, err := readTableStats(ctx, watch)
-	if err != nil {
-		return run, err
-	}
-	s0, err := readDBStats(ctx, admin, db)
-	if err != nil {
-		return run, err
-	}
-	cpu0, err := sumCPU(bots)
-	if err != nil {
-		return run, err
-	}
-	start := time.Now()
-	if err := burst(ctx, o, bots, tg); err != nil {
-		return run, err
-	}
-	cpu1, err := sumCPU(bots)
-	if err != nil {
-		return run, err
-	}
-	run.cpu = cpu1 - cpu0
-	run.burst = lastReplyAt(tg.Sent(), start).Sub(start)
-	// Every message and its reply are a row of messages each. Each look
-	// is a transaction on the bench's database, taken off its count.
-	looks := 0
-	for deadline := time.Now().Add(statsWait); time.Now().Before(deadline); {
-		looks++
-		t, err := readTableStats(ctx, watch)
-		if err != nil {
-			return run, err
-		}
-		if t["messages"]-t0["messages"] >= int64(2*o.messages) {
-			break
-		}
-		if err := pause(ctx, 100*time.Millisecond); err != nil {
-			return run, err
-		}
-	}
-	if err := pause(ctx, statsSettle); err != nil {
-		return run, err
-	}
-	s1, err := readDBStats(ctx, admin, db)
-	if err != nil {
-		return run, err
-	}
-	t1, err := readTableStats(ctx, watch)
-	if err != nil {
-		return run, err
-	}
-	run.byTable = tableDelta(t0, t1)
-	secs := s1.at.Sub(s0.at).Seconds()
-	run.xacts = float64(s1.xacts-s0.xacts-int64(looks)) - run.idleXacts*secs
-	run.rows = float64(sum(run.byTable)) - run.idleRows*secs
 	for _, p := range bots {
 		if err := p.stop(); err != nil {
 			return run, err
@@ -275,6 +186,149 @@ func clusterOnce(ctx context.Context, o options, bin, server, dir string, n int)
 	bots = nil
 	run.tally = tallyReplies(tg.Sent(), o.messages, o.chats)
 	return run, nil
+}
+
+// waitReady waits until every instance is alive and polling, the
+// migration's writes are in the counters, and one turn ("hi") has been
+// answered and its writes counted, so that all of it falls before the
+// windows.
+func (c *clusterBench) waitReady(ctx context.Context) error {
+	err := c.bots[0].waitFor(ctx, "every instance's heartbeat and the first getUpdates", 50*time.Millisecond, func() bool {
+		var alive int
+		err := c.watch.QueryRow(ctx, `SELECT count(*) FROM instances`).Scan(&alive) // fails until migrated
+		return err == nil && alive == c.n && len(c.tg.Polls()) > 0
+	})
+	if err != nil {
+		return err
+	}
+	// The migration's writes (hundreds of catalog rows) reach the
+	// counters when its connection reports them, which may be seconds
+	// later: wait for them, so that they fall before the windows.
+	err = c.bots[0].waitFor(ctx, "the migration's writes in pg_stat_user_tables", 100*time.Millisecond, func() bool {
+		var n int64
+		err := c.watch.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'goose_db_version'`).Scan(&n)
+		return err == nil && n > 0
+	})
+	if err != nil {
+		return err
+	}
+	// One turn first, so that every statement is prepared and the
+	// history tables exist.
+	chat := int64(firstChat - 1)
+	c.tg.InjectMessage(faketg.Message{From: &faketg.User{ID: chat, FirstName: "bench"}, Chat: faketg.Chat{ID: chat, Type: "private"}, Text: "hi"})
+	if err := c.bots[0].waitFor(ctx, `the reply to "hi"`, time.Millisecond, func() bool { return c.tg.Calls("sendMessage") > 0 }); err != nil {
+		return err
+	}
+
+	// Its writes reach the counters about a second later: wait for
+	// them (the question and the answer), so that they fall before the
+	// idle window.
+	return c.bots[0].waitFor(ctx, `the "hi" turn's writes in pg_stat_user_tables`, 100*time.Millisecond, func() bool {
+		var n int64
+		err := c.watch.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'messages'`).Scan(&n)
+		return err == nil && n >= 2
+	})
+}
+
+// measureIdle measures the instances' background writes over
+// idleWindow into run's idle rates and idleByTable.
+func (c *clusterBench) measureIdle(ctx context.Context, run *clusterRun) error {
+	ti0, err := readTableStats(ctx, c.watch)
+	if err != nil {
+		return err
+	}
+	idle0, err := readDBStats(ctx, c.admin, c.db)
+	if err != nil {
+		return err
+	}
+	if err := pause(ctx, idleWindow); err != nil {
+		return err
+	}
+	idle1, err := readDBStats(ctx, c.admin, c.db)
+	if err != nil {
+		return err
+	}
+	ti1, err := readTableStats(ctx, c.watch)
+	if err != nil {
+		return err
+	}
+	run.idleByTable = tableDelta(ti0, ti1)
+	idleSecs := idle1.at.Sub(idle0.at).Seconds()
+	run.idleXacts = float64(idle1.xacts-idle0.xacts) / idleSecs
+	run.idleRows = float64(sum(run.idleByTable)) / idleSecs
+	return nil
+}
+
+// measureBurst runs the burst and measures it into run: its duration,
+// the instances' CPU time, and the transactions and rows written over
+// it, the idle rates (measureIdle's) subtracted.
+func (c *clusterBench) measureBurst(ctx context.Context, run *clusterRun) error {
+	// The tables' counters are read through watch, on the bench's
+	// database, outside the window of its own counters.
+	t0, err := readTableStats(ctx, c.watch)
+	if err != nil {
+		return err
+	}
+	s0, err := readDBStats(ctx, c.admin, c.db)
+	if err != nil {
+		return err
+	}
+	cpu0, err := sumCPU(c.bots)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := burst(ctx, c.o, c.bots, c.tg); err != nil {
+		return err
+	}
+	cpu1, err := sumCPU(c.bots)
+	if err != nil {
+		return err
+	}
+	run.cpu = cpu1 - cpu0
+	run.burst = lastReplyAt(c.tg.Sent(), start).Sub(start)
+	looks, err := c.waitHistoryCounted(ctx, t0)
+	if err != nil {
+		return err
+	}
+	if err := pause(ctx, statsSettle); err != nil {
+		return err
+	}
+	s1, err := readDBStats(ctx, c.admin, c.db)
+	if err != nil {
+		return err
+	}
+	t1, err := readTableStats(ctx, c.watch)
+	if err != nil {
+		return err
+	}
+	run.byTable = tableDelta(t0, t1)
+	secs := s1.at.Sub(s0.at).Seconds()
+	run.xacts = float64(s1.xacts-s0.xacts-int64(looks)) - run.idleXacts*secs
+	run.rows = float64(sum(run.byTable)) - run.idleRows*secs
+	return nil
+}
+
+// waitHistoryCounted waits, at most statsWait, until the burst's rows of
+// messages (t0 the counters before it) are in the counters: every
+// message and its reply are a row each. It returns how many times it
+// looked: each look is a transaction on the bench's database, to be
+// taken off its count.
+func (c *clusterBench) waitHistoryCounted(ctx context.Context, t0 map[string]int64) (looks int, err error) {
+	for deadline := time.Now().Add(statsWait); time.Now().Before(deadline); {
+		looks++
+		t, err := readTableStats(ctx, c.watch)
+		if err != nil {
+			return looks, err
+		}
+		if t["messages"]-t0["messages"] >= int64(2*c.o.messages) {
+			break
+		}
+		if err := pause(ctx, 100*time.Millisecond); err != nil {
+			return looks, err
+		}
+	}
+	return looks, nil
 }
 
 // writeClusterConfig writes the bench's configuration (writeConfig's)
@@ -354,79 +408,6 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-time.After(d):
 		return nil
 	}
-}
-
-// dbStats are a database's counter in pg_stat_database.
-type dbStats struct {
-	at    time.Time
-	xacts int64 // xact_commit: transactions committed, read-only ones included
-}
-
-// readDBStats reads db's counters through admin, a connection to another
-// database of the server, so that reading them adds nothing to them.
-func readDBStats(ctx context.Context, admin *pgx.Conn, db string) (dbStats, error) {
-	s := dbStats{at: time.Now()}
-	err := admin.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, db).Scan(&s.xacts)
-	if err != nil {
-		return s, fmt.Errorf("read pg_stat_database: %w", err)
-	}
-	return s, nil
-}
-
-// readTableStats reads the rows written so far to each table of the
-// database conn is connected to.
-func readTableStats(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) {
-	rows, err := conn.Query(ctx, `SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables`)
-	if err != nil {
-		return nil, fmt.Errorf("read pg_stat_user_tables: %w", err)
-	}
-	out := map[string]int64{}
-	var name string
-	var n int64
-	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
-		out[name] = n
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read pg_stat_user_tables: %w", err)
-	}
-	return out, nil
-}
-
-// sum is the total of rows.
-func sum(rows map[string]int64) int64 {
-	var n int64
-	for _, v := range rows {
-		n += v
-	}
-	return n
-}
-
-// tableDelta is the rows written to each table from t0 to t1, the
-// tables written to only.
-func tableDelta(t0, t1 map[string]int64) map[string]int64 {
-	out := map[string]int64{}
-	for name, n := range t1 {
-		if d := n - t0[name]; d > 0 {
-			out[name] = d
-		}
-	}
-	return out
-}
-
-// byTableLine lists the tables of rows, most written first, each with
-// its rows divided by per.
-func byTableLine(rows map[string]int64, per float64) string {
-	names := slices.Sorted(maps.Keys(rows))
-	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(rows[b], rows[a]) })
-	parts := make([]string, len(names))
-	for i, name := range names {
-		parts[i] = fmt.Sprintf("%s %.2f", name, float64(rows[name])/per)
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // createDatabase creates a fresh database on the server admin is

@@ -34,7 +34,7 @@ func readMachine() machine {
 	return m
 }
 
-// print writes the report as a Markdown table, ready for the README.
+// print writes the report as a Markdown table, ready for docs/speed.md.
 func (r *report) print(w io.Writer) {
 	m := r.machine
 	fmt.Fprintf(w, "\nmachine: %d cores, %s, %s, Linux %s\n\n", m.cores, m.cpu, m.goVer, m.kernel)

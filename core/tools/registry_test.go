@@ -259,6 +259,26 @@ func TestCallerCancelIsAnError(t *testing.T) {
 	}
 }
 
+// TestCallerCancelSaysStopped: a run cut short by its caller (/cancel, or
+// shutdown) ends its output with that, in words; it ended with Go's
+// "error: slow: context canceled", shown to people in the outcome's
+// output block. The error still unwraps to the context's.
+func TestCallerCancelSaysStopped(t *testing.T) {
+	r := newTestRegistry(t, Options{}, blocker("slow"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := r.Act(ctx, core.Action{Kind: core.ActionTool, Call: llm.ToolCall{Name: "slow"}})
+	if want := "partial\nerror: slow: stopped before it finished"; res.Output != want || !res.Failed {
+		t.Errorf("output %q (failed %v); want %q", res.Output, res.Failed, want)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v; want context.Canceled", err)
+	}
+	if _, err := r.Run(ctx, "slow", nil); !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("Run: err %v; want context.Canceled, said in words", err)
+	}
+}
+
 func TestActRefusesReplies(t *testing.T) {
 	r := newTestRegistry(t, Options{})
 	if _, err := r.Act(context.Background(), core.Action{Kind: core.ActionReply, Text: "hi"}); err == nil {

@@ -162,12 +162,27 @@ func (r *Registry) finish(parent, tctx context.Context, e *entry, o outcome) (st
 	case o.err == nil:
 		return o.out, nil
 	case parent.Err() != nil:
-		return o.out, fmt.Errorf("%s: %w", e.spec.Name, parent.Err())
+		return o.out, fmt.Errorf("%s: %w", e.spec.Name, stoppedError{parent.Err()})
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
 		return o.out, fmt.Errorf("%w after %s", ErrTimeout, e.timeout)
 	}
 	return o.out, o.err
 }
+
+// stoppedError is a run cut short because its caller's context ended
+// (/cancel, shutdown, the turn's own deadline). It says so in words — the
+// text reaches people in an outcome's output block, where Go's "context
+// canceled" said nothing — and unwraps to the context's error.
+type stoppedError struct{ ctxErr error }
+
+func (e stoppedError) Error() string {
+	if errors.Is(e.ctxErr, context.DeadlineExceeded) {
+		return "stopped before it finished: the time allowed ran out"
+	}
+	return "stopped before it finished"
+}
+
+func (e stoppedError) Unwrap() error { return e.ctxErr }
 
 // call runs the tool, turning a panic into ErrCrashed.
 func (r *Registry) call(ctx context.Context, e *entry, args json.RawMessage) (o outcome) {

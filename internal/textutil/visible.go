@@ -233,3 +233,32 @@ func surrogates(r rune) (hi, lo rune) {
 // escaped, but backslashes are left single, so the request's escapes are
 // not escaped a second time.
 func VisibleEscaped(s string) string { return terminalEscaped.escape(s) }
+
+// Storable returns s as a database that refuses NUL bytes and invalid
+// UTF-8 in text (PostgreSQL) can store it: each NUL and each invalid
+// byte is written as the chat display shows it (Graphic), \x00 and \xHH;
+// every other byte, a backslash included, stays as it is. Text holding
+// neither is returned as it is, without allocation.
+func Storable(s string) string {
+	if !NeedsStorable(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == 0 || r == utf8.RuneError && size == 1 {
+			writeHex(&b, 'x', uint32(s[i]), 2)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// NeedsStorable reports whether Storable would change s: whether s holds
+// a NUL byte or invalid UTF-8.
+func NeedsStorable(s string) bool {
+	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
+}

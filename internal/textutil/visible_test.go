@@ -157,3 +157,24 @@ func TestBidiControlsAreFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestStorable(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"plain é 👍 \\x00 \t\r\x1b", "plain é 👍 \\x00 \t\r\x1b"}, // only NUL and invalid bytes change
+		{"a\x00b", `a\x00b`},
+		{"find -print0\x00x\x00", `find -print0\x00x\x00`},
+		{"bad \xff\xfe byte \xe2\x82", `bad \xff\xfe byte \xe2\x82`},
+	} {
+		got := Storable(tt.in)
+		if got != tt.want {
+			t.Errorf("Storable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if NeedsStorable(tt.in) != (got != tt.in) {
+			t.Errorf("NeedsStorable(%q) = %v, but Storable changes it: %v", tt.in, NeedsStorable(tt.in), got != tt.in)
+		}
+		if NeedsStorable(got) {
+			t.Errorf("Storable(%q) = %q still needs Storable", tt.in, got)
+		}
+	}
+}

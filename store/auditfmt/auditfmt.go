@@ -27,7 +27,7 @@ type Entry struct {
 	Detail      string    `json:"detail"`
 	// Instance is store.instance of the instance that wrote the entry on
 	// a store several instances share; left out when none is recorded
-	// (SQLite, and entries of a gatehouse before schema 15).
+	// (SQLite, and entries of a gatehouse before schema 19).
 	Instance string `json:"instance,omitempty"`
 }
 

@@ -16,8 +16,12 @@ var _ store.CheckpointBlobStore = (*DB)(nil)
 
 // PutCheckpointBlob stores content as the blob sum unless it is stored
 // already; either way the blob is marked in use now. Of instances storing
-// one content at once, exactly one gets added true.
+// one content at once, exactly one gets added true. A nil content (an
+// empty file's) is a blob of size 0.
 func (db *DB) PutCheckpointBlob(ctx context.Context, sum string, content []byte) (bool, error) {
+	if content == nil {
+		content = []byte{} // pgx sends a nil slice as NULL
+	}
 	var added bool
 	// xmax is 0 on a row this statement inserted, set on one it updated.
 	err := db.pool.QueryRow(ctx, `INSERT INTO checkpoint_blobs (hash, size, content, used) VALUES ($1, $2, $3, $4)

@@ -142,3 +142,10 @@ func TestInboxContract(t *testing.T) {
 		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
 	})
 }
+
+func TestTextContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.TextContract(t, func(t *testing.T, now func() time.Time) store.Store {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}

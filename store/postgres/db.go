@@ -66,7 +66,7 @@ func (o Options) withDefaults() Options {
 
 // DB is an open PostgreSQL store. It is safe for concurrent use.
 type DB struct {
-	pool *pgxpool.Pool
+	pool textPool // every text argument made storable (text.go)
 	opts Options
 	// serverClock is true when Options.Now was not given: send slots
 	// (ReserveSend) are then reserved on the server's clock, which all
@@ -105,12 +105,12 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		pc.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	where := whereConfig(pc)
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	pgxPool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %s: %w", where, err)
 	}
-	db := &DB{pool: pool, opts: o.withDefaults(), serverClock: o.Now == nil}
-	if err := pool.Ping(ctx); err != nil {
+	db := &DB{pool: textPool{pgxPool}, opts: o.withDefaults(), serverClock: o.Now == nil}
+	if err := db.pool.Ping(ctx); err != nil {
 		return nil, errors.Join(connectError(where, err), db.Close())
 	}
 	if o.ReadOnly {

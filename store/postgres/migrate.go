@@ -50,7 +50,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	sqlDB := stdlib.OpenDBFromPool(db.pool.Pool)
 	defer sqlDB.Close() // the pool stays open
 	v, err := migrate.Up(ctx, goose.DialectPostgres, sqlDB, migrations, locker)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -29,6 +30,11 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		return 0, nil
 	}
 	limits = slices.Clone(limits)
+	for i := range limits {
+		// The batches below run on a connection of their own, past
+		// textPool: the keys are made storable here.
+		limits[i].Key = textutil.Storable(limits[i].Key)
+	}
 	slices.SortFunc(limits, func(a, b store.SendLimit) int { return strings.Compare(a.Key, b.Key) })
 	keys := make([]string, len(limits))
 	for i, l := range limits {
@@ -71,6 +77,30 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 		}
 	}()
 
+	held, clock, err := lockSlots(ctx, conn, keys)
+	if err != nil {
+		return 0, err
+	}
+	now := clock
+	if !db.serverClock {
+		now = db.now().UnixNano()
+	}
+	at, packed, err := planReservation(now, limits, held)
+	if err != nil {
+		return 0, err
+	}
+	if err := commitSlots(ctx, conn, keys, packed, at); err != nil {
+		return 0, err
+	}
+	committed = true
+	return time.Duration(at - now), nil
+}
+
+// lockSlots is reserveSend's first batch: BEGIN and the upsert that
+// creates or locks the rows of keys (sorted) in key order. It returns the
+// reservations held under each key and the server's clock read once
+// every row is held. On an error the transaction may be left open.
+func lockSlots(ctx context.Context, conn *pgx.Conn, keys []string) (map[string][]int64, int64, error) {
 	// The no-op update of an existing row locks it and returns it; the
 	// clock is read per row as it is returned, so the newest reading
 	// comes after every row is held.
@@ -84,12 +114,12 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 	br := conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
 		br.Close()
-		return 0, err
+		return nil, 0, err
 	}
 	rows, err := br.Query()
 	if err != nil {
 		br.Close()
-		return 0, err
+		return nil, 0, err
 	}
 	for rows.Next() {
 		var k string
@@ -98,7 +128,7 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 		if err := rows.Scan(&k, &t, &c); err != nil {
 			rows.Close()
 			br.Close()
-			return 0, err
+			return nil, 0, err
 		}
 		held[k] = unpackTimes(t)
 		clock = max(clock, c)
@@ -106,18 +136,22 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		br.Close()
-		return 0, err
+		return nil, 0, err
 	}
 	if err := br.Close(); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	now := clock
-	if !db.serverClock {
-		now = db.now().UnixNano()
-	}
+	return held, clock, nil
+}
+
+// planReservation is the reservation at now for limits given the
+// reservations held under each key: its time, and each limit's
+// reservations in its window with it added, packed for the update. It
+// refuses a key holding maxReserved reservations or more.
+func planReservation(now int64, limits []store.SendLimit, held map[string][]int64) (int64, [][]byte, error) {
 	for _, l := range limits {
 		if n := len(held[l.Key]); n >= maxReserved {
-			return 0, fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
+			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
 		}
 	}
 	times := make([][]int64, len(limits))
@@ -129,25 +163,28 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 	for i := range limits {
 		packed[i] = packTimes(insertSorted(times[i], at))
 	}
+	return at, packed, nil
+}
+
+// commitSlots is reserveSend's second batch: the update that records
+// each key's reservations (packed[i] under keys[i]) and the newest, at,
+// then COMMIT. On an error the transaction may be left open.
+func commitSlots(ctx context.Context, conn *pgx.Conn, keys []string, packed [][]byte, at int64) error {
 	// last is the newest reservation under each key.
-	b = &pgx.Batch{}
+	b := &pgx.Batch{}
 	b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
 			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`, keys, packed, at)
 	b.Queue(`COMMIT`)
-	br = conn.SendBatch(ctx, b)
+	br := conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
 		br.Close()
-		return 0, err
+		return err
 	}
 	if _, err := br.Exec(); err != nil {
 		br.Close()
-		return 0, err
+		return err
 	}
-	if err := br.Close(); err != nil {
-		return 0, err
-	}
-	committed = true
-	return time.Duration(at - now), nil
+	return br.Close()
 }
 
 // maxReserved bounds the reservations kept under one key (those not yet

@@ -30,7 +30,7 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	db := &DB{pool: pool, opts: Options{}.withDefaults()}
+	db := &DB{pool: textPool{pool}, opts: Options{}.withDefaults()}
 	ctx := t.Context()
 	msg := llm.Message{Role: llm.RoleUser, Content: "hi"}
 	_, cursorErr := db.Cursor(ctx, "telegram:1:offset")

@@ -55,6 +55,12 @@ type Approval struct {
 	// (store.instance), as a store shared by several instances records it
 	// (hitl.SharedStore); empty otherwise.
 	Instance string
+	// Reminded is when the request was sent again because nobody had
+	// answered it (hitl.remind_after); zero while it was not.
+	Reminded time.Time
+	// Escalated counts the steps of hitl.escalate taken for the request,
+	// in their order: 0 while none was.
+	Escalated int
 }
 
 // Errors returned by the stores of approvals and standing allows. Callers
@@ -88,12 +94,19 @@ type AuditEntry struct {
 	// received from chat and saved, Tool "attachment": Args has its path,
 	// name, media type, size and SHA-256, Detail "sha256:<hex>"), "paired"
 	// and "unpaired" (Tool "pairing": RequestedBy is the identity paired or
-	// unpaired, ApprovedBy the approver, Args {"identity": …}).
+	// unpaired, ApprovedBy the approver, Args {"identity": …}),
+	// "reconfigured" (Tool "config": a reload changed who may approve, the
+	// policy or the profiles; Args {"how": …, "changed": [{"key", "old",
+	// "new"}]} with digests of the values, never the values).
 	Outcome string
 	Detail  string
+	// Token is the approval the entry is about ("" for an entry about no
+	// approval: a rule's allow, a file received, a reload, ...), so that
+	// /audit TOKEN lists every entry of one request.
+	Token string
 	// Instance is store.instance of the instance that wrote the entry,
 	// on a store several instances share; "" on one that is not (SQLite)
-	// and for entries written before schema 15.
+	// and for entries written before schema 19.
 	Instance string
 }
 
@@ -104,6 +117,7 @@ type AuditFilter struct {
 	Tool    string
 	Outcome string
 	Since   time.Time
+	Token   string
 	Limit   int
 }
 
@@ -112,6 +126,7 @@ func (f AuditFilter) Matches(e AuditEntry) bool {
 	return (f.Conv == "" || e.Conv == f.Conv) &&
 		(f.Tool == "" || e.Tool == f.Tool) &&
 		(f.Outcome == "" || e.Outcome == f.Outcome) &&
+		(f.Token == "" || e.Token == f.Token) &&
 		(f.Since.IsZero() || !e.At.Before(f.Since))
 }
 

@@ -110,3 +110,9 @@ func TestPairingContract(t *testing.T) {
 		return openTemp(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestTextContract(t *testing.T) {
+	storetest.TextContract(t, func(t *testing.T, now func() time.Time) store.Store {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}

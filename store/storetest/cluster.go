@@ -103,39 +103,67 @@ func ScheduleSlotContract(t *testing.T, newSlots func(t *testing.T, now func() t
 // newLeases must make the store read its time from now.
 func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Time) store.Leases) {
 	t.Helper()
-	ctx := context.Background()
 	clock := NewClock(clusterEpoch)
-	l := newLeases(t, clock.Now)
-	const ttl = 15 * time.Second
-	acquire := func(name, holder string, want bool) {
-		t.Helper()
-		if held, err := l.AcquireLease(ctx, name, holder, ttl); err != nil || held != want {
-			t.Fatalf("at %v: AcquireLease(%q, %q) = %v, %v; want %v", clock.Now().Sub(clusterEpoch), name, holder, held, err, want)
-		}
-	}
-	holders := func(want ...store.Lease) {
-		t.Helper()
-		got, err := l.LeaseHolders(ctx)
-		if err != nil {
-			t.Fatalf("LeaseHolders: %v", err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("at %v: LeaseHolders = %+v; want %+v", clock.Now().Sub(clusterEpoch), got, want)
-		}
-		for i := range got {
-			if got[i].Name != want[i].Name || got[i].Holder != want[i].Holder || !got[i].Expires.Equal(want[i].Expires) {
-				t.Fatalf("at %v: LeaseHolders = %+v; want %+v", clock.Now().Sub(clusterEpoch), got, want)
-			}
-		}
-	}
-	at := func(d time.Duration) time.Time { return clusterEpoch.Add(d) }
+	f := &leaseFixture{l: newLeases(t, clock.Now), clock: clock, ttl: 15 * time.Second}
+	runSteps(t,
+		contractStep{"ttl 0 refused", f.zeroTTL},
+		contractStep{"one of concurrent holders gets a free lease", f.concurrentAcquire},
+		contractStep{"held and renewed", f.holdAndRenew},
+		contractStep{"expired, taken over", f.takeOver},
+		contractStep{"independent, and released at once", f.independentAndRelease},
+	)
+}
 
-	if _, err := l.AcquireLease(ctx, "receiver:1", "a", 0); err == nil {
+// leaseFixture is LeaseContract's state, shared by its steps: the store
+// and its clock.
+type leaseFixture struct {
+	l     store.Leases
+	clock *Clock
+	ttl   time.Duration
+}
+
+// acquire checks that AcquireLease(name, holder) holds the lease or not
+// (want).
+func (f *leaseFixture) acquire(t *testing.T, name, holder string, want bool) {
+	t.Helper()
+	if held, err := f.l.AcquireLease(context.Background(), name, holder, f.ttl); err != nil || held != want {
+		t.Fatalf("at %v: AcquireLease(%q, %q) = %v, %v; want %v", f.clock.Now().Sub(clusterEpoch), name, holder, held, err, want)
+	}
+}
+
+// holders checks that LeaseHolders lists want, names, holders and
+// expiries.
+func (f *leaseFixture) holders(t *testing.T, want ...store.Lease) {
+	t.Helper()
+	got, err := f.l.LeaseHolders(context.Background())
+	if err != nil {
+		t.Fatalf("LeaseHolders: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("at %v: LeaseHolders = %+v; want %+v", f.clock.Now().Sub(clusterEpoch), got, want)
+	}
+	for i := range got {
+		if got[i].Name != want[i].Name || got[i].Holder != want[i].Holder || !got[i].Expires.Equal(want[i].Expires) {
+			t.Fatalf("at %v: LeaseHolders = %+v; want %+v", f.clock.Now().Sub(clusterEpoch), got, want)
+		}
+	}
+}
+
+// leaseAt is the time d after the clock's start.
+func leaseAt(d time.Duration) time.Time { return clusterEpoch.Add(d) }
+
+// zeroTTL checks that a lease for no time is refused and nothing held.
+func (f *leaseFixture) zeroTTL(t *testing.T) {
+	if _, err := f.l.AcquireLease(context.Background(), "receiver:1", "a", 0); err == nil {
 		t.Fatal("AcquireLease with ttl 0: no error")
 	}
-	holders()
+	f.holders(t)
+}
 
-	// Of many concurrent holders of a free lease, exactly one gets it.
+// concurrentAcquire checks that of many concurrent holders of a free
+// lease exactly one gets it, and releases it.
+func (f *leaseFixture) concurrentAcquire(t *testing.T) {
+	ctx := context.Background()
 	var won atomic.Int32
 	var winner atomic.Value
 	var wg sync.WaitGroup
@@ -143,7 +171,7 @@ func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Ti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			held, err := l.AcquireLease(ctx, "race", h, ttl)
+			held, err := f.l.AcquireLease(ctx, "race", h, f.ttl)
 			if err != nil {
 				t.Errorf("AcquireLease(race, %s): %v", h, err)
 			}
@@ -158,47 +186,58 @@ func LeaseContract(t *testing.T, newLeases func(t *testing.T, now func() time.Ti
 		t.Fatalf("8 concurrent AcquireLease of a free lease: %d held it, want 1", n)
 	}
 	w := winner.Load().(string)
-	if err := l.ReleaseLease(ctx, "race", w); err != nil {
+	if err := f.l.ReleaseLease(ctx, "race", w); err != nil {
 		t.Fatalf("ReleaseLease: %v", err)
 	}
+}
 
-	acquire("receiver:1", "a", true)
-	acquire("receiver:1", "b", false)
-	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(ttl)})
+// holdAndRenew checks that another holder cannot take a held lease
+// before it expires, the holder renews it, and a non-holder's release
+// does nothing.
+func (f *leaseFixture) holdAndRenew(t *testing.T) {
+	f.acquire(t, "receiver:1", "a", true)
+	f.acquire(t, "receiver:1", "b", false)
+	f.holders(t, store.Lease{Name: "receiver:1", Holder: "a", Expires: leaseAt(f.ttl)})
 
-	clock.Set(at(10 * time.Second))
-	acquire("receiver:1", "b", false) // not expired
-	acquire("receiver:1", "a", true)  // renewed: expires at 25s
-	holders(store.Lease{Name: "receiver:1", Holder: "a", Expires: at(25 * time.Second)})
-	clock.Set(at(20 * time.Second)) // past the first expiry, not the renewed one
-	acquire("receiver:1", "b", false)
+	f.clock.Set(leaseAt(10 * time.Second))
+	f.acquire(t, "receiver:1", "b", false) // not expired
+	f.acquire(t, "receiver:1", "a", true)  // renewed: expires at 25s
+	f.holders(t, store.Lease{Name: "receiver:1", Holder: "a", Expires: leaseAt(25 * time.Second)})
+	f.clock.Set(leaseAt(20 * time.Second)) // past the first expiry, not the renewed one
+	f.acquire(t, "receiver:1", "b", false)
 
 	// A non-holder's release does nothing.
-	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
+	if err := f.l.ReleaseLease(context.Background(), "receiver:1", "b"); err != nil {
 		t.Fatalf("ReleaseLease by a non-holder: %v", err)
 	}
-	acquire("receiver:1", "b", false)
+	f.acquire(t, "receiver:1", "b", false)
+}
 
-	// Expired: taken over, and the old holder cannot renew it.
-	clock.Set(at(25 * time.Second))
-	holders()
-	acquire("receiver:1", "b", true)
-	acquire("receiver:1", "a", false)
-	holders(store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
+// takeOver checks that an expired lease is taken over, and the old
+// holder cannot renew it.
+func (f *leaseFixture) takeOver(t *testing.T) {
+	f.clock.Set(leaseAt(25 * time.Second))
+	f.holders(t)
+	f.acquire(t, "receiver:1", "b", true)
+	f.acquire(t, "receiver:1", "a", false)
+	f.holders(t, store.Lease{Name: "receiver:1", Holder: "b", Expires: leaseAt(40 * time.Second)})
+}
 
-	// Leases are independent.
-	acquire("other:1", "a", true)
-	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
-		store.Lease{Name: "receiver:1", Holder: "b", Expires: at(40 * time.Second)})
+// independentAndRelease checks that leases are independent, and that a
+// release frees the lease at once.
+func (f *leaseFixture) independentAndRelease(t *testing.T) {
+	f.acquire(t, "other:1", "a", true)
+	f.holders(t, store.Lease{Name: "other:1", Holder: "a", Expires: leaseAt(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "b", Expires: leaseAt(40 * time.Second)})
 
 	// A release frees the lease at once.
-	if err := l.ReleaseLease(ctx, "receiver:1", "b"); err != nil {
+	if err := f.l.ReleaseLease(context.Background(), "receiver:1", "b"); err != nil {
 		t.Fatalf("ReleaseLease: %v", err)
 	}
-	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)})
-	acquire("receiver:1", "a", true)
-	holders(store.Lease{Name: "other:1", Holder: "a", Expires: at(40 * time.Second)},
-		store.Lease{Name: "receiver:1", Holder: "a", Expires: at(40 * time.Second)})
+	f.holders(t, store.Lease{Name: "other:1", Holder: "a", Expires: leaseAt(40 * time.Second)})
+	f.acquire(t, "receiver:1", "a", true)
+	f.holders(t, store.Lease{Name: "other:1", Holder: "a", Expires: leaseAt(40 * time.Second)},
+		store.Lease{Name: "receiver:1", Holder: "a", Expires: leaseAt(40 * time.Second)})
 }
 
 // InstanceContract tests a store.Instances on the store's clock: a

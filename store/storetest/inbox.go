@@ -31,86 +31,128 @@ type InboxStore interface {
 // make both handles read their time from now.
 func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Time) (a, b InboxStore)) {
 	t.Helper()
-	ctx := context.Background()
 	clock := NewClock(clusterEpoch)
 	a, b := newInbox(t, clock.Now)
-	const ttl = 15 * time.Second
-	gws := []string{"alpha", "beta"}
-	put := func(s InboxStore, gw, key, conv string, want bool) {
-		t.Helper()
-		e := store.InboxEntry{Gateway: gw, Key: key, Conv: conv, Data: []byte("data of " + key), Receiver: "a"}
-		if id, added, err := s.PutInbox(ctx, e, 0); err != nil || added != want || (id != 0) != want {
-			t.Fatalf("PutInbox(%s %s) = %d, %v, %v; want added %v", gw, key, id, added, err, want)
-		}
-	}
-	claim := func(s InboxStore, holder, wantKey string) store.InboxEntry {
-		t.Helper()
-		e, ok, err := s.ClaimInbox(ctx, holder, gws, ttl)
-		if err != nil {
-			t.Fatalf("ClaimInbox(%s): %v", holder, err)
-		}
-		if got := map[bool]string{true: e.Key}[ok]; got != wantKey {
-			t.Fatalf("at %v: ClaimInbox(%s) claimed %q; want %q", clock.Now().Sub(clusterEpoch), holder, got, wantKey)
-		}
-		return e
-	}
-	finish := func(s InboxStore, e store.InboxEntry, holder string) {
-		t.Helper()
-		if err := s.FinishInbox(ctx, e.ID, holder); err != nil {
-			t.Fatalf("FinishInbox(%s, %s): %v", e.Key, holder, err)
-		}
-	}
+	f := &inboxFixture{a: a, b: b, clock: clock, ttl: 15 * time.Second, gws: []string{"alpha", "beta"}}
+	runSteps(t,
+		contractStep{"order in a conversation across the handles", f.claimInOrder},
+		contractStep{"a cancel reaches the holder", f.cancelReachesHolder},
+		contractStep{"a renewed claim holds, an expired one is taken over", f.renewAndTakeOver},
+		contractStep{"a reservation keeps an entry for its receiver", f.reservation},
+		contractStep{"concurrent claims", func(t *testing.T) { concurrentClaims(t, f.a, f.b, f.gws) }},
+		contractStep{"a put and a cancel wake a watcher", func(t *testing.T) { watch(t, f.a, f.b) }},
+		contractStep{"Prune forgets done entries after InboxKeep", f.pruneInbox},
+	)
+}
 
-	// Order in a conversation, across the handles; a redelivery is a no-op.
-	put(a, "alpha", "1:10", "alpha:1", true)
-	put(a, "alpha", "1:11", "alpha:1", true)
-	put(b, "alpha", "1:10", "alpha:1", false) // redelivered, to the other handle
-	put(b, "beta", "C1:1.5", "beta:C1", true)
-	put(a, "gamma", "9:1", "gamma:9", true) // a gateway no claimer runs
-	e1 := claim(a, "a", "1:10")
+// inboxFixture is InboxContract's state, shared by its steps: two
+// handles on one store, its clock, and the entries claimed so far.
+type inboxFixture struct {
+	a, b  InboxStore
+	clock *Clock
+	ttl   time.Duration
+	gws   []string // the gateways the claimers run
+	// e2 and e3 are claimInOrder's second and third claims (C1:1.5 by b,
+	// 1:11 by b).
+	e2, e3 store.InboxEntry
+}
+
+// put puts the entry key of conv through s and checks that it was added
+// (want) or recognised as a redelivery.
+func (f *inboxFixture) put(t *testing.T, s InboxStore, gw, key, conv string, want bool) {
+	t.Helper()
+	e := store.InboxEntry{Gateway: gw, Key: key, Conv: conv, Data: []byte("data of " + key), Receiver: "a"}
+	if id, added, err := s.PutInbox(context.Background(), e, 0); err != nil || added != want || (id != 0) != want {
+		t.Fatalf("PutInbox(%s %s) = %d, %v, %v; want added %v", gw, key, id, added, err, want)
+	}
+}
+
+// claim claims an entry through s for holder and checks that it is
+// wantKey ("" for none).
+func (f *inboxFixture) claim(t *testing.T, s InboxStore, holder, wantKey string) store.InboxEntry {
+	t.Helper()
+	e, ok, err := s.ClaimInbox(context.Background(), holder, f.gws, f.ttl)
+	if err != nil {
+		t.Fatalf("ClaimInbox(%s): %v", holder, err)
+	}
+	if got := map[bool]string{true: e.Key}[ok]; got != wantKey {
+		t.Fatalf("at %v: ClaimInbox(%s) claimed %q; want %q", f.clock.Now().Sub(clusterEpoch), holder, got, wantKey)
+	}
+	return e
+}
+
+// finish finishes e through s as holder.
+func (f *inboxFixture) finish(t *testing.T, s InboxStore, e store.InboxEntry, holder string) {
+	t.Helper()
+	if err := s.FinishInbox(context.Background(), e.ID, holder); err != nil {
+		t.Fatalf("FinishInbox(%s, %s): %v", e.Key, holder, err)
+	}
+}
+
+// cancelled checks the IDs of holder's cancelled claims, through s.
+func (f *inboxFixture) cancelled(t *testing.T, s InboxStore, holder string, want ...int64) {
+	t.Helper()
+	ids, err := s.CancelledInbox(context.Background(), holder)
+	if err != nil || fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Fatalf("CancelledInbox(%s) = %v, %v; want %v", holder, ids, err, want)
+	}
+}
+
+// claimInOrder checks the order in a conversation, across the handles;
+// a redelivery is a no-op.
+func (f *inboxFixture) claimInOrder(t *testing.T) {
+	a, b := f.a, f.b
+	f.put(t, a, "alpha", "1:10", "alpha:1", true)
+	f.put(t, a, "alpha", "1:11", "alpha:1", true)
+	f.put(t, b, "alpha", "1:10", "alpha:1", false) // redelivered, to the other handle
+	f.put(t, b, "beta", "C1:1.5", "beta:C1", true)
+	f.put(t, a, "gamma", "9:1", "gamma:9", true) // a gateway no claimer runs
+	e1 := f.claim(t, a, "a", "1:10")
 	if string(e1.Data) != "data of 1:10" || e1.Conv != "alpha:1" || e1.Gateway != "alpha" || e1.Receiver != "a" || e1.Stage != 0 {
 		t.Fatalf("claimed entry = %+v", e1)
 	}
-	e2 := claim(b, "b", "C1:1.5") // alpha:1's next waits for its first
-	claim(b, "b", "")
-	finish(a, e1, "a")
-	put(a, "alpha", "1:10", "alpha:1", false) // done entries still recognise a redelivery
-	e3 := claim(b, "b", "1:11")
-	claim(a, "a", "")
-	finish(b, e2, "b")
+	f.e2 = f.claim(t, b, "b", "C1:1.5") // alpha:1's next waits for its first
+	f.claim(t, b, "b", "")
+	f.finish(t, a, e1, "a")
+	f.put(t, a, "alpha", "1:10", "alpha:1", false) // done entries still recognise a redelivery
+	f.e3 = f.claim(t, b, "b", "1:11")
+	f.claim(t, a, "a", "")
+	f.finish(t, b, f.e2, "b")
+}
 
-	// /cancel on one instance reaches the holder of the conversation's turn.
-	cancelled := func(s InboxStore, holder string, want ...int64) {
-		t.Helper()
-		ids, err := s.CancelledInbox(ctx, holder)
-		if err != nil || fmt.Sprint(ids) != fmt.Sprint(want) {
-			t.Fatalf("CancelledInbox(%s) = %v, %v; want %v", holder, ids, err, want)
-		}
-	}
-	cancelled(b, "b")
+// cancelReachesHolder checks that /cancel on one instance reaches the
+// holder of the conversation's turn.
+func (f *inboxFixture) cancelReachesHolder(t *testing.T) {
+	f.cancelled(t, f.b, "b")
 	for conv, want := range map[string]bool{"beta:C1": false, "alpha:none": false, "alpha:1": true} {
-		if ok, err := a.CancelInbox(ctx, conv); err != nil || ok != want {
+		if ok, err := f.a.CancelInbox(context.Background(), conv); err != nil || ok != want {
 			t.Fatalf("CancelInbox(%s) = %v, %v; want %v", conv, ok, err, want)
 		}
 	}
-	cancelled(b, "b", e3.ID)
-	cancelled(a, "a")
+	f.cancelled(t, f.b, "b", f.e3.ID)
+	f.cancelled(t, f.a, "a")
+}
 
-	// Renewed, a claim holds; expired, it is taken over with its stage.
+// renewAndTakeOver checks that a renewed claim holds; expired, it is
+// taken over with its stage, and the old holder can neither record nor
+// finish; released, it is claimable at once, its stage kept.
+func (f *inboxFixture) renewAndTakeOver(t *testing.T) {
+	ctx := context.Background()
+	a, b, e3 := f.a, f.b, f.e3
 	if err := b.SetInboxStage(ctx, e3.ID, "b", 2); err != nil {
 		t.Fatalf("SetInboxStage: %v", err)
 	}
 	if err := a.SetInboxStage(ctx, e3.ID, "a", 3); !errors.Is(err, store.ErrNotHeld) {
 		t.Fatalf("SetInboxStage by a non-holder = %v; want ErrNotHeld", err)
 	}
-	clock.Set(clusterEpoch.Add(10 * time.Second))
-	if err := b.RenewInbox(ctx, "b", []int64{e3.ID}, ttl); err != nil {
+	f.clock.Set(clusterEpoch.Add(10 * time.Second))
+	if err := b.RenewInbox(ctx, "b", []int64{e3.ID}, f.ttl); err != nil {
 		t.Fatalf("RenewInbox: %v", err)
 	}
-	clock.Set(clusterEpoch.Add(20 * time.Second)) // past the first claim's expiry, not the renewal's
-	claim(a, "a", "")
-	clock.Set(clusterEpoch.Add(25 * time.Second)) // the renewal's expiry
-	taken := claim(a, "a", "1:11")
+	f.clock.Set(clusterEpoch.Add(20 * time.Second)) // past the first claim's expiry, not the renewal's
+	f.claim(t, a, "a", "")
+	f.clock.Set(clusterEpoch.Add(25 * time.Second)) // the renewal's expiry
+	taken := f.claim(t, a, "a", "1:11")
 	if taken.ID != e3.ID || taken.Stage != 2 {
 		t.Fatalf("taken over: %+v; want entry %d at stage 2", taken, e3.ID)
 	}
@@ -124,42 +166,47 @@ func InboxContract(t *testing.T, newInbox func(t *testing.T, now func() time.Tim
 	if err := a.ReleaseInbox(ctx, e3.ID, "a"); err != nil {
 		t.Fatalf("ReleaseInbox: %v", err)
 	}
-	if again := claim(b, "b", "1:11"); again.Stage != 2 {
+	if again := f.claim(t, b, "b", "1:11"); again.Stage != 2 {
 		t.Fatalf("claimed after a release: stage %d; want 2", again.Stage)
 	}
-	finish(b, e3, "b")
+	f.finish(t, b, e3, "b")
+}
 
-	// A reservation keeps an entry for its receiver until it expires.
-	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:1", Conv: "beta:C2", Data: []byte("x"), Files: 1, Receiver: "a"}, ttl); err != nil {
+// reservation checks that a reservation keeps an entry for its receiver
+// until it expires, and that the receiver claims it at once.
+func (f *inboxFixture) reservation(t *testing.T) {
+	ctx := context.Background()
+	a, b := f.a, f.b
+	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:1", Conv: "beta:C2", Data: []byte("x"), Files: 1, Receiver: "a"}, f.ttl); err != nil {
 		t.Fatalf("PutInbox reserved: %v", err)
 	}
-	claim(b, "b", "")
-	if err := a.RenewInbox(ctx, "a", []int64{-1, 0}, ttl); err != nil {
+	f.claim(t, b, "b", "")
+	if err := a.RenewInbox(ctx, "a", []int64{-1, 0}, f.ttl); err != nil {
 		t.Fatalf("RenewInbox of unknown ids: %v", err)
 	}
-	clock.Set(clusterEpoch.Add(25*time.Second + ttl))
-	r := claim(b, "b", "C2:1") // the receiver is gone: taken over
+	f.clock.Set(clusterEpoch.Add(25*time.Second + f.ttl))
+	r := f.claim(t, b, "b", "C2:1") // the receiver is gone: taken over
 	if r.Files != 1 || r.Receiver != "a" {
 		t.Fatalf("reserved entry = %+v", r)
 	}
-	finish(b, r, "b")
-	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:2", Conv: "beta:C2", Data: []byte("x"), Receiver: "a"}, ttl); err != nil {
+	f.finish(t, b, r, "b")
+	if _, _, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "beta", Key: "C2:2", Conv: "beta:C2", Data: []byte("x"), Receiver: "a"}, f.ttl); err != nil {
 		t.Fatalf("PutInbox reserved: %v", err)
 	}
-	finish(a, claim(a, "a", "C2:2"), "a") // its receiver claims it at once
+	f.finish(t, a, f.claim(t, a, "a", "C2:2"), "a") // its receiver claims it at once
+}
 
-	concurrentClaims(t, a, b, gws)
-	watch(t, a, b)
-
-	// Prune forgets done entries after InboxKeep: the key is new again.
-	clock.Set(clock.Now().Add(store.InboxKeep + time.Second))
-	for _, s := range []InboxStore{a, b} {
-		if _, err := s.Prune(ctx); err != nil {
+// pruneInbox checks that Prune forgets done entries after InboxKeep:
+// the key is new again; a pending entry is kept.
+func (f *inboxFixture) pruneInbox(t *testing.T) {
+	f.clock.Set(f.clock.Now().Add(store.InboxKeep + time.Second))
+	for _, s := range []InboxStore{f.a, f.b} {
+		if _, err := s.Prune(context.Background()); err != nil {
 			t.Fatalf("Prune: %v", err)
 		}
 	}
-	put(a, "alpha", "1:10", "alpha:1", true)
-	put(a, "gamma", "9:1", "gamma:9", false) // pending: kept
+	f.put(t, f.a, "alpha", "1:10", "alpha:1", true)
+	f.put(t, f.a, "gamma", "9:1", "gamma:9", false) // pending: kept
 }
 
 // concurrentClaims has four claimers on each handle take 60 entries of six

@@ -138,41 +138,75 @@ func MostInWindow(times []time.Duration, per time.Duration) int {
 // on one fresh store reading their time from now.
 func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Time) (OutboxStore, OutboxStore)) {
 	t.Helper()
-	ctx := context.Background()
 	clock := NewClock(clusterEpoch)
 	a, b := newPair(t, clock.Now)
-	const ttl = 15 * time.Second
-	const sender = "example:777"
-	beat := func(s OutboxStore, name string) {
-		t.Helper()
-		if err := s.Heartbeat(ctx, store.Instance{Name: name, Started: clusterEpoch}); err != nil {
-			t.Fatalf("Heartbeat(%s): %v", name, err)
-		}
+	f := &outboxFixture{a: a, b: b, clock: clock, ttl: 15 * time.Second, sender: "example:777"}
+	runSteps(t,
+		contractStep{"replies written", f.writeReplies},
+		contractStep{"nothing claimed within ttl", f.noClaimWithinTTL},
+		contractStep{"concurrent claimers past ttl take each reply once", f.claimConcurrently},
+		contractStep{"a dead claimer loses its replies to the next", f.claimFromDeadClaimer},
+		contractStep{"a restarted instance takes back its own", f.claimAfterRestart},
+		contractStep{"Prune forgets replies past OutboxKeep", f.pruneReplies},
+	)
+}
+
+// outboxFixture is OutboxContract's state, shared by its steps: two
+// handles on one store, its clock, and the replies written and claimed.
+type outboxFixture struct {
+	a, b   OutboxStore
+	clock  *Clock
+	ttl    time.Duration
+	sender string
+	// dead are the pending replies of the composer "dead" (no heartbeat
+	// after the first); aliveID, sent and failed are replies never to be
+	// claimed.
+	dead                  []int64
+	aliveID, sent, failed int64
+	// got is who claimed each reply, after claimConcurrently.
+	got map[int64]string
+}
+
+// beat records a heartbeat of the instance name, started at
+// clusterEpoch, through s.
+func (f *outboxFixture) beat(t *testing.T, s OutboxStore, name string) {
+	t.Helper()
+	if err := s.Heartbeat(context.Background(), store.Instance{Name: name, Started: clusterEpoch}); err != nil {
+		t.Fatalf("Heartbeat(%s): %v", name, err)
 	}
-	add := func(composer, chat, text string) int64 {
-		t.Helper()
-		id, err := a.AddReply(ctx, store.OutboxReply{Sender: sender, Gateway: "example", Chat: chat, Thread: "7", Text: text, Composer: composer})
-		if err != nil {
-			t.Fatalf("AddReply: %v", err)
-		}
-		return id
+}
+
+// add writes a reply of f.sender to chat by composer and returns its ID.
+func (f *outboxFixture) add(t *testing.T, composer, chat, text string) int64 {
+	t.Helper()
+	id, err := f.a.AddReply(context.Background(), store.OutboxReply{Sender: f.sender, Gateway: "example", Chat: chat, Thread: "7", Text: text, Composer: composer})
+	if err != nil {
+		t.Fatalf("AddReply: %v", err)
 	}
-	beat(a, "dead")
-	beat(a, "alive")
-	var dead []int64
+	return id
+}
+
+// writeReplies writes 20 pending replies of the composer dead (the first
+// with 2 chunks done), one of the composer alive, a sent and a failed
+// one of dead, and one of another sender.
+func (f *outboxFixture) writeReplies(t *testing.T) {
+	ctx := context.Background()
+	a := f.a
+	f.beat(t, a, "dead")
+	f.beat(t, a, "alive")
 	for i := range 20 {
-		dead = append(dead, add("dead", "42", "reply "+string(rune('a'+i))))
+		f.dead = append(f.dead, f.add(t, "dead", "42", "reply "+string(rune('a'+i))))
 	}
-	aliveID := add("alive", "43", "still being sent")
-	sent := add("dead", "44", "sent already")
-	failed := add("dead", "45", "refused")
-	if err := a.ReplyDone(ctx, dead[0], 2, store.ReplyPending); err != nil {
+	f.aliveID = f.add(t, "alive", "43", "still being sent")
+	f.sent = f.add(t, "dead", "44", "sent already")
+	f.failed = f.add(t, "dead", "45", "refused")
+	if err := a.ReplyDone(ctx, f.dead[0], 2, store.ReplyPending); err != nil {
 		t.Fatalf("ReplyDone: %v", err)
 	}
-	if err := a.ReplyDone(ctx, sent, 1, store.ReplySent); err != nil {
+	if err := a.ReplyDone(ctx, f.sent, 1, store.ReplySent); err != nil {
 		t.Fatalf("ReplyDone: %v", err)
 	}
-	if err := a.ReplyDone(ctx, failed, 0, store.ReplyFailed); err != nil {
+	if err := a.ReplyDone(ctx, f.failed, 0, store.ReplyFailed); err != nil {
 		t.Fatalf("ReplyDone: %v", err)
 	}
 	other, err := a.AddReply(ctx, store.OutboxReply{Sender: "example:888", Gateway: "example", Chat: "1", Text: "another bot's", Composer: "dead"})
@@ -180,80 +214,94 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 		t.Fatal(err)
 	}
 	_ = other
+}
 
-	// Within ttl of dead's heartbeat nothing is claimed.
-	clock.Set(clusterEpoch.Add(ttl - time.Second))
-	beat(a, "alive")
-	if got := claim(t, b, sender, "b", ttl, 100); len(got) != 0 {
-		t.Fatalf("claimed %d replies of a composer seen %v ago; want none", len(got), ttl-time.Second)
+// noClaimWithinTTL checks that within ttl of dead's heartbeat nothing is
+// claimed.
+func (f *outboxFixture) noClaimWithinTTL(t *testing.T) {
+	f.clock.Set(clusterEpoch.Add(f.ttl - time.Second))
+	f.beat(t, f.a, "alive")
+	if got := claim(t, f.b, f.sender, "b", f.ttl, 100); len(got) != 0 {
+		t.Fatalf("claimed %d replies of a composer seen %v ago; want none", len(got), f.ttl-time.Second)
 	}
+}
 
-	// Past ttl: four claimers on two handles, 3 at a time each, take every
-	// one of dead's pending replies exactly once.
-	clock.Set(clusterEpoch.Add(ttl + time.Second))
-	beat(a, "alive")
+// claimConcurrently has four claimers on two handles, past ttl, take 3
+// at a time until none is left: each of dead's pending replies is
+// claimed exactly once, oldest first, with its fields, and no other
+// reply is.
+func (f *outboxFixture) claimConcurrently(t *testing.T) {
+	f.clock.Set(clusterEpoch.Add(f.ttl + time.Second))
+	f.beat(t, f.a, "alive")
 	for _, n := range []string{"c1", "c2", "c3", "c4"} {
-		beat(b, n)
+		f.beat(t, f.b, n)
 	}
 	var mu sync.Mutex
-	got := map[int64]string{}
+	f.got = map[int64]string{}
 	var wg sync.WaitGroup
 	for i, n := range []string{"c1", "c2", "c3", "c4"} {
-		h := []OutboxStore{a, b}[i%2]
-		wg.Go(func() {
-			for {
-				rs, err := h.ClaimReplies(ctx, sender, n, ttl, clusterEpoch, 3)
-				if err != nil {
-					t.Errorf("ClaimReplies: %v", err)
-					return
-				}
-				if len(rs) == 0 {
-					return
-				}
-				if !slices.IsSortedFunc(rs, func(x, y store.OutboxReply) int { return int(x.ID - y.ID) }) {
-					t.Errorf("claimed %v: not oldest first", rs)
-				}
-				mu.Lock()
-				for _, r := range rs {
-					if prev, ok := got[r.ID]; ok {
-						t.Errorf("reply %d claimed by %s and %s", r.ID, prev, n)
-					}
-					got[r.ID] = n
-					if r.Composer != n || r.Sender != sender || r.Gateway != "example" || r.Thread != "7" || r.State != store.ReplyPending {
-						t.Errorf("claimed %+v by %s: want it %s's, of %s, pending, in thread 7", r, n, n, sender)
-					}
-					if r.ID == dead[0] && (r.Done != 2 || r.Text != "reply a" || r.Chat != "42") {
-						t.Errorf("claimed %+v; want reply a to 42 with 2 chunks done", r)
-					}
-				}
-				mu.Unlock()
-			}
-		})
+		h := []OutboxStore{f.a, f.b}[i%2]
+		wg.Go(func() { f.claimAll(t, h, n, &mu) })
 	}
 	wg.Wait()
-	if len(got) != len(dead) {
-		t.Errorf("%d replies claimed; want dead's %d pending ones", len(got), len(dead))
+	if len(f.got) != len(f.dead) {
+		t.Errorf("%d replies claimed; want dead's %d pending ones", len(f.got), len(f.dead))
 	}
-	for _, id := range dead {
-		if _, ok := got[id]; !ok {
+	for _, id := range f.dead {
+		if _, ok := f.got[id]; !ok {
 			t.Errorf("reply %d not claimed", id)
 		}
 	}
-	for _, id := range []int64{aliveID, sent, failed} {
-		if _, ok := got[id]; ok {
+	for _, id := range []int64{f.aliveID, f.sent, f.failed} {
+		if _, ok := f.got[id]; ok {
 			t.Errorf("reply %d claimed: a live composer's, a sent or a failed one", id)
 		}
 	}
+}
 
-	// A claimer that dies in turn loses its replies to the next; the
-	// others keep theirs.
-	clock.Set(clusterEpoch.Add(2*ttl + 2*time.Second))
-	for _, n := range []string{"c2", "c3", "c4", "alive"} {
-		beat(b, n)
+// claimAll is the claimer n on h: it claims 3 replies at a time until
+// none is left, checking each batch and recording its claims in f.got
+// under mu.
+func (f *outboxFixture) claimAll(t *testing.T, h OutboxStore, n string, mu *sync.Mutex) {
+	for {
+		rs, err := h.ClaimReplies(context.Background(), f.sender, n, f.ttl, clusterEpoch, 3)
+		if err != nil {
+			t.Errorf("ClaimReplies: %v", err)
+			return
+		}
+		if len(rs) == 0 {
+			return
+		}
+		if !slices.IsSortedFunc(rs, func(x, y store.OutboxReply) int { return int(x.ID - y.ID) }) {
+			t.Errorf("claimed %v: not oldest first", rs)
+		}
+		mu.Lock()
+		for _, r := range rs {
+			if prev, ok := f.got[r.ID]; ok {
+				t.Errorf("reply %d claimed by %s and %s", r.ID, prev, n)
+			}
+			f.got[r.ID] = n
+			if r.Composer != n || r.Sender != f.sender || r.Gateway != "example" || r.Thread != "7" || r.State != store.ReplyPending {
+				t.Errorf("claimed %+v by %s: want it %s's, of %s, pending, in thread 7", r, n, n, f.sender)
+			}
+			if r.ID == f.dead[0] && (r.Done != 2 || r.Text != "reply a" || r.Chat != "42") {
+				t.Errorf("claimed %+v; want reply a to 42 with 2 chunks done", r)
+			}
+		}
+		mu.Unlock()
 	}
-	again := claim(t, a, sender, "c2", ttl, 100)
+}
+
+// claimFromDeadClaimer checks that a claimer that dies in turn (c1)
+// loses its replies to the next; the others keep theirs.
+func (f *outboxFixture) claimFromDeadClaimer(t *testing.T) {
+	f.clock.Set(clusterEpoch.Add(2*f.ttl + 2*time.Second))
+	for _, n := range []string{"c2", "c3", "c4", "alive"} {
+		f.beat(t, f.b, n)
+	}
+	again := claim(t, f.a, f.sender, "c2", f.ttl, 100)
 	var c1s int
-	for _, id := range got {
+	for _, id := range f.got {
 		if id == "c1" {
 			c1s++
 		}
@@ -261,23 +309,25 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 	if len(again) != c1s {
 		t.Errorf("c2 took %d replies from c1, gone; want c1's %d", len(again), c1s)
 	}
+}
 
-	// An instance takes back its own pending replies written before it
-	// started (a restart under one name: those it claimed above too), not
-	// those written since, and only once.
-	want := []int64{add("c3", "46", "before the restart")}
-	for id, n := range got {
+// claimAfterRestart checks that an instance takes back its own pending
+// replies written before it started (a restart under one name: those it
+// claimed before too), not those written since, and only once.
+func (f *outboxFixture) claimAfterRestart(t *testing.T) {
+	want := []int64{f.add(t, "c3", "46", "before the restart")}
+	for id, n := range f.got {
 		if n == "c3" {
 			want = append(want, id)
 		}
 	}
 	slices.Sort(want)
-	restart := clusterEpoch.Add(2*ttl + 3*time.Second)
-	clock.Set(restart.Add(time.Second))
-	beat(b, "c3")
-	add("c3", "47", "after the restart")
+	restart := clusterEpoch.Add(2*f.ttl + 3*time.Second)
+	f.clock.Set(restart.Add(time.Second))
+	f.beat(t, f.b, "c3")
+	f.add(t, "c3", "47", "after the restart")
 	for round := range 2 {
-		mine, err := b.ClaimReplies(ctx, sender, "c3", ttl, restart, 100)
+		mine, err := f.b.ClaimReplies(context.Background(), f.sender, "c3", f.ttl, restart, 100)
 		if err != nil {
 			t.Fatalf("ClaimReplies: %v", err)
 		}
@@ -292,14 +342,17 @@ func OutboxContract(t *testing.T, newPair func(t *testing.T, now func() time.Tim
 			t.Errorf("c3 after its restart (claim %d) took %v; want %v, its replies written before it", round+1, ids, want)
 		}
 	}
+}
 
-	// Prune forgets replies unchanged for OutboxKeep.
-	clock.Set(clusterEpoch.Add(store.OutboxKeep + time.Hour))
-	if _, err := a.Prune(ctx); err != nil {
+// pruneReplies checks that Prune forgets replies unchanged for
+// OutboxKeep.
+func (f *outboxFixture) pruneReplies(t *testing.T) {
+	f.clock.Set(clusterEpoch.Add(store.OutboxKeep + time.Hour))
+	if _, err := f.a.Prune(context.Background()); err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
-	beat(a, "late")
-	if left := claim(t, a, sender, "late", ttl, 100); len(left) != 0 {
+	f.beat(t, f.a, "late")
+	if left := claim(t, f.a, f.sender, "late", f.ttl, 100); len(left) != 0 {
 		t.Errorf("after Prune past OutboxKeep, %d replies left to claim; want none", len(left))
 	}
 }

@@ -95,6 +95,15 @@ func (o Options) args(name string, req *sdk.CallToolRequest) map[string]any {
 func NewServer(o Options) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "fakemcp", Version: "1"}, &sdk.ServerOptions{PageSize: o.PageSize})
 	s.AddReceivingMiddleware(o.listMiddleware)
+	o.addMany(s)
+	o.addDataTools(s)
+	o.addBehaviourTools(s)
+	return s
+}
+
+// addMany adds the Options.Many tools many0000, many0001, …, each
+// schema padded by Options.ManyPad.
+func (o Options) addMany(s *sdk.Server) {
 	for i := range o.Many {
 		name := fmt.Sprintf("many%04d", i)
 		s.AddTool(&sdk.Tool{
@@ -105,6 +114,12 @@ func NewServer(o Options) *sdk.Server {
 			return text(fmt.Sprintf("many %d", i)), nil
 		})
 	}
+}
+
+// addDataTools adds the tools that read and write: lookup (its
+// description carrying Options.Note), env and write_note (into
+// Options.Workspace).
+func (o Options) addDataTools(s *sdk.Server) {
 	note, _ := json.Marshal(o.Note)
 	s.AddTool(&sdk.Tool{
 		Name: "lookup", Description: "Looks a key up." + o.Note,
@@ -141,6 +156,12 @@ func NewServer(o Options) *sdk.Server {
 		}
 		return text(fmt.Sprintf("wrote %d bytes to %s", len(body), path)), nil
 	})
+}
+
+// addBehaviourTools adds the tools that misbehave or change the server:
+// fail (always an error), hang (never answers until cancelled) and grow
+// (adds the tool extra).
+func (o Options) addBehaviourTools(s *sdk.Server) {
 	s.AddTool(&sdk.Tool{
 		Name: "fail", Description: "Always fails.",
 		InputSchema: schema(`{"type":"object","properties":{}}`),
@@ -173,7 +194,6 @@ func NewServer(o Options) *sdk.Server {
 		})
 		return text("added extra"), nil
 	})
-	return s
 }
 
 // listMiddleware counts tools/list requests (Options.Lists) and answers

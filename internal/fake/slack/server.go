@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,6 +74,9 @@ type Server struct {
 	srv  *httptest.Server
 	base int64 // the seconds part of the first ts
 	wg   sync.WaitGroup
+
+	// refuse makes every upload fail as too large (RefuseUploads).
+	refuse atomic.Bool
 
 	mu         sync.Mutex
 	closed     chan struct{}
@@ -244,6 +248,7 @@ func (s *Server) handlers() map[string]handler {
 		"chat.update":                  s.update,
 		"chat.postEphemeral":           s.postEphemeral,
 		"conversations.replies":        s.replies,
+		"conversations.open":           s.conversationsOpen,
 		"files.getUploadURLExternal":   s.getUploadURLExternal,
 		"files.completeUploadExternal": s.completeUploadExternal,
 	}
