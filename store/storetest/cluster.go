@@ -372,7 +372,14 @@ func InstanceClaimContract(t *testing.T, newInstances func(t *testing.T, now fun
 	if err := s.RemoveInstance(ctx, "web"); err != nil {
 		t.Fatalf("RemoveInstance: %v", err)
 	}
+	concurrentInstanceClaims(t, s, in, ttl)
+}
 
+// concurrentInstanceClaims: of 20 concurrent claims of a fresh name by different
+// processes, one wins.
+func concurrentInstanceClaims(t *testing.T, s InstanceStore, in func(process string) store.Instance, ttl time.Duration) {
+	t.Helper()
+	ctx := context.Background()
 	var won atomic.Int32
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
