@@ -132,7 +132,9 @@ func New(ctx context.Context, o Options) (*App, error) {
 // only gateway is one whose input can end (the bot's own stdin), or that
 // input is a terminal (Options.Interactive: Ctrl-D), the end of its input
 // ends Run too, after the replies in flight are delivered. It returns an
-// error, before anything runs, when http.listen cannot be bound.
+// error, before anything runs, when http.listen cannot be bound, or one
+// matching ErrInstanceInUse when another live process runs under this
+// instance's name on the shared store.
 func (a *App) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -143,6 +145,11 @@ func (a *App) Run(ctx context.Context) error {
 			return err
 		}
 		defer ln.Close()
+	}
+	// The name first: a second live process under it stops here, before
+	// its recovery takes the first's runs for a dead instance's.
+	if err := a.claimName(ctx); err != nil {
+		return err
 	}
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.
@@ -185,6 +192,9 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
+	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
+		g.Go(func() error { return watchPairings(gctx, w, a.pairing, a.log) })
+	}
 	if a.durable != nil {
 		g.Go(func() error { return a.durable.Run(gctx, a.engine) })
 	}

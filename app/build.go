@@ -97,7 +97,7 @@ func (a *App) buildTooling(ctx context.Context, o Options) (p engineParts, err e
 		return p, err
 	}
 	p.provider = provider
-	if p.attachments, err = buildAttachments(cfg, media, a.store, a.store, o.Now, o.Log); err != nil {
+	if p.attachments, err = buildAttachments(cfg, media, stampAudit(a.store, a.instance), a.store, o.Now, o.Log); err != nil {
 		return p, err
 	}
 	if p.policy, err = Policy(cfg, a.tools); err != nil {
@@ -119,7 +119,7 @@ func (a *App) buildTooling(ctx context.Context, o Options) (p engineParts, err e
 func (a *App) buildPeople(ctx context.Context, o Options) (err error) {
 	cfg := o.Config
 	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
+	if a.pairing, err = buildPairing(ctx, a.store, stampAudit(a.store, a.instance), o.Now, o.Log); err != nil {
 		return err
 	}
 	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
@@ -150,7 +150,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		Budget:       a.budget,
 		BudgetNotify: notify,
 		Profiles:     a.profiles,
-		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
+		ToolAudit:    toolAudit{audit: stampAudit(a.store, a.instance), log: o.Log},
 		Schedules:    a.sched,
 		Status:       append(statusReporters(a.cluster, a.mcp), webhookStatus{a}),
 		Undo:         p.undo,

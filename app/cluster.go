@@ -108,7 +108,7 @@ var _ core.StatusReporter = (*cluster)(nil)
 // newCluster returns the cluster view of this instance, name and version,
 // started now.
 func newCluster(st clusterStore, name, version string, now time.Time, log zerolog.Logger) *cluster {
-	return &cluster{st: st, self: store.Instance{Name: name, Version: version, Started: now.UTC()},
+	return &cluster{st: st, self: store.Instance{Name: name, Version: version, Process: newProcessID(), Started: now.UTC()},
 		log: log.With().Str("instance", name).Logger()}
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,9 @@ type pairBot struct {
 	stop  func() // stops the bot and closes its store; once
 }
 
+// pairBots numbers the bots startPairBot starts.
+var pairBots atomic.Int64
+
 // startPairBot starts a bot on the store section store (YAML), answering
 // with the fake model ai.
 func startPairBot(t *testing.T, ai *fakeoai.Server, store string, clock *storetest.Clock) *pairBot {
@@ -59,8 +63,10 @@ http: {listen: ""}
 	}
 	b := &pairBot{t: t, clock: clock, ai: ai, gw: &recordingGateway{inbox: make(chan gateways.Inbox, 1)}, cfg: cfg}
 	ctx, cancel := context.WithCancel(context.Background())
+	// Each bot a name of its own: the default, hostname-pid, is this
+	// process's, and a second App under it on a shared store is refused.
 	a, err := app.New(ctx, app.Options{Config: cfg, Log: zerolog.Nop(), Secrets: secrets.New(),
-		Gateways: []gateways.Gateway{b.gw}, Now: clock.Now})
+		Gateways: []gateways.Gateway{b.gw}, Now: clock.Now, Instance: fmt.Sprintf("pair-bot-%d", pairBots.Add(1))})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

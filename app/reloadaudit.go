@@ -104,7 +104,7 @@ func (a *App) auditReload(ctx context.Context, next *config.Config, how string) 
 	}
 	e := record.AuditEntry{At: time.Now(), Tool: ReloadAuditTool, Args: string(args), Outcome: ReloadAuditOutcome,
 		Detail: fmt.Sprintf("reload (%s) changed %s", how, strings.Join(names, ", "))}
-	if err := a.store.AppendAudit(ctx, e); err != nil {
+	if err := stampAudit(a.store, a.instance).AppendAudit(ctx, e); err != nil {
 		a.log.Error().Err(err).Strs("keys", names).Msg("config reload applied, but its audit row could not be written")
 		return
 	}

@@ -65,7 +65,8 @@ func startResetInstance(t *testing.T, name string, db *postgres.DB, f *fakeoai.S
 // TestResetOnAnotherInstanceStopsTheTurn: /reset typed to instance b
 // while the conversation's turn runs on instance a (one PostgreSQL
 // database) stops a's turn, nothing of that turn lands in the history
-// afterwards, and the next message starts from an empty history.
+// afterwards, and the next message starts from an empty history; b
+// answers that the turn was stopped, as one instance does.
 func TestResetOnAnotherInstanceStopsTheTurn(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	open := func() *postgres.DB {
@@ -109,14 +110,20 @@ func TestResetOnAnotherInstanceStopsTheTurn(t *testing.T) {
 	if err := b.Submit(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
+	var answer string
 	testutil.WaitFor(t, "b's answer to /reset", func() bool {
 		for _, m := range p.list() {
 			if strings.HasPrefix(m, "Done: I forgot") {
+				answer = m
 				return true
 			}
 		}
 		return false
 	})
+	// The words of one instance: the turn was stopped, though on a.
+	if !strings.Contains(answer, "stopped the turn in progress") {
+		t.Errorf("b's answer to /reset %q does not say the turn in progress was stopped", answer)
+	}
 
 	// a's turn stops while the model still holds its answer: its inbox
 	// entry is finished.

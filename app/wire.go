@@ -124,7 +124,7 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 	o := checkpoint.Options{
 		Workspace: cfg.Tools.Workspace,
 		MaxFile:   int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
-		Index: st, Audit: st, Log: log, Now: now,
+		Index: st, Audit: stampAudit(st, instance), Log: log, Now: now,
 	}
 	if sh, ok := st.(store.Sharer); ok && sh.Shared() {
 		table, ok := st.(store.CheckpointBlobStore)
@@ -386,7 +386,7 @@ func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance st
 		Notify:            notify,
 		AllowSelfApproval: cfg.HITL.AllowSelfApproval,
 		Store:             st,
-		Audit:             st,
+		Audit:             stampAudit(st, instance),
 		Standing:          st,
 		Profiles:          profiles,
 		Workspace:         cfg.Tools.Workspace,

@@ -166,17 +166,18 @@ func (in *Inbox) CancelElsewhere(ctx context.Context, conv core.Conversation) (b
 
 // ResetShared forgets conv's history and marks the turn of conv that
 // another instance runs, if any, so that it stops it keeping nothing
-// (store.InboxResetter). False when conv is not the inbox's or the store
-// cannot.
-func (in *Inbox) ResetShared(ctx context.Context, conv core.Conversation) (bool, error) {
+// (store.InboxResetter), reporting whether there was one (stopped).
+// shared is false when conv is not the inbox's or the store cannot.
+func (in *Inbox) ResetShared(ctx context.Context, conv core.Conversation) (shared, stopped bool, err error) {
 	rs, ok := in.cfg.Store.(store.InboxResetter)
 	if !ok || !in.gateways[conv.Gateway] {
-		return false, nil
+		return false, false, nil
 	}
-	if _, err := rs.ResetInbox(ctx, conv.Key(), in.cfg.Instance); err != nil {
-		return false, fmt.Errorf("inbox: %w", err)
+	marked, err := rs.ResetInbox(ctx, conv.Key(), in.cfg.Instance)
+	if err != nil {
+		return false, false, fmt.Errorf("inbox: %w", err)
 	}
-	return true, nil
+	return true, marked, nil
 }
 
 // forgetReset does what /reset on another instance asked for each of

@@ -259,11 +259,13 @@ func (e *Engine) uptime() time.Duration {
 // approvals, and approved actions running, stay.
 func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversation) string {
 	reset := func() error { return e.cfg.History.Reset(ctx, conv.Key()) }
+	elsewhere := false // the turn ran on another instance, asked to stop
 	if jr, ok := e.cfg.Journal.(JournalResetter); ok {
 		// On a shared store the turn may run on another instance: it is
 		// asked to stop, keeping nothing, with the history forgotten.
 		reset = func() error {
-			shared, err := jr.ResetShared(ctx, conv)
+			shared, stopped, err := jr.ResetShared(ctx, conv)
+			elsewhere = stopped
 			if err != nil || shared {
 				return err
 			}
@@ -271,6 +273,7 @@ func (e *Engine) reset(ctx context.Context, log zerolog.Logger, conv Conversatio
 		}
 	}
 	stopped, err := e.turns.forget(conv.Key(), reset)
+	stopped = stopped || elsewhere
 	if err != nil {
 		log.Error().Err(err).Msg("history reset")
 		return "Could not forget this conversation's history (the bot's log has the details)."

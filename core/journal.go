@@ -67,9 +67,10 @@ func (e *Engine) CancelTurn(conv Conversation) bool {
 type JournalResetter interface {
 	// ResetShared forgets conv's history and asks the other instances
 	// running conv's turn at that moment to stop it keeping nothing of it
-	// (they call ForgetTurn). It reports false, having done nothing, when
-	// conv is not the journal's: the caller resets the history itself.
-	ResetShared(ctx context.Context, conv Conversation) (bool, error)
+	// (they call ForgetTurn), and reports whether it asked one (stopped).
+	// It reports shared false, having done nothing, when conv is not the
+	// journal's: the caller resets the history itself.
+	ResetShared(ctx context.Context, conv Conversation) (shared, stopped bool, err error)
 }
 
 // ForgetTurn does on this instance what /reset does to conv's turn in

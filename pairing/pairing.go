@@ -128,6 +128,12 @@ func (m *Manager) Check(ctx context.Context, id core.Identity) (bool, error) {
 	return m.set[id], nil
 }
 
+// Reload reads the paired set from the store now: what the wiring calls
+// when a shared store says another instance paired or unpaired someone
+// (so that an /unpair there applies here at once, not at the next
+// Refresh). A failed read keeps the set as it was.
+func (m *Manager) Reload(ctx context.Context) error { return m.load(ctx) }
+
 // Run reads the paired set again every Options.Refresh, and sooner (at
 // most once a second) when a miss asks, until ctx ends. Without Refresh it
 // only waits for ctx. A failed read keeps the set as it was (logged).

@@ -192,6 +192,13 @@ type Instances interface {
 	// in.Started) is alive now; in.LastSeen is ignored: the store's clock
 	// sets it.
 	Heartbeat(ctx context.Context, in Instance) error
+	// ClaimInstance is the first heartbeat of a process: it records in as
+	// Heartbeat does, but only when the name has no row, or its row is
+	// in.Process's, or its row was last seen ttl or longer ago (by the
+	// store's clock), and reports true; otherwise it changes nothing and
+	// returns the row as it is (another process's, alive within ttl) and
+	// false. Of concurrent claims of one name, one wins.
+	ClaimInstance(ctx context.Context, in Instance, ttl time.Duration) (Instance, bool, error)
 	// Instances lists the instances whose last heartbeat is within window
 	// of now, by name. Prune forgets those not seen for InstanceKeep.
 	Instances(ctx context.Context, window time.Duration) ([]Instance, error)
@@ -226,8 +233,12 @@ const InstanceKeep = 24 * time.Hour
 
 // Instance is a registered instance.
 type Instance struct {
-	Name     string
-	Version  string
+	Name    string
+	Version string
+	// Process is a random id the process draws at start: two processes
+	// under one name have different ones ("" from a gatehouse before
+	// schema 19).
+	Process  string
 	Started  time.Time // UTC
 	LastSeen time.Time // UTC
 }
@@ -256,6 +267,17 @@ type Pairings interface {
 	// Unpair forgets id's pairing and returns it; record.ErrNotFound when
 	// id is not paired.
 	Unpair(ctx context.Context, id core.Identity) (record.Pairing, error)
+}
+
+// PairingWatcher is implemented by a store several instances share that
+// tells them of each pairing and unpairing as it is committed (PostgreSQL:
+// LISTEN/NOTIFY), so that an /unpair on one instance shuts the identity out
+// of the others at once rather than at their next periodic read.
+type PairingWatcher interface {
+	// WatchPairings calls changed once it listens, and then after each
+	// pairing or unpairing any instance commits, until ctx ends (nil) or
+	// its connection fails (an error: call it again).
+	WatchPairings(ctx context.Context, changed func()) error
 }
 
 // MaxPairingCodes bounds the pairing codes pending at once: a flood of

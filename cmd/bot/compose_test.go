@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
 )
 
@@ -92,4 +94,40 @@ func exampleEnv(t *testing.T) []string {
 		}
 	}
 	return env
+}
+
+// TestComposeReplicasHaveTheirOwnNames: no gatehouse service of
+// deploy/compose.yaml fixes GATEHOUSE_INSTANCE, which every replica of
+// the service (`docker compose up --scale`) would share, and
+// deploy/config.yaml's store.instance is empty when it is unset: each
+// process is named hostname-pid, its container's own. (The services set
+// gatehouse-a and gatehouse-b: two replicas of one would have run under
+// one name.)
+func TestComposeReplicasHaveTheirOwnNames(t *testing.T) {
+	t.Parallel()
+	var compose struct {
+		Services map[string]struct {
+			Image       string         `yaml:"image"`
+			Environment map[string]any `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join("..", "..", "deploy", "compose.yaml"))), &compose); err != nil {
+		t.Fatalf("deploy/compose.yaml: %v", err)
+	}
+	bots := 0
+	for name, s := range compose.Services {
+		if s.Image != "gatehouse:local" {
+			continue
+		}
+		bots++
+		if v, ok := s.Environment["GATEHOUSE_INSTANCE"]; ok {
+			t.Errorf("service %s sets GATEHOUSE_INSTANCE=%v: every replica of it would run under that one name", name, v)
+		}
+	}
+	if bots < 2 {
+		t.Fatalf("deploy/compose.yaml has %d gatehouse services; want the two of the docs (update this test)", bots)
+	}
+	if cfg := readFile(t, filepath.Join("..", "..", "deploy", "config.yaml")); !strings.Contains(cfg, "  instance: ${GATEHOUSE_INSTANCE:-}\n") {
+		t.Error("deploy/config.yaml's store.instance is not ${GATEHOUSE_INSTANCE:-} (empty when unset: hostname-pid)")
+	}
 }

@@ -63,7 +63,13 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	context.AfterFunc(ctx, func() {
 		log.Warn().Msg("stopping: turns in flight get a grace period to finish; a second Ctrl-C (or signal) stops at once")
 	})
-	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+	err = a.Run(ctx)
+	if errors.Is(err, app.ErrInstanceInUse) {
+		// One line, as for a refused start: nothing ran.
+		fmt.Fprintln(stderr, "bot:", sec.Redact(err.Error()))
+		return exitFail
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error().Err(err).Msg("stopped with an error")
 		return exitFail
 	}

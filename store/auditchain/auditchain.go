@@ -25,8 +25,11 @@
 // with the fields prev (the hash of the row before, or the anchor's hash
 // for the first chained row), at (Unix nanoseconds, decimal, 0 for an unset
 // time: what both drivers store), conv, tool, args, requested_by,
-// approved_by, outcome, detail, token. The row's id is not hashed: the
-// chain's order is the ids' order, and appends take ids in chain order.
+// approved_by, outcome, detail, token, and then instance only when it is
+// not empty (the instance that wrote the row on a shared store, a column
+// added after the chain: the rows without one hash as they did). The
+// row's id is not hashed: the chain's order is the ids' order, and
+// appends take ids in chain order.
 //
 // # The anchor
 //
@@ -43,6 +46,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -64,11 +68,19 @@ func Sum(prev string, e record.AuditEntry) string {
 		prev, strconv.FormatInt(at, 10), e.Conv, e.Tool, e.Args,
 		string(e.RequestedBy), string(e.ApprovedBy), e.Outcome, e.Detail, e.Token,
 	} {
-		h.Write([]byte(strconv.Itoa(len(f)) + ":"))
-		h.Write([]byte(f))
-		h.Write([]byte("\n"))
+		field(h, f)
+	}
+	if e.Instance != "" {
+		field(h, e.Instance)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// field writes one field of a row's encoding to h.
+func field(h io.Writer, f string) {
+	h.Write([]byte(strconv.Itoa(len(f)) + ":")) //nolint:errcheck // a hash never fails
+	h.Write([]byte(f))                          //nolint:errcheck
+	h.Write([]byte("\n"))                       //nolint:errcheck
 }
 
 // AnchorHash is the hash the first chained row links to: that of the

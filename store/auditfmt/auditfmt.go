@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -24,6 +25,10 @@ type Entry struct {
 	ApprovedBy  string    `json:"approved_by"` // "" when a rule allowed it
 	Outcome     string    `json:"outcome"`
 	Detail      string    `json:"detail"`
+	// Instance is store.instance of the instance that wrote the entry on
+	// a store several instances share; left out when none is recorded
+	// (SQLite, and entries of a gatehouse before schema 19).
+	Instance string `json:"instance,omitempty"`
 }
 
 // TimeLayout is how the table shows times, always in UTC.
@@ -34,7 +39,8 @@ const ArgsWidth = 48
 
 // WriteAudit writes entries, in the order given, as a table with a header
 // (time in UTC, conversation, tool, short argument summary, requested by,
-// approved by, outcome) or, with asJSON, as one JSON array of Entry ("[]"
+// approved by, outcome, and the instance that wrote it when some entry
+// names one: a shared store) or, with asJSON, as one JSON array of Entry ("[]"
 // when empty).
 func WriteAudit(w io.Writer, entries []record.AuditEntry, asJSON bool) error {
 	if asJSON {
@@ -49,7 +55,7 @@ func writeJSON(w io.Writer, entries []record.AuditEntry) error {
 		out[i] = Entry{
 			At: e.At.UTC(), Conv: e.Conv, Tool: e.Tool, Args: e.Args,
 			RequestedBy: string(e.RequestedBy), ApprovedBy: string(e.ApprovedBy),
-			Outcome: e.Outcome, Detail: e.Detail,
+			Outcome: e.Outcome, Detail: e.Detail, Instance: e.Instance,
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -61,13 +67,22 @@ func writeJSON(w io.Writer, entries []record.AuditEntry) error {
 }
 
 func writeTable(w io.Writer, entries []record.AuditEntry) error {
+	instances := slices.ContainsFunc(entries, func(e record.AuditEntry) bool { return e.Instance != "" })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME (UTC)\tCONVERSATION\tTOOL\tARGS\tREQUESTED BY\tAPPROVED BY\tOUTCOME")
+	header := "TIME (UTC)\tCONVERSATION\tTOOL\tARGS\tREQUESTED BY\tAPPROVED BY\tOUTCOME"
+	if instances {
+		header += "\tINSTANCE"
+	}
+	fmt.Fprintln(tw, header)
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s",
 			e.At.UTC().Format(TimeLayout), cell(e.Conv), cell(e.Tool),
 			cell(Summary(e.Args, ArgsWidth)), cell(string(e.RequestedBy)),
 			cell(string(e.ApprovedBy)), cell(e.Outcome))
+		if instances {
+			fmt.Fprintf(tw, "\t%s", cell(e.Instance))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("audit: write table: %w", err)

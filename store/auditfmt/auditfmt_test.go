@@ -156,3 +156,34 @@ func TestParseSince(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAuditInstance: entries written on a shared store name their
+// instance, in the table (an INSTANCE column, "-" for an entry without
+// one) and in the JSON ("instance", left out when none is recorded).
+func TestWriteAuditInstance(t *testing.T) {
+	entries := sample()
+	entries[0].Instance = "host-a"
+	var b bytes.Buffer
+	if err := auditfmt.WriteAudit(&b, entries, false); err != nil {
+		t.Fatalf("WriteAudit: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "INSTANCE") ||
+		!strings.HasSuffix(lines[1], " host-a") || !strings.HasSuffix(lines[2], " -") {
+		t.Errorf("table does not name the instance of each entry (INSTANCE; host-a, then -):\n%s", b.String())
+	}
+	b.Reset()
+	if err := auditfmt.WriteAudit(&b, entries, true); err != nil {
+		t.Fatalf("WriteAudit: %v", err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil || len(got) != 2 {
+		t.Fatalf("output is not a JSON array of two: %v\n%s", err, b.String())
+	}
+	if got[0]["instance"] != "host-a" {
+		t.Errorf("instance = %v; want host-a", got[0]["instance"])
+	}
+	if v, ok := got[1]["instance"]; ok {
+		t.Errorf("instance of an entry without one = %v; want it left out", v)
+	}
+}

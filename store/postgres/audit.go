@@ -36,11 +36,11 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 		prev := auditchain.Head(a)
 		hash := auditchain.Sum(prev, e)
 		_, err = tx.Exec(ctx, `WITH row AS (INSERT INTO audit
-			(at, conv, tool, args, requested_by, approved_by, outcome, detail, token, prev_hash, hash)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id)
-			UPDATE audit_chain SET head_id = (SELECT id FROM row), head_hash = $11 WHERE one = 1`,
+			(at, conv, tool, args, requested_by, approved_by, outcome, detail, token, instance, prev_hash, hash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id)
+			UPDATE audit_chain SET head_id = (SELECT id FROM row), head_hash = $12 WHERE one = 1`,
 			nanos(e.At), e.Conv, e.Tool, e.Args, string(e.RequestedBy), string(e.ApprovedBy), e.Outcome, e.Detail,
-			e.Token, prev, hash)
+			e.Token, e.Instance, prev, hash)
 		return err
 	})
 	if err != nil {
@@ -53,7 +53,7 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 // (textutil.Storable, as every argument of this package's statements), so
 // that a row's hash is that of what WalkAudit reads back.
 func storableEntry(e record.AuditEntry) record.AuditEntry {
-	for _, s := range []*string{&e.Conv, &e.Tool, &e.Args, &e.Outcome, &e.Detail, &e.Token} {
+	for _, s := range []*string{&e.Conv, &e.Tool, &e.Args, &e.Outcome, &e.Detail, &e.Token, &e.Instance} {
 		*s = textutil.Storable(*s)
 	}
 	e.RequestedBy = core.Identity(textutil.Storable(string(e.RequestedBy)))
@@ -94,7 +94,7 @@ func (db *DB) WalkAudit(ctx context.Context, fn func(record.AuditRow) error) err
 		var at int64
 		var requestedBy, approvedBy string
 		e := &r.Entry
-		err := rows.Scan(&r.ID, &at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail, &e.Token, &r.Prev, &r.Hash)
+		err := rows.Scan(&r.ID, &at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail, &e.Token, &e.Instance, &r.Prev, &r.Hash)
 		if err != nil {
 			return fmt.Errorf("postgres: walk audit: %w", err)
 		}
@@ -110,7 +110,7 @@ func (db *DB) WalkAudit(ctx context.Context, fn func(record.AuditRow) error) err
 }
 
 // auditColumns are an entry's columns, in record.AuditEntry's order.
-const auditColumns = `at, conv, tool, args, requested_by, approved_by, outcome, detail, token`
+const auditColumns = `at, conv, tool, args, requested_by, approved_by, outcome, detail, token, instance`
 
 // QueryAudit returns the entries matching f OLDEST FIRST, by At and then
 // by order of appending; Since is inclusive. A positive Limit keeps the
@@ -154,7 +154,7 @@ func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.Au
 		var e record.AuditEntry
 		var at int64
 		var requestedBy, approvedBy string
-		err := r.Scan(&at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail, &e.Token)
+		err := r.Scan(&at, &e.Conv, &e.Tool, &e.Args, &requestedBy, &approvedBy, &e.Outcome, &e.Detail, &e.Token, &e.Instance)
 		e.At, e.RequestedBy, e.ApprovedBy = fromNanos(at), core.Identity(requestedBy), core.Identity(approvedBy)
 		return e, err
 	})

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -72,18 +73,46 @@ func (db *DB) LeaseHolders(ctx context.Context) ([]store.Lease, error) {
 
 // Heartbeat records that the instance is alive now.
 func (db *DB) Heartbeat(ctx context.Context, in store.Instance) error {
-	_, err := db.pool.Exec(ctx, `INSERT INTO instances (name, version, started, last_seen) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (name) DO UPDATE SET version = excluded.version, started = excluded.started, last_seen = excluded.last_seen`,
-		in.Name, in.Version, nanos(in.Started), nanos(db.now()))
+	_, err := db.pool.Exec(ctx, `INSERT INTO instances (name, version, process, started, last_seen) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (name) DO UPDATE SET version = excluded.version, process = excluded.process, started = excluded.started, last_seen = excluded.last_seen`,
+		in.Name, in.Version, in.Process, nanos(in.Started), nanos(db.now()))
 	if err != nil {
 		return fmt.Errorf("postgres: heartbeat %q: %w", in.Name, err)
 	}
 	return nil
 }
 
+// ClaimInstance records in's heartbeat unless another process's, seen
+// within ttl, has the name; then it returns that one.
+func (db *DB) ClaimInstance(ctx context.Context, in store.Instance, ttl time.Duration) (store.Instance, bool, error) {
+	now := db.now()
+	tag, err := db.pool.Exec(ctx, `INSERT INTO instances (name, version, process, started, last_seen) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (name) DO UPDATE SET version = excluded.version, process = excluded.process, started = excluded.started, last_seen = excluded.last_seen
+		WHERE instances.process = excluded.process OR instances.last_seen <= $6`,
+		in.Name, in.Version, in.Process, nanos(in.Started), nanos(now), nanos(now.Add(-ttl)))
+	if err != nil {
+		return store.Instance{}, false, fmt.Errorf("postgres: claim instance %q: %w", in.Name, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return in, true, nil
+	}
+	var held store.Instance
+	var started, seen int64
+	err = db.pool.QueryRow(ctx, `SELECT name, version, process, started, last_seen FROM instances WHERE name = $1`, in.Name).
+		Scan(&held.Name, &held.Version, &held.Process, &started, &seen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Instance{}, false, nil // gone meanwhile (a clean stop): claim again
+	}
+	if err != nil {
+		return store.Instance{}, false, fmt.Errorf("postgres: claim instance %q: %w", in.Name, err)
+	}
+	held.Started, held.LastSeen = fromNanos(started), fromNanos(seen)
+	return held, false, nil
+}
+
 // Instances lists the instances seen within window of now, by name.
 func (db *DB) Instances(ctx context.Context, window time.Duration) ([]store.Instance, error) {
-	rows, err := db.pool.Query(ctx, `SELECT name, version, started, last_seen FROM instances
+	rows, err := db.pool.Query(ctx, `SELECT name, version, process, started, last_seen FROM instances
 		WHERE last_seen >= $1 ORDER BY name`, nanos(db.now().Add(-window)))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: instances: %w", err)
@@ -91,7 +120,7 @@ func (db *DB) Instances(ctx context.Context, window time.Duration) ([]store.Inst
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Instance, error) {
 		var in store.Instance
 		var started, seen int64
-		err := r.Scan(&in.Name, &in.Version, &started, &seen)
+		err := r.Scan(&in.Name, &in.Version, &in.Process, &started, &seen)
 		in.Started, in.LastSeen = fromNanos(started), fromNanos(seen)
 		return in, err
 	})

@@ -121,6 +121,13 @@ func TestInstanceContract(t *testing.T) {
 	})
 }
 
+func TestInstanceClaimContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.InstanceClaimContract(t, func(t *testing.T, now func() time.Time) storetest.InstanceStore {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}
+
 func TestPairingContract(t *testing.T) {
 	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.PairingContract(t, func(t *testing.T, now func() time.Time) store.Pairings {

@@ -83,7 +83,8 @@ func (db *DB) PairingCodes(ctx context.Context) ([]record.PairingCode, error) {
 }
 
 // Pair consumes id's pending code and records the pairing in one
-// transaction: the DELETE is the single-use point across instances.
+// transaction: the DELETE is the single-use point across instances. The
+// instances are told (WatchPairings) as it commits.
 func (db *DB) Pair(ctx context.Context, id core.Identity, hash string, by core.Identity) (record.Pairing, error) {
 	p := record.Pairing{Identity: id, By: by, At: db.now()}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -99,6 +100,9 @@ func (db *DB) Pair(ctx context.Context, id core.Identity, hash string, by core.I
 			ON CONFLICT (identity) DO UPDATE SET conv = excluded.conv, paired_by = excluded.paired_by, paired_at = excluded.paired_at`,
 			string(id), p.Conv, string(by), nanos(p.At)); err != nil {
 			return fmt.Errorf("postgres: pair: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify('`+pairingChannel+`', '')`); err != nil {
+			return fmt.Errorf("postgres: pair: notify: %w", err)
 		}
 		return nil
 	})
@@ -121,9 +125,12 @@ func (db *DB) PairedIdentities(ctx context.Context) ([]record.Pairing, error) {
 	return out, nil
 }
 
-// Unpair forgets id's pairing.
+// Unpair forgets id's pairing and tells the instances (WatchPairings) as
+// the deletion commits.
 func (db *DB) Unpair(ctx context.Context, id core.Identity) (record.Pairing, error) {
-	p, err := scanPairing(db.pool.QueryRow(ctx, `DELETE FROM paired WHERE identity = $1 RETURNING identity, conv, paired_by, paired_at`, string(id)))
+	p, err := scanPairing(db.pool.QueryRow(ctx, `WITH del AS (
+		DELETE FROM paired WHERE identity = $1 RETURNING identity, conv, paired_by, paired_at)
+		SELECT del.* FROM del, pg_notify('`+pairingChannel+`', '')`, string(id)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return record.Pairing{}, record.ErrNotFound
 	}

@@ -104,6 +104,10 @@ type AuditEntry struct {
 	// approval: a rule's allow, a file received, a reload, ...), so that
 	// /audit TOKEN lists every entry of one request.
 	Token string
+	// Instance is store.instance of the instance that wrote the entry,
+	// on a store several instances share; "" on one that is not (SQLite)
+	// and for entries written before schema 19.
+	Instance string
 }
 
 // AuditFilter selects audit entries; zero fields match everything. Limit,

@@ -29,10 +29,10 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 		hash := auditchain.Sum(prev, e)
 		var id int64
 		err = tx.QueryRowContext(ctx, `INSERT INTO audit
-			(at, conv, tool, args, requested_by, approved_by, outcome, detail, token, prev_hash, hash)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			(at, conv, tool, args, requested_by, approved_by, outcome, detail, token, instance, prev_hash, hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			nanos(e.At), e.Conv, e.Tool, e.Args, e.RequestedBy, e.ApprovedBy, e.Outcome, e.Detail,
-			e.Token, prev, hash).Scan(&id)
+			e.Token, e.Instance, prev, hash).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("sqlite: append audit: %w", err)
 		}
@@ -75,7 +75,7 @@ func (db *DB) WalkAudit(ctx context.Context, fn func(record.AuditRow) error) err
 		var r record.AuditRow
 		var at int64
 		e := &r.Entry
-		err := rows.Scan(&r.ID, &at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail, &e.Token, &r.Prev, &r.Hash)
+		err := rows.Scan(&r.ID, &at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail, &e.Token, &e.Instance, &r.Prev, &r.Hash)
 		if err != nil {
 			return fmt.Errorf("sqlite: walk audit: %w", err)
 		}
@@ -91,7 +91,7 @@ func (db *DB) WalkAudit(ctx context.Context, fn func(record.AuditRow) error) err
 }
 
 // auditColumns are an entry's columns, in record.AuditEntry's order.
-const auditColumns = `at, conv, tool, args, requested_by, approved_by, outcome, detail, token`
+const auditColumns = `at, conv, tool, args, requested_by, approved_by, outcome, detail, token, instance`
 
 // QueryAudit returns the entries matching f OLDEST FIRST, by At and then
 // by order of appending; Since is inclusive. A positive Limit keeps the
@@ -142,7 +142,7 @@ func (db *DB) queryAudit(ctx context.Context, query string, args []any) ([]recor
 	for rows.Next() {
 		var e record.AuditEntry
 		var at int64
-		err := rows.Scan(&at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail, &e.Token)
+		err := rows.Scan(&at, &e.Conv, &e.Tool, &e.Args, &e.RequestedBy, &e.ApprovedBy, &e.Outcome, &e.Detail, &e.Token, &e.Instance)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: query audit: %w", err)
 		}

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,18 +82,48 @@ func (db *DB) LeaseHolders(ctx context.Context) ([]store.Lease, error) {
 
 // Heartbeat records that the instance is alive now.
 func (db *DB) Heartbeat(ctx context.Context, in store.Instance) error {
-	_, err := db.exec(ctx, `INSERT INTO instances (name, version, started, last_seen) VALUES (?, ?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET version = excluded.version, started = excluded.started, last_seen = excluded.last_seen`,
-		in.Name, in.Version, nanos(in.Started), nanos(db.now()))
+	_, err := db.exec(ctx, `INSERT INTO instances (name, version, process, started, last_seen) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET version = excluded.version, process = excluded.process, started = excluded.started, last_seen = excluded.last_seen`,
+		in.Name, in.Version, in.Process, nanos(in.Started), nanos(db.now()))
 	if err != nil {
 		return fmt.Errorf("sqlite: heartbeat %q: %w", in.Name, err)
 	}
 	return nil
 }
 
+// ClaimInstance records in's heartbeat unless another process's, seen
+// within ttl, has the name; then it returns that one.
+func (db *DB) ClaimInstance(ctx context.Context, in store.Instance, ttl time.Duration) (store.Instance, bool, error) {
+	now := db.now()
+	res, err := db.exec(ctx, `INSERT INTO instances (name, version, process, started, last_seen) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET version = excluded.version, process = excluded.process, started = excluded.started, last_seen = excluded.last_seen
+		WHERE instances.process = excluded.process OR instances.last_seen <= ?`,
+		in.Name, in.Version, in.Process, nanos(in.Started), nanos(now), nanos(now.Add(-ttl)))
+	if err != nil {
+		return store.Instance{}, false, fmt.Errorf("sqlite: claim instance %q: %w", in.Name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return store.Instance{}, false, fmt.Errorf("sqlite: claim instance %q: %w", in.Name, err)
+	} else if n == 1 {
+		return in, true, nil
+	}
+	var held store.Instance
+	var started, seen int64
+	err = db.queryRow(ctx, `SELECT name, version, process, started, last_seen FROM instances WHERE name = ?`, in.Name).
+		Scan(&held.Name, &held.Version, &held.Process, &started, &seen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Instance{}, false, nil // gone meanwhile (a clean stop): claim again
+	}
+	if err != nil {
+		return store.Instance{}, false, fmt.Errorf("sqlite: claim instance %q: %w", in.Name, err)
+	}
+	held.Started, held.LastSeen = fromNanos(started), fromNanos(seen)
+	return held, false, nil
+}
+
 // Instances lists the instances seen within window of now, by name.
 func (db *DB) Instances(ctx context.Context, window time.Duration) ([]store.Instance, error) {
-	rows, err := db.query(ctx, `SELECT name, version, started, last_seen FROM instances WHERE last_seen >= ? ORDER BY name`,
+	rows, err := db.query(ctx, `SELECT name, version, process, started, last_seen FROM instances WHERE last_seen >= ? ORDER BY name`,
 		nanos(db.now().Add(-window)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: instances: %w", err)
@@ -101,7 +133,7 @@ func (db *DB) Instances(ctx context.Context, window time.Duration) ([]store.Inst
 	for rows.Next() {
 		var in store.Instance
 		var started, seen int64
-		if err := rows.Scan(&in.Name, &in.Version, &started, &seen); err != nil {
+		if err := rows.Scan(&in.Name, &in.Version, &in.Process, &started, &seen); err != nil {
 			return nil, fmt.Errorf("sqlite: instances: %w", err)
 		}
 		in.Started, in.LastSeen = fromNanos(started), fromNanos(seen)

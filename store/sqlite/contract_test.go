@@ -99,6 +99,12 @@ func TestInstanceContract(t *testing.T) {
 	})
 }
 
+func TestInstanceClaimContract(t *testing.T) {
+	storetest.InstanceClaimContract(t, func(t *testing.T, now func() time.Time) storetest.InstanceStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
+
 func TestPairingContract(t *testing.T) {
 	storetest.PairingContract(t, func(t *testing.T, now func() time.Time) store.Pairings {
 		return openTemp(t, sqlite.Options{Now: now})

@@ -10,7 +10,8 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
-// AuditContract tests a store.Audit (store.Audit): entries round trip, every filter field
+// AuditContract tests a store.Audit (store.Audit): entries round trip
+// (the instance that wrote each included), every filter field
 // selects, results come oldest first, and Limit keeps the newest entries.
 func AuditContract(t *testing.T, newAudit func(t *testing.T) store.Audit) {
 	t.Helper()
@@ -31,7 +32,7 @@ func auditRoundTrip(t *testing.T, a store.Audit) {
 	want := record.AuditEntry{
 		At: auditBase, Conv: "slack:C1:T1", Tool: "shell", Args: `{"command":"rm -rf ./build"}`,
 		RequestedBy: "slack:U1", ApprovedBy: "alpha:42", Outcome: "executed",
-		Detail: "exit 0\nüñí",
+		Detail: "exit 0\nüñí", Instance: "host-a",
 	}
 	if err := a.AppendAudit(context.Background(), want); err != nil {
 		t.Fatalf("AppendAudit: %v", err)

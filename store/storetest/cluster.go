@@ -308,3 +308,101 @@ func InstanceContract(t *testing.T, newInstances func(t *testing.T, now func() t
 	}
 	list(2*store.InstanceKeep, store.Instance{Name: "host-c-1", Version: "v1.3.0", Started: at(0), LastSeen: at(store.InstanceKeep - time.Second)})
 }
+
+// InstanceClaimContract tests store.Instances.ClaimInstance on the store's
+// clock: a name without a row, or whose row is the same process's, or was
+// last seen ttl or longer ago, is claimed (the row is then the claimer's);
+// a name another process heartbeat within ttl is not, and the claim
+// returns that process's row unchanged; of concurrent claims of a fresh
+// name by different processes one wins. Instances and Heartbeat carry the
+// process id.
+func InstanceClaimContract(t *testing.T, newInstances func(t *testing.T, now func() time.Time) InstanceStore) {
+	t.Helper()
+	ctx := context.Background()
+	clock := NewClock(clusterEpoch)
+	s := newInstances(t, clock.Now)
+	const ttl = 15 * time.Second
+	at := func(d time.Duration) time.Time { return clusterEpoch.Add(d) }
+	in := func(process string) store.Instance {
+		return store.Instance{Name: "web", Version: "v1", Process: process, Started: clock.Now()}
+	}
+	claim := func(process string, want bool) store.Instance {
+		t.Helper()
+		held, ok, err := s.ClaimInstance(ctx, in(process), ttl)
+		if err != nil || ok != want {
+			t.Fatalf("at %v: ClaimInstance(web, %s) = %v, %v; want %v", clock.Now().Sub(clusterEpoch), process, ok, err, want)
+		}
+		return held
+	}
+	seen := func() store.Instance {
+		t.Helper()
+		got, err := s.Instances(ctx, time.Hour)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("Instances = %+v, %v; want the one row of web", got, err)
+		}
+		return got[0]
+	}
+
+	claim("p1", true)
+	if got := seen(); got.Process != "p1" || !got.LastSeen.Equal(at(0)) {
+		t.Fatalf("after p1's claim: %+v; want process p1 seen at 0", got)
+	}
+	clock.Set(at(5 * time.Second))
+	held := claim("p2", false)
+	if held.Process != "p1" || !held.LastSeen.Equal(at(0)) {
+		t.Fatalf("p2's refused claim returned %+v; want p1's row, seen at 0", held)
+	}
+	if got := seen(); got.Process != "p1" || !got.LastSeen.Equal(at(0)) {
+		t.Fatalf("p2's refused claim changed the row: %+v", got)
+	}
+	claim("p1", true) // its own: renewed
+	clock.Set(at(5*time.Second + ttl - time.Millisecond))
+	claim("p2", false)
+	if err := s.Heartbeat(ctx, in("p1")); err != nil {
+		t.Fatalf("Heartbeat: %v", err)
+	}
+	if got := seen(); got.Process != "p1" || !got.LastSeen.Equal(clock.Now()) {
+		t.Fatalf("after p1's heartbeat: %+v; want process p1 seen now", got)
+	}
+	clock.Set(clock.Now().Add(ttl)) // p1 stopped heartbeating: aged out
+	claim("p2", true)
+	if got := seen(); got.Process != "p2" {
+		t.Fatalf("after p2's claim of the aged-out name: %+v; want process p2", got)
+	}
+	if err := s.RemoveInstance(ctx, "web"); err != nil {
+		t.Fatalf("RemoveInstance: %v", err)
+	}
+	concurrentInstanceClaims(t, s, in, ttl)
+}
+
+// concurrentInstanceClaims: of 20 concurrent claims of a fresh name by different
+// processes, one wins.
+func concurrentInstanceClaims(t *testing.T, s InstanceStore, in func(process string) store.Instance, ttl time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	var won atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, ok, err := s.ClaimInstance(ctx, in("q"+string(rune('a'+i))), ttl)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if ok {
+				won.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("ClaimInstance: %v", err)
+	}
+	if n := won.Load(); n != 1 {
+		t.Fatalf("20 concurrent claims of one fresh name: %d won, want exactly 1", n)
+	}
+}
