@@ -102,6 +102,7 @@ type App struct {
 	// instance names this instance in the store (Options.Instance).
 	instance string
 	cluster  *cluster         // its heartbeat and /status lines
+	fence    *durable.Fence   // stops its calls when it cannot renew; nil unless the store is shared
 	journal  *durable.Replies // the store's outbox, nil unless the store is shared
 	durable  *durable.Inbox   // the durable inbox; nil unless the store is shared
 
@@ -116,7 +117,7 @@ type App struct {
 // On error everything opened so far is closed.
 func New(ctx context.Context, o Options) (*App, error) {
 	a := &App{cfg: o.Config, log: o.Log, interactive: o.Interactive, metrics: metrics.New(), instance: InstanceName(cmp.Or(o.Instance, o.Config.Store.Instance)),
-		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel}}
+		reload: reloader{load: o.Load, setLogLevel: o.SetLogLevel, redact: o.Secrets.Redact}}
 	if err := a.build(ctx, o); err != nil {
 		a.Close()
 		return nil, err
@@ -146,7 +147,8 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
 	}
-	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, o.Now, o.Log)
+	a.useFence()
+	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, a.fence, o.Now, o.Log)
 	if err != nil {
 		return err
 	}
@@ -233,13 +235,13 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.profiles, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker
 	a.engine.UseHITL(a.broker, a.broker)
 	a.sched.UseTracker(a.broker)
-	if err := a.engine.Register(core.ToolActuator, a.tools); err != nil {
+	if err := a.engine.Register(core.ToolActuator, a.toolActuator()); err != nil {
 		return err
 	}
 	if err := a.buildGateways(ctx, o); err != nil {
@@ -255,7 +257,7 @@ func (a *App) build(ctx context.Context, o Options) (err error) {
 	a.inbox = a.gatewayInbox()
 	a.health.redact = o.Secrets.Redact
 	if cfg.HTTP.Reload {
-		a.health.reload = a.Reload
+		a.health.reload = func(ctx context.Context) error { return a.ReloadBy(ctx, ReloadByHTTP) }
 	}
 	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
 	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())
@@ -299,6 +301,7 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
 	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	g.Go(func() error { return a.fence.Run(hctx) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })

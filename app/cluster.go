@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	durable "github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
@@ -27,16 +28,17 @@ const (
 )
 
 // heartbeatInterval is how often this instance heartbeats: every
-// heartbeatEvery, or, when the store is shared, a third of
+// heartbeatEvery, or, when the store is shared, a sixth of
 // store.lease_ttl when that is shorter, so that a live instance is never
 // taken for a dead one (its approved runs interrupted) by the others,
-// which wait lease_ttl.
+// which wait lease_ttl, and that two heartbeats may fail before its fence
+// (lease_ttl/2) stops its calls.
 func (a *App) heartbeatInterval() time.Duration {
 	ttl := a.cfg.Store.LeaseTTL.D()
 	if a.receiverLease() == nil || ttl <= 0 {
 		return heartbeatEvery
 	}
-	return min(heartbeatEvery, max(ttl/3, 100*time.Millisecond))
+	return min(heartbeatEvery, max(ttl/6, 100*time.Millisecond))
 }
 
 // receiverLease is the lease receivers that the platform allows once per
@@ -96,6 +98,9 @@ type cluster struct {
 	// build runs, for /status (set by App.New from storetable).
 	driver string
 	schema int
+	// fence is told when each heartbeat that succeeded began; nil
+	// unless the store is shared.
+	fence *durable.Fence
 }
 
 var _ core.StatusReporter = (*cluster)(nil)
@@ -132,7 +137,13 @@ func (c *cluster) run(ctx context.Context, every time.Duration) error {
 	defer t.Stop()
 	failing := false
 	for {
-		err := c.st.Heartbeat(ctx, c.self)
+		start := time.Now()
+		hctx, cancel := context.WithTimeout(ctx, every)
+		err := c.st.Heartbeat(hctx, c.self)
+		cancel()
+		if err == nil {
+			c.fence.Renewed(heartbeatRenewal, start)
+		}
 		if err == nil && !c.fp.recorded() {
 			c.compareConfig(ctx)
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,12 @@ type reloader struct {
 	mu          sync.Mutex // one reload at a time
 	load        func() (*config.Config, error)
 	setLogLevel func(level string)
+	// redact and prints are for the reload's audit (auditReload): the
+	// secrets' redaction and the audited keys' fingerprint of the
+	// configuration applied last (nil until the first reload: the
+	// start's).
+	redact func(string) string
+	prints map[string]string
 }
 
 // ErrNoReload is Reload's error when the App was built without
@@ -36,9 +43,17 @@ var ErrNoReload = errors.New("reload: this bot was started without a configurati
 // changes, the error names the key. Reloads are serialised; the reload
 // metrics record each one.
 func (a *App) Reload(ctx context.Context) error {
+	return a.ReloadBy(ctx, "")
+}
+
+// ReloadBy is Reload asked for by how (ReloadBySignal, ReloadByHTTP, ...):
+// a reload that changes who may approve, the policy or the profiles
+// writes one audit row saying which keys changed, with digests of their
+// old and new values, and how.
+func (a *App) ReloadBy(ctx context.Context, how string) error {
 	a.reload.mu.Lock()
 	defer a.reload.mu.Unlock()
-	restart, err := a.reloadLocked(ctx)
+	restart, err := a.reloadLocked(ctx, cmp.Or(how, "unspecified"))
 	a.metrics.SetReload(err == nil, time.Now())
 	if err != nil {
 		a.log.Error().Err(err).Msg("config reload rejected; the running configuration is kept")
@@ -53,7 +68,7 @@ func (a *App) Reload(ctx context.Context) error {
 
 // reloadLocked loads and checks the new configuration, then swaps it in;
 // it returns the keys that changed but need a restart.
-func (a *App) reloadLocked(ctx context.Context) ([]string, error) {
+func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	if a.reload.load == nil {
 		return nil, ErrNoReload
 	}
@@ -103,6 +118,7 @@ func (a *App) reloadLocked(ctx context.Context) ([]string, error) {
 	if a.reload.setLogLevel != nil {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
+	a.auditReload(ctx, cfg, how)
 	restart := restartKeys(a.cfg, cfg)
 	// The other instances' /status and doctor compare with what is now
 	// in force here.

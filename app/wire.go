@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/attach"
 	"github.com/gatehouse-bot/gatehouse/budget"
 	"github.com/gatehouse-bot/gatehouse/checkpoint"
+	durable "github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -115,7 +116,7 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 // otherwise in the directory beside the store, as always. On a shared
 // store the workspace is held through its leases too, as instance: an
 // /undo is refused while another instance runs a changing call.
-func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
+func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, fence *durable.Fence, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
@@ -132,6 +133,9 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 		}
 		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
 		o.Leases, o.Instance, o.LeaseTTL = checkpointLeases{st}, instance, cfg.Store.LeaseTTL.D()
+		if fence != nil {
+			o.Fence = fence
+		}
 	} else {
 		blobs, err := storetable.Blobs(cfg)
 		if err != nil {
@@ -356,7 +360,7 @@ type brokerEngine interface {
 
 // buildBroker builds the approval broker on the store; profiles add
 // approvers to their conversations' requests.
-func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, fence *durable.Fence, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err
@@ -384,6 +388,7 @@ func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance st
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),
 		Metrics:           m,
+		Fence:             brokerFence(fence),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("hitl: %w", err)

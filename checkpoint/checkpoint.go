@@ -93,6 +93,11 @@ type Options struct {
 	Leases   Leases
 	Instance string
 	LeaseTTL time.Duration
+	// Fence, with Leases, is told when each take or renewal of this
+	// instance's run lease that succeeded began, and when the lease is let
+	// go, so that it stops the changing calls before the lease can expire
+	// (cluster.Fence). Nil: none.
+	Fence Fence
 	// Keep is how many checkpoints a conversation keeps. DefaultKeep when zero.
 	Keep  int
 	Index Index
@@ -197,7 +202,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		if o.Instance == "" || o.LeaseTTL <= 0 {
 			return nil, errors.New("checkpoint: leases need the instance's name and a lease ttl")
 		}
-		m.cluster = &clusterHold{leases: o.Leases, instance: o.Instance, ttl: o.LeaseTTL, log: m.log}
+		m.cluster = &clusterHold{leases: o.Leases, instance: o.Instance, ttl: o.LeaseTTL, fence: o.Fence, log: m.log}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -31,36 +31,54 @@ const (
 	undoLease = "checkpoint undo"
 )
 
+// Fence is told of this instance's run lease (cluster.Fence): it stops
+// the changing calls once a renewal is too old for the lease to be
+// trusted.
+type Fence interface {
+	// Renewed says that a take or renewal of the lease key that began at
+	// start succeeded.
+	Renewed(key string, start time.Time)
+	// Released says the lease key is let go.
+	Released(key string)
+}
+
 // clusterHold is this instance's side of the leases: its run lease held,
 // and renewed every ttl/3, while at least one of its changing calls runs.
 type clusterHold struct {
 	leases   Leases
 	instance string
 	ttl      time.Duration
+	fence    Fence // nil: none
 	log      zerolog.Logger
 
 	mu      sync.Mutex
 	running int                // changing calls between enter and leave
 	stop    context.CancelFunc // ends the renewal; under mu
 	done    chan struct{}      // closed when the renewal has ended
+	held    chan struct{}      // closed once the run lease is first held
 }
 
 // enter holds this instance's run lease for one more changing call, then
 // waits while another instance's /undo restores the workspace (bounded by
-// ctx). A store that does not answer is logged: the call runs, as a lone
-// instance's would.
+// ctx). Until the lease is held the call waits too, for as long as ctx
+// lets it (the fence ends it when the database stays out of reach): a
+// changing call that ran without it could be restored under by an /undo
+// on another instance.
 func (h *clusterHold) enter(ctx context.Context) {
 	h.mu.Lock()
 	h.running++
 	if h.running == 1 {
-		if _, err := h.leases.AcquireLease(ctx, runLease+h.instance, h.instance, h.ttl); err != nil {
-			h.log.Warn().Err(err).Msg("checkpoint: the run lease could not be taken: an /undo on another instance may not see this call")
-		}
 		rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		h.stop, h.done = stop, make(chan struct{})
-		go h.renew(rctx, runLease+h.instance, h.done)
+		h.stop, h.done, h.held = stop, make(chan struct{}), make(chan struct{})
+		go h.renew(rctx, runLease+h.instance, h.held, h.done)
 	}
+	held := h.held
 	h.mu.Unlock()
+	select {
+	case <-held:
+	case <-ctx.Done():
+		return
+	}
 	for {
 		holders, err := h.leases.LeaseHoldersOf(ctx, undoLease)
 		if err != nil || !otherThan(holders, h.instance) {
@@ -84,6 +102,9 @@ func (h *clusterHold) leave() {
 	}
 	h.stop()
 	<-h.done
+	if h.fence != nil {
+		h.fence.Released(runLease + h.instance)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), h.ttl)
 	defer cancel()
 	if err := h.leases.ReleaseLease(ctx, runLease+h.instance, h.instance); err != nil {
@@ -91,19 +112,53 @@ func (h *clusterHold) leave() {
 	}
 }
 
-// renew renews the lease name every ttl/3 until ctx ends, then closes done.
-func (h *clusterHold) renew(ctx context.Context, name string, done chan struct{}) {
+// renew renews the lease name every ttl/3 until ctx ends, then closes
+// done. With held (the run lease) it takes the lease at once, tries again
+// every ttl/30 until it holds it, closes held then, and tells the fence
+// when each success began.
+func (h *clusterHold) renew(ctx context.Context, name string, held, done chan struct{}) {
 	defer close(done)
-	t := time.NewTicker(h.ttl / 3)
-	defer t.Stop()
+	wait := h.ttl / 3
+	failing := false
+	if held != nil {
+		wait = 0
+	}
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := h.leases.AcquireLease(ctx, name, h.instance, h.ttl); err != nil && ctx.Err() == nil {
-				h.log.Warn().Err(err).Str("lease", name).Msg("checkpoint: lease renewal failed")
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
 			}
+		}
+		start := time.Now()
+		actx, cancel := context.WithTimeout(ctx, h.ttl/3)
+		ok, err := h.leases.AcquireLease(actx, name, h.instance, h.ttl)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && ok:
+			failing = false
+			if held != nil && h.fence != nil {
+				h.fence.Renewed(name, start)
+			}
+			if held != nil {
+				select {
+				case <-held:
+				default:
+					close(held)
+				}
+			}
+		case !failing:
+			failing = true
+			h.log.Warn().Err(err).Bool("held by another", err == nil).Str("lease", name).Msg("checkpoint: the lease could not be taken or renewed; trying again")
+		}
+		wait = h.ttl / 3
+		if held != nil && failing {
+			wait = h.ttl / 30
 		}
 	}
 }
@@ -124,7 +179,7 @@ func (h *clusterHold) beginUndo(ctx context.Context) (refusal string, end func()
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
-	go h.renew(rctx, undoLease, done)
+	go h.renew(rctx, undoLease, nil, done)
 	end = func() {
 		stop()
 		<-done

@@ -20,6 +20,13 @@
 //     (Replies.Resume), and a platform's limits per token held by every
 //     instance together (Slots, a gateways.SlotReserver over
 //     store.SendSlots).
+//   - The fence (fence.go, Fence): an instance that cannot renew its
+//     heartbeat or its workspace lease for half of store.lease_ttl stops
+//     its approved and changing calls (their process groups killed)
+//     before the others may take it for dead, mark its runs interrupted
+//     or restore the workspace; app feeds it the renewals and guards the
+//     calls with it (hitl.Options.Fence, the tool actuator), checkpoint
+//     tells it of the run lease.
 //
 // Elsewhere, by design:
 //   - app: this instance's name and heartbeat, the /status and bot doctor

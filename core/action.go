@@ -70,6 +70,10 @@ type ApprovalPrompt struct {
 	AllowAlways bool // offer "Approve always"
 	AllowGrant  bool // offer "Approve 30 min" (core.DecisionApproveGrant)
 	Expires     time.Time
+	// NoButtons sends the request without buttons, as a plain reply of
+	// WithHint(text): the whole call could not be shown with it, so it is
+	// answered by typed command after /show.
+	NoButtons bool
 }
 
 // WithHint returns the request text followed by p.Hint on a line of its

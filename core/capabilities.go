@@ -29,6 +29,18 @@ type ApprovalPrompter interface {
 	PromptApproval(ctx context.Context, conv Conversation, text string, p ApprovalPrompt) error
 }
 
+// PromptSizer is an optional ability of a gateway actuator: how many
+// runes of text one of its messages takes, with room to spare for its
+// rendering (HTML entities, mrkdwn escapes), so that an approval request
+// fits one message; 0 when the gateway shows text of any length whole (a
+// terminal). A gateway without it is taken to show DefaultPromptRoom.
+type PromptSizer interface {
+	PromptRoom() int
+}
+
+// DefaultPromptRoom is the PromptRoom of a gateway that does not say.
+const DefaultPromptRoom = 1800
+
 // ApprovalUpdater is an optional ability of a gateway actuator that sent
 // approval requests with buttons: once the approval is resolved it updates
 // those request messages in place (the outcome shown, who resolved it and

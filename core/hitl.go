@@ -85,6 +85,21 @@ type Dispatcher interface {
 	Submit(ctx context.Context, s Signal) error
 }
 
+// PromptFiles is an optional ability of a Dispatcher (the Engine has
+// it): what the hitl broker needs to show a whole call that does not fit
+// an approval request message.
+type PromptFiles interface {
+	// PromptRoom is how many runes an approval request to conv may take,
+	// its reply hint included, and still show as one message on conv's
+	// gateway; 0 when that gateway shows a request of any length whole
+	// (a terminal).
+	PromptRoom(conv Conversation) int
+	// SendPromptFile sends f to conv, with the request it belongs to,
+	// through conv's gateway's FileSender (the delivery layer). It returns
+	// an error when the gateway cannot send files or f was not delivered.
+	SendPromptFile(ctx context.Context, conv Conversation, f OutgoingFile) error
+}
+
 // CommandHelp describes one chat command for /help and for spotting near misses.
 type CommandHelp struct {
 	Name    string // without the slash: "approve"

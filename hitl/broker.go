@@ -95,6 +95,21 @@ type Options struct {
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
 	LeaseTTL time.Duration
+	// Fence, with a SharedStore, guards each approved run: the context it
+	// gives ends when this instance could not renew its heartbeat for
+	// part of LeaseTTL, before another instance may mark the run
+	// interrupted (cluster.Fence). A run it stopped is recorded
+	// interrupted, if no other instance recorded an outcome first. Nil
+	// guards nothing.
+	Fence Fence
+}
+
+// Fence stops this instance's approved runs before the other instances
+// sharing the store may take it for a dead one (cluster.Fence).
+type Fence interface {
+	// Guard returns a context derived from ctx that also ends when this
+	// instance may soon be taken for dead, and the func that releases it.
+	Guard(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // ProfileApprovers names the approvers a conversation's profile adds to

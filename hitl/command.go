@@ -20,12 +20,13 @@ const (
 	VerbShow    Verb = "show"    // /show <token>
 	VerbRules   Verb = "rules"   // /rules: list standing allows
 	VerbUnallow Verb = "unallow" // /unallow <n>: remove standing allow n
+	VerbAudit   Verb = "audit"   // /audit [n | token]: this conversation's audit rows, or one request's
 )
 
 // verbs is the set of known verbs.
 var verbs = map[Verb]bool{
 	VerbApprove: true, VerbDeny: true, VerbPending: true,
-	VerbShow: true, VerbRules: true, VerbUnallow: true,
+	VerbShow: true, VerbRules: true, VerbUnallow: true, VerbAudit: true,
 }
 
 // Usage returns the one-line usage of the verb.
@@ -39,6 +40,8 @@ func (v Verb) Usage() string {
 		return "usage: /show <token>"
 	case VerbUnallow:
 		return "usage: /unallow <number> (the numbers are listed by /rules)"
+	case VerbAudit:
+		return fmt.Sprintf("usage: /audit [number of rows, 1 to %d | token]", MaxAuditRows)
 	}
 	return "usage: /" + string(v)
 }
@@ -58,6 +61,8 @@ type Command struct {
 	Reason string
 	// Rule is the standing allow number of an /unallow; 0 when missing.
 	Rule int64
+	// Rows is how many audit rows an /audit without a token asks for.
+	Rows int
 	// Problem is non-empty when the verb was recognised but its arguments
 	// were not; the broker replies with it and the verb's Usage.
 	Problem string
@@ -149,6 +154,8 @@ func parseArgs(verb Verb, rest string) Command {
 		cmd.noMore(cmd.takeToken(rest))
 	case VerbUnallow:
 		cmd.noMore(cmd.takeRule(rest))
+	case VerbAudit:
+		cmd.noMore(cmd.takeAuditArg(rest))
 	default:
 		cmd.noMore(rest)
 	}

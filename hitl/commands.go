@@ -13,7 +13,7 @@ import (
 )
 
 // HandleCommand handles an approval command (/approve, /deny, /pending,
-// /show, /rules, /unallow) and reports whether s was one. It replies to
+// /show, /rules, /unallow, /audit) and reports whether s was one. It replies to
 // s.Conv through the Dispatcher.
 //
 // Only KindMessage signals are considered: outcome signals, errors and
@@ -101,6 +101,8 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 		return text(b.rulesText(ctx))
 	case VerbUnallow:
 		return text(b.unallow(ctx, from, conv, cmd.Rule))
+	case VerbAudit:
+		return text(b.auditText(ctx, conv, cmd))
 	}
 	return text(cmd.Verb.Usage())
 }
@@ -164,7 +166,11 @@ func (b *Broker) showCommand(ctx context.Context, token string) string {
 	case err != nil:
 		return b.storeFailed(err, token).reply
 	}
-	return showText(a, b.o.Now())
+	now, change := b.o.Now(), ""
+	if a.Status == record.StatusPending && now.Before(a.Expires) {
+		change = writeChange(b.view(a))
+	}
+	return showText(a, now, change)
 }
 
 // rulesText lists the standing allows, then the grants.

@@ -17,6 +17,16 @@ import (
 // and then on every sweep, until it is recorded. It is never left
 // executing for a later start-up to call "interrupted … its result is
 // unknown" while this process lives.
+//
+// The end is announced once, by one instance: when the end state cannot
+// be recorded because another outcome was recorded first (record.
+// ErrNotPending: an instance that took this one for dead marked the run
+// interrupted, and announced that), nothing of this end is audited or
+// announced. On a store several instances share, the announcement waits
+// until the end state is recorded (by a sweep, if the tries at once do
+// not): announced unrecorded, it could be announced again, as
+// interrupted, by an instance that finds the run still executing. A
+// store of its own announces after the tries at once, recorded or not.
 
 // The tries at once of a run's end: endTries in all, waiting endFirstWait
 // after the first failure and twice as long after each next, at most
@@ -33,24 +43,42 @@ type ending struct {
 	entry    record.AuditEntry
 	finished bool // the end state is recorded (or settled otherwise)
 	audited  bool
+	// lost: another outcome was recorded first; this one is neither
+	// audited nor announced.
+	lost bool
+	// shared: the announcement and the audit row wait for the end state.
+	shared bool
+	// announce tells what became of the run; nil once called (or lost).
+	announce func(context.Context)
+}
+
+// done reports whether nothing of e is left to do.
+func (e *ending) done() bool {
+	return (e.finished || e.lost) && e.audited && e.announce == nil
 }
 
 // recordEnd records the end of a's run: its end state and its audit row
 // (outcome a.Status, detail a.Note), trying each failed write again with
-// a backoff while ctx lasts. What is still not recorded after endTries is
+// a backoff while ctx lasts, and calls announce once (see above). What is
+// still not recorded after endTries (on a shared store: when ctx ends) is
 // left to the sweeps (retryEnds).
-func (b *Broker) recordEnd(ctx context.Context, a record.Approval) {
-	e := &ending{a: a, entry: b.auditEntry(a, string(a.Status), a.Note)}
+func (b *Broker) recordEnd(ctx context.Context, a record.Approval, announce func(context.Context)) {
+	_, shared := b.sharedStore()
+	e := &ending{a: a, entry: b.auditEntry(a, string(a.Status), a.Note), shared: shared, announce: announce}
 	wait := endFirstWait
 	for try := 1; ; try++ {
 		b.tryEnd(ctx, e, try == 1)
-		if e.finished && e.audited {
+		if e.done() {
 			return
 		}
-		if try == endTries || !pause(ctx, wait) {
+		if (try >= endTries && !shared) || !pause(ctx, wait) {
 			break
 		}
 		wait = min(2*wait, endMaxWait)
+	}
+	if !shared && e.announce != nil {
+		e.announce(ctx) // the run happened: said now, recorded later
+		e.announce = nil
 	}
 	b.log.Error().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Bool("state", e.finished).Bool("audit", e.audited).
 		Msg("hitl: could not record the end of a run yet; trying again on every sweep")
@@ -62,8 +90,19 @@ func (b *Broker) recordEnd(ctx context.Context, a record.Approval) {
 // tryEnd tries once each write of e still missing; first says no write
 // was tried before.
 func (b *Broker) tryEnd(ctx context.Context, e *ending, first bool) {
-	if !e.finished {
-		e.finished = b.tryFinish(ctx, e.a, first)
+	if !e.finished && !e.lost {
+		e.finished, e.lost = b.tryFinish(ctx, e.a, first)
+	}
+	if e.lost {
+		e.audited, e.announce = true, nil
+		return
+	}
+	if e.shared && !e.finished {
+		return // the audit row and the announcement wait for the state
+	}
+	if e.finished && e.announce != nil {
+		e.announce(ctx)
+		e.announce = nil
 	}
 	if !e.audited {
 		if err := b.o.Audit.AppendAudit(ctx, e.entry); err != nil {
@@ -74,27 +113,29 @@ func (b *Broker) tryEnd(ctx context.Context, e *ending, first bool) {
 	}
 }
 
-// tryFinish records a's end state once and reports whether the state is
-// settled: recorded now, found recorded by an earlier try whose answer
-// was lost, or settled by someone else (which is logged: not retried).
-func (b *Broker) tryFinish(ctx context.Context, a record.Approval, first bool) bool {
+// tryFinish records a's end state once and reports whether it is
+// recorded (now, or by an earlier try whose answer was lost), or lost:
+// another outcome was recorded first (logged; not retried, not
+// announced here).
+func (b *Broker) tryFinish(ctx context.Context, a record.Approval, first bool) (finished, lost bool) {
 	err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now())
 	if err == nil {
-		return true
+		return true, false
 	}
 	if errors.Is(err, record.ErrNotPending) || errors.Is(err, record.ErrNotFound) {
 		if !first {
-			if cur, cerr := b.o.Store.Approval(ctx, a.Token); cerr == nil && cur.Status == a.Status {
-				return true // an earlier try was recorded though its answer was lost
+			if cur, cerr := b.o.Store.Approval(ctx, a.Token); cerr == nil && cur.Status == a.Status && cur.Note == a.Note {
+				return true, false // an earlier try was recorded though its answer was lost
 			}
 		}
-		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run: settled otherwise")
-		return true
+		b.log.Warn().Err(err).Str("approval", b.ref(a.Token)).Str("outcome", string(a.Status)).
+			Msg("hitl: could not record the end of a run: settled otherwise, its end recorded elsewhere first (an instance took this one for dead); not announced here")
+		return false, true
 	}
 	b.finishFailures.Add(1)
 	b.o.Metrics.ApprovalStoreFailure()
 	b.log.Warn().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record the end of a run; trying again")
-	return false
+	return false, false
 }
 
 // retryEnds tries again, once each, the ends of runs recordEnd could not
@@ -108,10 +149,13 @@ func (b *Broker) retryEnds(ctx context.Context) int {
 	n := 0
 	for _, e := range list {
 		b.tryEnd(ctx, e, false)
-		if e.finished && e.audited {
+		if e.done() {
 			b.mu.Lock()
 			delete(b.unended, e.a.Token)
 			b.mu.Unlock()
+			if e.lost {
+				continue
+			}
 			b.log.Info().Str("approval", b.ref(e.a.Token)).Msg("hitl: the end of a run is recorded")
 			n++
 		}

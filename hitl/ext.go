@@ -26,6 +26,7 @@ func (b *Broker) Commands() []core.CommandHelp {
 		{Name: string(VerbShow), Args: "<token>", Summary: "print a request's action in full"},
 		{Name: string(VerbRules), Summary: "list the standing allows"},
 		{Name: string(VerbUnallow), Args: "<number>", Summary: "remove a standing allow (numbers from /rules)"},
+		{Name: string(VerbAudit), Args: "[rows | token]", Summary: "this conversation's latest audit rows (10 unless said), or every row of one request"},
 	}
 }
 

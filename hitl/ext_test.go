@@ -23,7 +23,7 @@ func TestCommandsListsEveryVerb(t *testing.T) {
 	}
 	for name, args := range map[string]string{
 		"approve": "<token> [always | for 30m]", "deny": "<token> [reason]", "pending": "",
-		"show": "<token>", "rules": "", "unallow": "<number>",
+		"show": "<token>", "rules": "", "unallow": "<number>", "audit": "[rows | token]",
 	} {
 		c, ok := got[name]
 		if !ok {
@@ -38,8 +38,8 @@ func TestCommandsListsEveryVerb(t *testing.T) {
 			t.Errorf("/%s is listed but not parsed as a command", name)
 		}
 	}
-	if len(got) != 6 {
-		t.Errorf("%d commands listed, want 6", len(got))
+	if len(got) != 7 {
+		t.Errorf("%d commands listed, want 7", len(got))
 	}
 }
 

@@ -44,10 +44,11 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 		return heldText, nil
 	}
 	a := record.Approval{
-		Conv: h.Conv, RequestedBy: h.From, Call: h.Call, Digest: Digest(h.Call),
+		Conv: h.Conv, RequestedBy: h.From, Call: h.Call,
 		Rule: h.Rule, Reason: h.Reason,
 		Created: now, Expires: now.Add(b.o.TTL), Status: record.StatusPending,
 	}
+	a.Digest = boundDigest(b.view(a))
 	if err := b.create(ctx, &a); err != nil {
 		return "", err
 	}
@@ -71,7 +72,7 @@ func (b *Broker) heldBefore(ctx context.Context, h core.Held, now time.Time) boo
 	}
 	digest := Digest(h.Call)
 	for _, a := range list {
-		if a.Conv == h.Conv && a.Digest == digest && a.RequestedBy == h.From && a.Expires.After(now) {
+		if a.Conv == h.Conv && callDigest(a.Digest) == digest && a.RequestedBy == h.From && a.Expires.After(now) {
 			b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 				Msg("hitl: a taken-over turn proposed a call its earlier run held: the request stands, none raised again")
 			return true
@@ -156,9 +157,9 @@ func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Ti
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
 		AllowAlways: true, AllowGrant: true, Expires: a.Expires,
 	}
-	text := requestText(a, now, note)
+	h := b.view(a)
 	for _, conv := range b.targets(a.Conv) {
-		if err := b.d.Prompt(ctx, conv, text, prompt); err != nil {
+		if err := b.promptTo(ctx, conv, h, now, note, prompt); err != nil {
 			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).
 				Msg("hitl: could not deliver the approval request")
 		}
@@ -202,5 +203,6 @@ func (b *Broker) auditEntry(a record.Approval, outcome, detail string) record.Au
 	return record.AuditEntry{
 		At: b.o.Now(), Conv: a.Conv.Key(), Tool: a.Call.Name, Args: clip(a.Call.Args, maxArgsForLLM),
 		RequestedBy: a.RequestedBy, ApprovedBy: a.ResolvedBy, Outcome: outcome, Detail: detail,
+		Token: a.Token,
 	}
 }

@@ -26,16 +26,23 @@ func replyHint(token string) string {
 }
 
 // requestText is the approval request people see, written by the broker,
-// without the reply hint; note, when set, is a line saying why the call is
-// held again.
-func requestText(a record.Approval, now time.Time, note string) string {
+// without the reply hint; r is the call as rendered for the conversation,
+// state what became of its file there; note, when set, is a line saying
+// why the call is held again.
+func requestText(a record.Approval, now time.Time, note string, r rendered, state attachState) string {
 	var b strings.Builder
-	rendered, shortened, hidden := renderCall(a.Call)
-	fmt.Fprintf(&b, "Approval needed: %s\n", a.Call.Name)
-	if rendered != "" {
-		b.WriteString(rendered + "\n")
+	fmt.Fprintf(&b, "Approval needed: %s", a.Call.Name)
+	switch {
+	case r.shortened && state == attachSent:
+		fmt.Fprintf(&b, " (shortened: the whole call is attached, %s)", r.file.Name)
+	case r.shortened && state == attachFailed:
+		fmt.Fprintf(&b, " (shortened: the whole call could not be attached; /show %s prints it)", a.Token)
 	}
-	if hidden {
+	b.WriteString("\n")
+	if r.body != "" {
+		b.WriteString(r.body + "\n")
+	}
+	if r.hidden {
 		fmt.Fprintf(&b, "⚠ contains invisible or bidi characters — /show %s shows it escaped\n", a.Token)
 	}
 	fmt.Fprintf(&b, "Asked in %s by %s", a.Conv.Key(), a.RequestedBy)
@@ -47,7 +54,7 @@ func requestText(a record.Approval, now time.Time, note string) string {
 		b.WriteString("⚠ " + note + "\n")
 	}
 	fmt.Fprintf(&b, "Expires in %s (%s).", humanDuration(a.Expires.Sub(now)), clockTime(a.Expires))
-	if shortened {
+	if r.shortened {
 		fmt.Fprintf(&b, "\n(Shortened: /show %s prints the full action.)", a.Token)
 	}
 	return b.String()
@@ -64,10 +71,14 @@ func ruleText(a record.Approval) string {
 	return a.Reason
 }
 
-// showText is the full action for /show.
-func showText(a record.Approval, now time.Time) string {
+// showText is the full action for /show; change, when set, is what a
+// pending write_file call will change (writeChange).
+func showText(a record.Approval, now time.Time, change string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Request %s: %s\ntool: %s\narguments:\n%s\n", a.Token, statusText(a, now), a.Call.Name, codeBlock(prettyArgs(a.Call.Args)+"\n"))
+	if change != "" {
+		b.WriteString(change + "\n")
+	}
 	fmt.Fprintf(&b, "asked in %s by %s at %s", a.Conv.Key(), a.RequestedBy, a.Created.UTC().Format(time.DateTime+" UTC"))
 	if rule := ruleText(a); rule != "" {
 		b.WriteString("\nheld by " + rule)
@@ -76,6 +87,21 @@ func showText(a record.Approval, now time.Time) string {
 		b.WriteString("\nnote: " + clip(a.Note, maxOutputRunes))
 	}
 	return b.String()
+}
+
+// writeChange is what /show adds for a write_file call: its whole diff
+// against the file as it is now ("" for any other call, a new file, whose
+// content is in the arguments, or a file too large to diff).
+func writeChange(h heldCall) string {
+	p := h.preview
+	if !h.diffed || p.New || !p.Diffed {
+		return ""
+	}
+	diff := textutil.Graphic(p.Diff.Hunks)
+	if diff == "" {
+		diff = "(no change)"
+	}
+	return "change, against the file as it is now: " + p.headline() + "\n" + codeBlock(diff+"\n")
 }
 
 // statusText describes where an approval is, for people.
@@ -114,6 +140,8 @@ func runNotice(a record.Approval, res core.Result, runErr error) string {
 		return head + " was cancelled (/cancel) while it ran; it may have done part of its work." + outputBlock(res.Output)
 	case errors.Is(runErr, errRunStopped):
 		return head + " was stopped by shutdown while it ran; it may have done part of its work." + outputBlock(res.Output)
+	case errors.Is(runErr, errRunFenced):
+		return head + " was stopped while it ran: the instance running it lost the database; it may have done part of its work; not run again." + outputBlock(res.Output)
 	case runErr != nil:
 		return head + " could not be run: " + runErr.Error()
 	case res.Failed:
@@ -158,6 +186,13 @@ func mismatchNotice(a record.Approval) string {
 		callRef(a), a.Token, a.ResolvedBy)
 }
 
+// fileChangedNotice tells people an approved write_file call was refused
+// because its file changed since the request showed the diff.
+func fileChangedNotice(a record.Approval) string {
+	return fmt.Sprintf("Refused: %s (request %s) was approved by %s but did not run: its file changed since the request showed the diff, so what was approved is not what would run. Ask again to see the new diff.",
+		callRef(a), a.Token, a.ResolvedBy)
+}
+
 // llmCall names a held call for the LLM, with its arguments (no token).
 func llmCall(a record.Approval) string {
 	return fmt.Sprintf("The held %s call with arguments %s", a.Call.Name, clip(a.Call.Args, maxArgsForLLM))
@@ -171,6 +206,8 @@ func llmRan(a record.Approval, res core.Result, runErr error) string {
 		return head + " but a person cancelled it (/cancel) while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
 	case errors.Is(runErr, errRunStopped):
 		return head + " but the bot was shutting down and stopped it while it ran; it may have done part of its work. Its output:\n" + orNone(res.Output)
+	case errors.Is(runErr, errRunFenced):
+		return head + " but the bot lost its database and stopped it while it ran; it may have done part of its work. It was not run again. Its output:\n" + orNone(res.Output)
 	case runErr != nil:
 		return head + " but could not be run: " + runErr.Error()
 	case res.Failed:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -66,22 +67,39 @@ func splitCommand(fields []argField) (command string, rest []argField, ok bool) 
 	return "", fields, false
 }
 
+// renderCaps are the rendering limits of a request, in runes.
+type renderCaps struct {
+	command, field, mcp int
+}
+
+// Today's limits for a chat message, and none for a gateway that shows a
+// request of any length whole (a terminal).
+var (
+	chatCaps  = renderCaps{command: maxCommandRunes, field: maxFieldRunes, mcp: maxMCPArgsRunes}
+	wholeCaps = renderCaps{command: math.MaxInt, field: math.MaxInt, mcp: math.MaxInt}
+)
+
 // renderCall renders a call's arguments for people: the command of a
 // shell-like call as code, other arguments as "key: `value`" lines, with
 // invisible and bidi characters escaped. shortened reports that something
 // was cut (the request then points to /show); hidden, that something was
 // escaped.
 func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
+	return renderCallCaps(call, chatCaps)
+}
+
+// renderCallCaps is renderCall within caps.
+func renderCallCaps(call llm.ToolCall, caps renderCaps) (text string, shortened, hidden bool) {
 	if server, tool, ok := mcpCall(call.Name); ok {
 		// An MCP tool's arguments mean what its server makes of them:
 		// shown whole, as JSON, like a shell command.
-		args, cut := clipped(prettyArgs(call.Args), maxMCPArgsRunes)
+		args, cut := clipped(prettyArgs(call.Args), caps.mcp)
 		return fmt.Sprintf("MCP server %s, tool %s, arguments:\n%s", codeSpan(textutil.Graphic(server)), codeSpan(textutil.Graphic(tool)), codeBlock(args)),
 			cut, textutil.HasHidden(call.Args) || jsonHidden(call.Args)
 	}
 	fields, ok := argFields(call.Args)
 	if !ok {
-		s, cut := clipped(call.Args, maxCommandRunes)
+		s, cut := clipped(call.Args, caps.command)
 		s, hidden = escapeHidden(s)
 		return codeBlock(s), cut, hidden
 	}
@@ -95,10 +113,10 @@ func renderCall(call llm.ToolCall) (text string, shortened, hidden bool) {
 	}
 	command, rest, ok := splitCommand(fields)
 	if ok {
-		b.WriteString(codeBlock(show(command, maxCommandRunes)))
+		b.WriteString(codeBlock(show(command, caps.command)))
 	}
 	for _, f := range rest {
-		k, v := show(f.key, maxFieldRunes), show(f.val, maxFieldRunes)
+		k, v := show(f.key, caps.field), show(f.val, caps.field)
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}

@@ -74,10 +74,10 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 	}
 	a = claimed
 	b.o.Metrics.Approval("approved", b.o.Now().Sub(a.Created))
-	if a.Digest != Digest(a.Call) {
+	if ok, file := b.digestHolds(a); !ok {
 		b.release()
 		defer decided()
-		return b.mismatch(ctx, a, conv)
+		return b.mismatch(ctx, a, conv, file)
 	}
 	if d, denied := b.rejudge(ctx, a); denied {
 		b.release()
@@ -136,15 +136,23 @@ func (b *Broker) bindStanding(ctx context.Context, a record.Approval) (record.St
 }
 
 // mismatch refuses to run a claimed approval whose call no longer matches
-// its digest.
-func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conversation) answer {
-	b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+// its digest; file says only the file its request showed a diff of
+// changed since.
+func (b *Broker) mismatch(ctx context.Context, a record.Approval, conv core.Conversation, file bool) answer {
+	notice, detail := mismatchNotice(a), "digest mismatch"
 	a.Status, a.Note = record.StatusFailed, "refused: the action does not match what was approved"
+	if file {
+		b.log.Warn().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: the file of an approved write changed since its diff was shown; not running it")
+		notice, detail = fileChangedNotice(a), "file changed since the diff was shown"
+		a.Note = "refused: the file changed since its diff was shown"
+	} else {
+		b.log.Error().Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).Msg("hitl: approved action does not match its digest; not running it")
+	}
 	if err := b.o.Store.FinishApproval(ctx, a.Token, a.Status, a.Note, b.o.Now()); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Msg("hitl: could not record a refused run")
 	}
-	b.audit(ctx, a, "refused", "digest mismatch")
-	b.announce(ctx, a, mismatchNotice(a), conv)
+	b.audit(ctx, a, "refused", detail)
+	b.announce(ctx, a, notice, conv)
 	b.queue(a, llmMismatch(a))
 	return answer{toast: "refused — action changed"}
 }

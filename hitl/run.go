@@ -50,6 +50,11 @@ var errRunCancelled = errors.New("cancelled while running (/cancel)")
 // so it is recorded interrupted, not failed.
 var errRunStopped = errors.New("stopped by shutdown while running")
 
+// errRunFenced marks the end of a run that Options.Fence stopped: this
+// instance could not show the others it is alive, and one of them may
+// soon mark the run interrupted.
+var errRunFenced = errors.New("stopped on this instance, which lost the database for half of store.lease_ttl (before another instance could take it for dead); not run again")
+
 // run is one approved action going on.
 type run struct {
 	conv      string // the approval's conversation key
@@ -62,7 +67,13 @@ type run struct {
 // context of its own that CancelRuns can end. extra is the standing allow
 // line; replied says it already reached conv in the acknowledgement.
 func (b *Broker) start(a record.Approval, extra string, conv core.Conversation, replied bool) {
-	ctx, cancel := context.WithCancel(b.runCtx)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if b.o.Fence != nil {
+		ctx, cancel = b.o.Fence.Guard(b.runCtx)
+	} else {
+		ctx, cancel = context.WithCancel(b.runCtx)
+	}
 	r := &run{conv: a.Conv.Key(), requester: a.RequestedBy, cancel: cancel}
 	b.mu.Lock()
 	b.nextRun++
@@ -130,6 +141,9 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	case b.runCtx.Err() != nil:
 		// stopRuns cancelled the runs still going on past the grace.
 		runErr = errRunStopped
+	case ctx.Err() != nil:
+		// Options.Fence stopped it.
+		runErr = errRunFenced
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(b.runCtx), recordTimeout)
 	defer cancel()
@@ -137,13 +151,18 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 	if runErr != nil || res.Failed {
 		a.Status = record.StatusFailed
 	}
-	if errors.Is(runErr, errRunStopped) {
+	if errors.Is(runErr, errRunStopped) || errors.Is(runErr, errRunFenced) {
 		a.Status = record.StatusInterrupted
 	}
 	if runErr != nil {
 		a.Note = runErr.Error()
 	}
-	b.recordEnd(rctx, a)
+	b.recordEnd(rctx, a, func(ctx context.Context) { b.announceEnd(ctx, a, res, runErr, extra, conv, replied) })
+}
+
+// announceEnd tells the conversations, the other instances and the LLM
+// what became of a's run, once (recordEnd says when).
+func (b *Broker) announceEnd(rctx context.Context, a record.Approval, res core.Result, runErr error, extra string, conv core.Conversation, replied bool) {
 	notice := runNotice(a, res, runErr)
 	res2 := b.resolution(a)
 	for _, c := range b.targets(a.Conv, conv) {

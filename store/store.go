@@ -280,6 +280,7 @@ type Store interface {
 	UsageStore
 	Approvals
 	Audit
+	AuditChain
 	Standing
 	Grants
 	Cursors

@@ -19,12 +19,15 @@ import (
 // auditStatuses are the outcomes an audit entry can have (record.AuditEntry).
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
-	"failed", "interrupted", "refused", "unallowed", "received", "paired", "unpaired",
+	"failed", "interrupted", "refused", "unallowed", "received", "paired", "unpaired", "reconfigured",
 }
 
 // audit prints recent audit entries: executed tool calls and approval
 // decisions; with -usage, the token usage of each UTC day instead.
 func audit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "verify" {
+		return auditVerify(ctx, args[1:], stdout, stderr)
+	}
 	flags, path := newFlags("audit", stderr)
 	since := flags.String("since", "24h", "how far back: 90m, 24h, 7d")
 	conv := flags.String("conv", "", "only this conversation key")

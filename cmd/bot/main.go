@@ -141,6 +141,11 @@ commands:
       -usage          instead, token usage per UTC day (all conversations;
                       USD as recorded at each answering provider's price);
                       takes -since and -json
+  audit verify        walk the audit log's hash chain: exit 0 with the rows
+                      checked, 1 naming the first row that does not match
+                      (edited or inserted; after a deletion the row after
+                      the gap), 2 when the store cannot be opened or read
+      -config FILE    configuration file (default config.yaml)
   healthcheck         GET /healthz on http.listen: exit 0 when the bot answers 200
       -config FILE    configuration file (default config.yaml)
       -timeout D      give up after this long (default `+healthcheckTimeout.String()+`)

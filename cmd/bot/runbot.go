@@ -87,7 +87,7 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, a *app.App) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			a.Reload(ctx) //nolint:errcheck // logged by Reload; the running configuration is kept
+			a.ReloadBy(ctx, app.ReloadBySignal) //nolint:errcheck // logged by Reload; the running configuration is kept
 		}
 	}
 }

@@ -31,3 +31,9 @@ func (c *Console) SendFile(_ context.Context, _ core.Conversation, f core.Outgoi
 	c.notice(line)
 	return nil
 }
+
+var _ core.PromptSizer = (*Console)(nil)
+
+// PromptRoom is 0: a terminal shows an approval request of any length
+// whole, so nothing in it is shortened.
+func (c *Console) PromptRoom() int { return 0 }

@@ -109,3 +109,9 @@ type promptRef struct {
 	msgID   string
 	text    string // the request without the hint; "" when it took several messages
 }
+
+var _ core.PromptSizer = (*Gateway)(nil)
+
+// PromptRoom is how many runes of an approval request show as one
+// message: chunkLimit less room to spare.
+func (g *Gateway) PromptRoom() int { return chunkLimit - 190 }

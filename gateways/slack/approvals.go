@@ -144,3 +144,9 @@ type promptRef struct {
 	ts       string
 	sections []string // the request's text without the hint, before escaping
 }
+
+var _ core.PromptSizer = (*Gateway)(nil)
+
+// PromptRoom is how many runes of an approval request show as one section
+// block (sectionLimit less room for mrkdwn escapes).
+func (g *Gateway) PromptRoom() int { return sectionLimit - 400 }

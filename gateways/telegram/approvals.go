@@ -90,3 +90,13 @@ func (g *Gateway) editResolved(ctx context.Context, ref promptRef, r core.Approv
 	}
 	return err
 }
+
+var _ core.PromptSizer = (*Gateway)(nil)
+
+// promptRoom is what an approval request may take to be one message:
+// chunkLimit less room for the HTML its Markdown becomes and for
+// characters that count twice in UTF-16.
+const promptRoom = 3500
+
+// PromptRoom is how many runes of an approval request show as one message.
+func (g *Gateway) PromptRoom() int { return promptRoom }

@@ -88,9 +88,16 @@ type AuditEntry struct {
 	// received from chat and saved, Tool "attachment": Args has its path,
 	// name, media type, size and SHA-256, Detail "sha256:<hex>"), "paired"
 	// and "unpaired" (Tool "pairing": RequestedBy is the identity paired or
-	// unpaired, ApprovedBy the approver, Args {"identity": …}).
+	// unpaired, ApprovedBy the approver, Args {"identity": …}),
+	// "reconfigured" (Tool "config": a reload changed who may approve, the
+	// policy or the profiles; Args {"how": …, "changed": [{"key", "old",
+	// "new"}]} with digests of the values, never the values).
 	Outcome string
 	Detail  string
+	// Token is the approval the entry is about ("" for an entry about no
+	// approval: a rule's allow, a file received, a reload, ...), so that
+	// /audit TOKEN lists every entry of one request.
+	Token string
 }
 
 // AuditFilter selects audit entries; zero fields match everything. Limit,
@@ -100,6 +107,7 @@ type AuditFilter struct {
 	Tool    string
 	Outcome string
 	Since   time.Time
+	Token   string
 	Limit   int
 }
 
@@ -108,6 +116,7 @@ func (f AuditFilter) Matches(e AuditEntry) bool {
 	return (f.Conv == "" || e.Conv == f.Conv) &&
 		(f.Tool == "" || e.Tool == f.Tool) &&
 		(f.Outcome == "" || e.Outcome == f.Outcome) &&
+		(f.Token == "" || e.Token == f.Token) &&
 		(f.Since.IsZero() || !e.At.Before(f.Since))
 }
 

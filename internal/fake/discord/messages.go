@@ -119,6 +119,9 @@ func readBody(r *http.Request) (body, *apiError) {
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	b, e := readMessage(r)
+	if e == nil && len(b.files) > 0 && s.refuse.Load() {
+		e = &apiError{status: http.StatusRequestEntityTooLarge, code: 40005, message: "Request entity too large"}
+	}
 	if e != nil {
 		writeAPIError(w, e)
 		return

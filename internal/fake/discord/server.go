@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -58,6 +59,9 @@ type Server struct {
 	opts Options
 	srv  *httptest.Server
 	wg   sync.WaitGroup // gateway connections
+
+	// refuse makes every message with files fail as too large (RefuseUploads).
+	refuse atomic.Bool
 
 	mu          sync.Mutex
 	closed      chan struct{}

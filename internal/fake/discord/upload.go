@@ -61,6 +61,11 @@ func bodyLimit(r *http.Request) int64 {
 	return maxBody
 }
 
+// RefuseUploads makes every later message with files fail (or, with
+// false, succeed again) as Discord refuses one too large: 413 with code
+// 40005 "Request entity too large". Nothing is recorded.
+func (s *Server) RefuseUploads(refuse bool) { s.refuse.Store(refuse) }
+
 // readMessage reads a message payload: a JSON body, or a multipart one
 // with payload_json and files[n].
 func readMessage(r *http.Request) (body, *apiError) {

@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,6 +74,9 @@ type Server struct {
 	srv  *httptest.Server
 	base int64 // the seconds part of the first ts
 	wg   sync.WaitGroup
+
+	// refuse makes every upload fail as too large (RefuseUploads).
+	refuse atomic.Bool
 
 	mu         sync.Mutex
 	closed     chan struct{}

@@ -64,6 +64,11 @@ func (s *Server) SharedFiles() []SharedFile {
 	return append([]SharedFile(nil), s.uploads.shared...)
 }
 
+// RefuseUploads makes every later files.getUploadURLExternal fail (or,
+// with false, succeed again) as Slack refuses a file too large:
+// {"ok":false,"error":"file_too_large"}. Nothing is recorded.
+func (s *Server) RefuseUploads(refuse bool) { s.refuse.Store(refuse) }
+
 func (s *Server) getUploadURLExternal(w http.ResponseWriter, p params) {
 	length, err := strconv.Atoi(p["length"])
 	switch {
@@ -73,7 +78,7 @@ func (s *Server) getUploadURLExternal(w http.ResponseWriter, p params) {
 	case err != nil || length <= 0:
 		writeError(w, "invalid_arguments")
 		return
-	case length > MaxUploadBytes:
+	case length > MaxUploadBytes || s.refuse.Load():
 		writeError(w, "file_too_large")
 		return
 	}

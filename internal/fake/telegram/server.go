@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,9 @@ type Options struct {
 type Server struct {
 	opts Options
 	srv  *httptest.Server
+
+	// refuse makes every upload fail as too large (RefuseUploads).
+	refuse atomic.Bool
 
 	mu       sync.Mutex
 	closed   chan struct{}

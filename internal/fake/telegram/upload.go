@@ -31,6 +31,11 @@ type Upload struct {
 	At        time.Time
 }
 
+// RefuseUploads makes every later sendDocument and sendPhoto fail (or,
+// with false, succeed again) as the Bot API refuses a file too large for
+// it: 413 "Request Entity Too Large". Nothing is recorded.
+func (s *Server) RefuseUploads(refuse bool) { s.refuse.Store(refuse) }
+
 // Uploads returns the files the bot sent, in order.
 func (s *Server) Uploads() []Upload {
 	s.mu.Lock()
@@ -50,6 +55,10 @@ func (s *Server) sendPhoto(w http.ResponseWriter, r *http.Request, p params) {
 // checks it as the Bot API does (a photo must be an image), records it
 // and answers the Message.
 func (s *Server) upload(w http.ResponseWriter, r *http.Request, p params, method, field string, max int64) {
+	if s.refuse.Load() {
+		writeError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large", 0)
+		return
+	}
 	chat, ok := p.int64("chat_id")
 	if !ok {
 		badRequest("chat not found").write(w)
