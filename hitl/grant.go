@@ -218,7 +218,7 @@ func (b *Broker) addGrant(ctx context.Context, a record.Approval, d time.Duratio
 }
 
 // ExpireGrants deletes the grants past their expiry and audits each
-// ("grant expired") once, whichever instance's sweep took it; it returns
+// ("grant-expired") once, whichever instance's sweep took it; it returns
 // how many. Run's sweep calls it; a grant past its expiry covers nothing
 // even before it is swept.
 func (b *Broker) ExpireGrants(ctx context.Context) int {
@@ -229,7 +229,7 @@ func (b *Broker) ExpireGrants(ctx context.Context) int {
 	}
 	for _, g := range list {
 		b.log.Info().Int64("rule", g.ID).Str("tool", g.Tool).Str("conv", g.Conv).Msg("hitl: grant expired")
-		b.auditGrant(ctx, g, g.GrantedBy, "grant expired", fmt.Sprintf("grant #%d by %s expired at %s", g.ID, g.GrantedBy, g.Expires.UTC().Format(time.RFC3339)))
+		b.auditGrant(ctx, g, g.GrantedBy, "grant-expired", fmt.Sprintf("grant #%d by %s expired at %s", g.ID, g.GrantedBy, g.Expires.UTC().Format(time.RFC3339)))
 	}
 	return len(list)
 }

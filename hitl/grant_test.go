@@ -88,7 +88,7 @@ func TestGrantCoversIdenticalCallsUntilItExpires(t *testing.T) {
 	if len(g) != 1 || g[0].ApprovedBy != boss || g[0].RequestedBy != asker || g[0].Conv != "alpha:A1" || !strings.Contains(g[0].Detail, "grant #1 for 2m") {
 		t.Errorf("granted audit = %+v", g)
 	}
-	x := h.auditOf(t, "grant expired")
+	x := h.auditOf(t, "grant-expired")
 	if len(x) != 1 || x[0].ApprovedBy != boss || x[0].Tool != "shell" || x[0].Args != lsCall.Args || !strings.Contains(x[0].Detail, "grant #1") {
 		t.Errorf("grant expired audit = %+v", x)
 	}
