@@ -16,7 +16,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/gatehouse-bot/gatehouse/app/storetable"
 	"github.com/gatehouse-bot/gatehouse/budget"
 	durable "github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
@@ -125,145 +124,6 @@ func New(ctx context.Context, o Options) (*App, error) {
 	return a, nil
 }
 
-// build constructs the App's parts in dependency order.
-func (a *App) build(ctx context.Context, o Options) (err error) {
-	cfg := o.Config
-	if err := checkConfig(cfg, o); err != nil {
-		return err
-	}
-	if a.enabled, err = enabledGateways(cfg, o.Gateways); err != nil {
-		return err
-	}
-	if err := checkApprovers(cfg, a.enabled); err != nil {
-		return err
-	}
-	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
-		return err
-	}
-	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
-	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
-		a.cluster.driver, a.cluster.schema = d.Name, d.SchemaVersion
-	}
-	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
-		return err
-	}
-	a.useFence()
-	cp, err := buildCheckpoints(ctx, cfg, a.store, a.instance, a.fence, o.Now, o.Log)
-	if err != nil {
-		return err
-	}
-	var hook tools.Checkpointer
-	var undo core.Undoer
-	if cp != nil {
-		hook, undo = cp, cp
-	}
-	// The Engine's actuators, made first: send_file finds its gateway there.
-	actuators := &core.Actuators{}
-	if a.tools, err = buildTools(cfg, o.Secrets, hook, actuators, o.Log); err != nil {
-		return err
-	}
-	if a.mcp, err = buildMCP(cfg, a.tools, o.Secrets, o.Log); err != nil {
-		return err
-	}
-	a.budget = buildBudget(cfg, a.store)
-	provider, media, err := buildProviders(cfg, o.Log, a.metrics, a.budget)
-	if err != nil {
-		return err
-	}
-	attachments, err := buildAttachments(cfg, media, a.store, a.store, o.Now, o.Log)
-	if err != nil {
-		return err
-	}
-	policy, err := Policy(cfg, a.tools)
-	if err != nil {
-		return err
-	}
-	a.policy = policy
-	a.profileHTTP = map[string]*http.Client{}
-	profiles, err := buildProfiles(cfg, cfg.LLM.Providers, a.profileHTTP, o.Log, a.metrics, a.budget)
-	if err != nil {
-		return err
-	}
-	a.profiles = core.NewProfiles(profiles)
-	policy.Profiles = a.profiles
-	a.auth = core.NewAuth(allowLists(cfg), identities(cfg.HITL.Approvers))
-	if a.pairing, err = buildPairing(ctx, a.store, o.Now, o.Log); err != nil {
-		return err
-	}
-	a.auth.SetPairing(a.pairing, PairingGateways(cfg))
-	if a.sched, err = buildScheduler(cfg, a.store, a.runLeaser(), a.instance, o.Log); err != nil {
-		return err
-	}
-	notify, err := notifyConversations(cfg)
-	if err != nil {
-		return err
-	}
-	journal, err := a.buildInbox()
-	if err != nil {
-		return err
-	}
-	a.engine, err = core.NewEngine(core.Config{
-		Provider:     provider,
-		Tools:        a.tools,
-		Actuators:    actuators,
-		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, policy},
-		Auth:         a.auth,
-		History:      a.store,
-		Usage:        a.store,
-		Budget:       a.budget,
-		BudgetNotify: notify,
-		Profiles:     a.profiles,
-		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
-		Schedules:    a.sched,
-		Status:       statusReporters(a.cluster, a.mcp),
-		Undo:         undo,
-		Attachments:  attachments,
-		Journal:      journal,
-		Redact:       o.Secrets.Redact,
-		SystemPrompt: cfg.LLM.SystemPrompt,
-		Model:        modelName(cfg),
-		MaxSteps:     cfg.LLM.MaxSteps,
-		MaxToolCalls: cfg.LLM.MaxToolCalls,
-		MaxMessage:   cfg.Engine.MaxMessage,
-		Concurrency:  cfg.Engine.Concurrency,
-		QueueSize:    cfg.Engine.Queue,
-		Log:          o.Log,
-		Now:          o.Now,
-		Metrics:      a.metrics,
-	})
-	if err != nil {
-		return err
-	}
-	a.metrics.QueueDepthFunc(a.engine.QueueDepth)
-	if a.broker, err = buildBroker(cfg, a.engine, a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
-		return err
-	}
-	policy.Standing = a.broker
-	a.engine.UseHITL(a.broker, a.broker)
-	a.sched.UseTracker(a.broker)
-	if err := a.engine.Register(core.ToolActuator, a.toolActuator()); err != nil {
-		return err
-	}
-	if err := a.buildGateways(ctx, o); err != nil {
-		return err
-	}
-	if err := a.checkScheduleGateways(cfg); err != nil {
-		return err
-	}
-	a.inboxGateways()
-	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
-	a.probe = newStoreProbe(a.store, o.Log)
-	a.health.probe = a.probe
-	a.inbox = a.gatewayInbox()
-	a.health.redact = o.Secrets.Redact
-	if cfg.HTTP.Reload {
-		a.health.reload = func(ctx context.Context) error { return a.ReloadBy(ctx, ReloadByHTTP) }
-	}
-	a.metrics.SetReload(true, time.Now()) // the start-up load, as Prometheus counts it
-	a.metrics.SetInstance(a.instance, o.Version, a.sharedStore())
-	return nil
-}
-
 // Run runs the engine, the broker, every gateway, the health server, the
 // instance's heartbeat in the store and a daily prune of history past
 // store.retention until ctx ends. When the
@@ -288,13 +148,29 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	}
 	g, gctx := newGroup(ctx)
-	g.Go(func() error { return a.engine.Run(gctx) })
 	// The heartbeat outlives the broker's Run: the approved calls still
 	// running in their grace period at shutdown are this instance's, and
 	// another instance takes them for a dead one's only once the
 	// heartbeat has stopped.
 	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
 	defer stopHeartbeat()
+	a.runInside(g, gctx, hctx, stopHeartbeat)
+	a.runEdges(g, gctx, ln, cancel)
+	a.health.setReady()
+	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// runInside starts in g what runs behind the gateways: the engine, the
+// broker (whose end stops the heartbeat), the scheduler, the heartbeat and
+// the fence (under hctx), the replies of instances gone, pairing, the
+// durable inbox, MCP servers and the daily prune.
+func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc) {
+	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error {
 		defer stopHeartbeat()
 		return a.broker.Run(gctx)
@@ -316,13 +192,19 @@ func (a *App) Run(ctx context.Context) error {
 		// child has exited.
 		g.Go(func() error { return a.mcp.Run(gctx) })
 	}
-	if ln != nil {
-		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
-	}
 	// A shared store prunes daily whatever the retention: its outbox
 	// gains a row a reply (store.OutboxKeep).
 	if a.cfg.Store.Retention > 0 || a.journal != nil {
 		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
+	}
+}
+
+// runEdges starts in g the health server on ln (when there is one) and
+// every gateway, and, where the input of a.ender can end the bot, the
+// watch for that end, which calls stop.
+func (a *App) runEdges(g *group, gctx context.Context, ln net.Listener, stop context.CancelFunc) {
+	if ln != nil {
+		g.Go(func() error { return a.health.serve(gctx, ln, a.log) })
 	}
 	for _, gw := range a.gateways {
 		g.Go(func() error {
@@ -343,15 +225,8 @@ func (a *App) Run(ctx context.Context) error {
 	// else runs; the end of piped input (a service's closed or empty stdin)
 	// ends that gateway alone while other gateways serve other people.
 	if a.ender != nil && (len(a.gateways) == 1 || a.interactive) {
-		g.Go(func() error { return a.exitAfterInput(gctx, cancel) })
+		g.Go(func() error { return a.exitAfterInput(gctx, stop) })
 	}
-	a.health.setReady()
-	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
-	err := g.Wait()
-	if errors.Is(err, context.Canceled) {
-		err = nil
-	}
-	return err
 }
 
 // exitAfterInput ends the App once the input of a.ender has ended and

@@ -44,8 +44,11 @@ func enabledGateways(cfg *config.Config, extra []gateways.Gateway) (map[string]b
 }
 
 // checkApprovers fails, matching ErrConfig, when none of cfg's approvers
-// is on a gateway in enabled.
+// is on a gateway in enabled, or an escalation approver is not.
 func checkApprovers(cfg *config.Config, enabled map[string]bool) error {
+	if err := checkEscalation(cfg, enabled); err != nil {
+		return err
+	}
 	var off []string
 	for _, id := range identities(cfg.HITL.Approvers) {
 		if enabled[id.Gateway()] {

@@ -102,9 +102,16 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	nudge, err := nudges(cfg)
+	if err != nil {
+		return nil, err
+	}
 	approvers := identities(cfg.HITL.Approvers)
 	if err := a.broker.SetApprovers(approvers, people(cfg)...); err != nil {
 		return nil, fmt.Errorf("hitl.approvers, hitl.people: %w", err)
+	}
+	if err := a.broker.SetNudges(nudge); err != nil {
+		return nil, fmt.Errorf("hitl.remind_after, hitl.escalate: %w", err) // checked by the config; kept for safety
 	}
 	// From here nothing fails.
 	a.auth.Set(allowLists(cfg), approvers)
@@ -157,13 +164,15 @@ func (a *App) keepRunningPrices(next *config.Config, caps budget.Caps, prices bu
 // gateway's allow list and pairing (gatewayReloadable) are
 // gateways.<name>.allow and gateways.<name>.pairing.
 var reloadable = map[string]bool{
-	"hitl.approvers": true,
-	"hitl.people":    true,
-	"policy":         true,
-	"budget":         true,
-	"schedules":      true,
-	"log.level":      true,
-	"profiles":       true,
+	"hitl.approvers":    true,
+	"hitl.people":       true,
+	"hitl.remind_after": true,
+	"hitl.escalate":     true,
+	"policy":            true,
+	"budget":            true,
+	"schedules":         true,
+	"log.level":         true,
+	"profiles":          true,
 }
 
 // restartKeys names the keys whose value differs between the running

@@ -371,7 +371,12 @@ func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance st
 	if sh, ok := st.(store.Sharer); !ok || !sh.Shared() {
 		instance = ""
 	}
+	nudge, err := nudges(cfg)
+	if err != nil {
+		return nil, err
+	}
 	b, err := hitl.NewBroker(d, hitl.Options{
+		Nudges:            nudge,
 		Instance:          instance,
 		Policy:            d,
 		LeaseTTL:          cfg.Store.LeaseTTL.D(),

@@ -127,6 +127,25 @@ type HITL struct {
 	// AllowSelfApproval lets an approver approve an action their own
 	// message caused.
 	AllowSelfApproval bool `yaml:"allow_self_approval"`
+	// RemindAfter re-sends a request nobody answered, once, to every
+	// conversation that got it, this long after it was raised; 0: never.
+	RemindAfter Duration `yaml:"remind_after"`
+	// Escalate are the steps taken for a request nobody answered, in
+	// order: each asks more people after its delay.
+	Escalate []Escalation `yaml:"escalate"`
+}
+
+// Escalation is one step of hitl.escalate.
+type Escalation struct {
+	// After is how long after the request was raised the step is taken;
+	// each step's is later than the one before and before hitl.ttl.
+	After Duration `yaml:"after"`
+	// Approvers may answer the escalated request (/show, approve, deny:
+	// that request only, on no allow list); each gets it in a direct
+	// message where the gateway can open one.
+	Approvers []string `yaml:"approvers"`
+	// Notify are conversations that get the escalated request.
+	Notify []string `yaml:"notify"`
 }
 
 // Tools configures the tool runner.

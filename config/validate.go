@@ -142,6 +142,43 @@ func (h *HITL) check(ch *checker) {
 		ch.conversation(fmt.Sprintf("hitl.notify[%d]", i), n)
 	}
 	h.checkPeople(ch)
+	h.checkEscalate(ch)
+}
+
+// checkEscalate checks hitl.remind_after and hitl.escalate: within
+// hitl.ttl (a nudge at or after the expiry would never go out), the
+// steps in order, each asking somebody.
+func (h *HITL) checkEscalate(ch *checker) {
+	if h.RemindAfter < 0 || (h.RemindAfter > 0 && h.RemindAfter >= h.TTL) {
+		ch.fail("hitl.remind_after", "must be 0 (never) or less than hitl.ttl (%s), got %s", h.TTL, h.RemindAfter)
+	}
+	var prev Duration
+	for i, e := range h.Escalate {
+		key := fmt.Sprintf("hitl.escalate[%d]", i)
+		switch {
+		case e.After <= 0:
+			ch.fail(key+".after", "must be positive, got %s", e.After)
+		case e.After >= h.TTL:
+			ch.fail(key+".after", "must be less than hitl.ttl (%s), got %s: the request would expire first", h.TTL, e.After)
+		case e.After <= prev:
+			ch.fail(key+".after", "must be later than hitl.escalate[%d].after (%s), got %s: the steps are taken in order", i-1, prev, e.After)
+		}
+		prev = e.After
+		if len(e.Approvers) == 0 && len(e.Notify) == 0 {
+			ch.fail(key, "asks nobody: list approvers (identities gateway:id) or notify (conversations gateway:chat[:thread])")
+		}
+		for j, a := range e.Approvers {
+			k := fmt.Sprintf("%s.approvers[%d]", key, j)
+			if strings.HasPrefix(strings.TrimSpace(a), "schedule:") {
+				ch.fail(k, "%s: a schedule is never an approver", quote(a))
+				continue
+			}
+			ch.identity(k, a)
+		}
+		for j, n := range e.Notify {
+			ch.conversation(fmt.Sprintf("%s.notify[%d]", key, j), n)
+		}
+	}
 }
 
 // checkPeople checks hitl.people: groups of well-formed identities, each

@@ -235,6 +235,17 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		if handled {
 			return nil
 		}
+	} else if s.Kind == KindMessage {
+		// Refused by the allow list: an escalation approver's command
+		// about their request is still answered; the rest is a
+		// stranger's message.
+		handled, err := e.guestPath(s)
+		if err != nil {
+			return fmt.Errorf("core: submit to %s: %w", key, err)
+		}
+		if handled {
+			return nil
+		}
 	}
 	if e.journalTakes(s) {
 		took, err := e.cfg.Journal.Put(ctx, s)

@@ -40,6 +40,17 @@ type Store interface {
 	// Approvals lists approvals with one of the statuses (all approvals
 	// when none is given), oldest first.
 	Approvals(ctx context.Context, statuses ...record.Status) ([]record.Approval, error)
+	// MarkReminded sets Reminded to now on a pending approval whose
+	// Expires is after now and that was not reminded; any other approval
+	// gives record.ErrNotPending (an unknown token record.ErrNotFound).
+	// One conditional update: of concurrent callers exactly one succeeds,
+	// and only it sends the reminder.
+	MarkReminded(ctx context.Context, token string, now time.Time) error
+	// MarkEscalated moves Escalated from step to step+1 on a pending
+	// approval whose Expires is after now and whose Escalated is step;
+	// any other approval gives record.ErrNotPending (an unknown token
+	// record.ErrNotFound). Of concurrent callers exactly one succeeds.
+	MarkEscalated(ctx context.Context, token string, step int, now time.Time) error
 }
 
 // Audit is the append-only audit log. QueryAudit returns entries oldest

@@ -95,6 +95,9 @@ type Options struct {
 	// stopped waits before it is marked interrupted (store.lease_ttl);
 	// DefaultLeaseTTL when zero. Only a SharedStore uses it.
 	LeaseTTL time.Duration
+	// Nudges remind of and escalate a request nobody answers
+	// (hitl.remind_after, hitl.escalate); the zero value does neither.
+	Nudges Nudges
 	// Fence, with a SharedStore, guards each approved run: the context it
 	// gives ends when this instance could not renew its heartbeat for
 	// part of LeaseTTL, before another instance may mark the run
@@ -137,6 +140,7 @@ type Broker struct {
 	d         core.Dispatcher
 	o         Options
 	approvers atomic.Pointer[approverSet] // replaced whole by SetApprovers, people included
+	nudges    atomic.Pointer[Nudges]      // replaced whole by SetNudges
 	log       zerolog.Logger
 
 	mu       sync.Mutex
@@ -177,6 +181,7 @@ type Broker struct {
 	// finishFailures counts failed FinishApproval calls in sweeps, Recover
 	// and the ends of runs (see Stats).
 	finishFailures atomic.Int64
+	nudged         nudgeState // when the next nudge is due, direct conversations (nudge.go)
 }
 
 var (
@@ -213,6 +218,7 @@ func NewBroker(d core.Dispatcher, o Options) (*Broker, error) {
 		return nil, fmt.Errorf("hitl: broker: %w", err)
 	}
 	b.approvers.Store(newApproverSet(o.Approvers, o.People, b.log))
+	b.nudges.Store(&o.Nudges)
 	// Cancelled by Run at shutdown, after the grace period.
 	b.runCtx, b.cancelRuns = context.WithCancel(context.Background())
 	return b, nil
@@ -352,7 +358,7 @@ func (o *Options) validate() error {
 	if o.TTL < 0 {
 		return fmt.Errorf("hitl: ttl %s: must be positive", o.TTL)
 	}
-	return nil
+	return o.Nudges.validate()
 }
 
 // defaults fills the zero options.

@@ -108,10 +108,12 @@ func (b *Broker) command(ctx context.Context, from core.Identity, conv core.Conv
 }
 
 // authorised reports whether from is an approver, or, for an approve or
-// deny of a known request, an approver its conversation's profile adds; a
-// refused attempt is logged and, when it names a known request, audited.
+// deny of a known request, an approver its conversation's profile adds,
+// or, for an approve, deny or show of a request escalated to them, an
+// approver of that escalation step; a refused attempt is logged and, when
+// it names a known request, audited.
 func (b *Broker) authorised(ctx context.Context, from core.Identity, conv core.Conversation, cmd Command) bool {
-	if b.IsApprover(from) {
+	if b.IsApprover(from) || b.escalationAdmits(ctx, from, cmd) {
 		return true
 	}
 	resolves := cmd.Token != "" && (cmd.Verb == VerbApprove || cmd.Verb == VerbDeny)

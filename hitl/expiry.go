@@ -43,8 +43,13 @@ func (b *Broker) Run(ctx context.Context) error {
 	b.readyOnce.Do(func() { close(b.ready) })
 	t := time.NewTicker(b.o.SweepEvery)
 	defer t.Stop()
+	// due fires when a nudge or an expiry this broker knows of is due,
+	// so that each comes within moments of its time, not of a tick.
+	due := time.NewTimer(b.o.SweepEvery)
+	defer due.Stop()
 	for {
 		b.drain(ctx)
+		due.Reset(b.untilDue())
 		select {
 		case <-ctx.Done():
 			<-listening
@@ -52,6 +57,8 @@ func (b *Broker) Run(ctx context.Context) error {
 			b.dropOutbox()
 			return nil
 		case <-t.C:
+			b.sweep(ctx)
+		case <-due.C:
 			b.sweep(ctx)
 		case <-b.wake:
 		}
@@ -66,6 +73,9 @@ func (b *Broker) sweep(ctx context.Context) {
 	b.RetryInterrupted(ctx)
 	if _, err := b.ExpireDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: expiry sweep failed")
+	}
+	if err := b.NudgeDue(ctx); err != nil {
+		b.log.Error().Err(err).Msg("hitl: reminder and escalation sweep failed")
 	}
 	b.ExpireGrants(ctx)
 	if s, ok := b.sharedStore(); ok {

@@ -125,9 +125,12 @@ func cloneGrant(g record.Grant) record.Grant {
 }
 
 // Granted implements core.Grants for the policy gate: a's call is covered
-// by a grant of its conversation that has not expired, whose granter is
-// still an approver and, with self-approval off, is not the person who
-// caused a, and whose bound files are all as they were. A store or file
+// by a grant of its conversation that has not expired, whose granter is,
+// with self-approval off, not the person who caused a, and whose bound
+// files are all as they were. Like a standing allow, a grant outlives a
+// reload that removes its granter from the approvers (an approver the
+// request was escalated to is in none of the lists): it ends when it
+// expires or by /unallow. A store or file
 // error counts as not granted (the call is then held) and is logged.
 func (b *Broker) Granted(ctx context.Context, a core.Action) (string, bool) {
 	if a.Kind != core.ActionTool {
@@ -140,7 +143,7 @@ func (b *Broker) Granted(ctx context.Context, a core.Action) (string, bool) {
 	}
 	var cur map[string]string
 	for _, g := range list {
-		if !b.IsApprover(g.GrantedBy) || (!b.o.AllowSelfApproval && b.samePerson(g.GrantedBy, a.From)) {
+		if !b.o.AllowSelfApproval && b.samePerson(g.GrantedBy, a.From) {
 			continue
 		}
 		if cur == nil {
@@ -177,10 +180,12 @@ const profileNoGrant = "No grant given: only hitl.approvers may give one; this c
 func (b *Broker) allowMore(ctx context.Context, from core.Identity, a record.Approval, cmd Command) (string, func()) {
 	none := func() {}
 	switch {
-	case (cmd.Always || cmd.For > 0) && !b.IsApprover(from):
+	case (cmd.Always || cmd.For > 0) && !b.IsApprover(from) && !b.escalatedTo(a, from):
 		// An approver a profile adds resolves that profile's requests
 		// only; a standing allow would apply in every conversation, and
-		// a grant would outlive this one request.
+		// a grant would outlive this one request. An approver the
+		// request was escalated to may approve once, always or for a
+		// time (hitl.escalate).
 		if cmd.Always {
 			return profileNoStanding, none
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -238,5 +239,25 @@ func TestGrantFromProfileApproverRefused(t *testing.T) {
 	}
 	if len(h.auditOf(t, "granted")) != 0 {
 		t.Error("a grant audited though none was given")
+	}
+}
+
+// TestEscalationApproverGrants: an approver a request was escalated to
+// may approve it for a time (issue 30 §2), and the grant covers the
+// identical call of that conversation though they are in no approver list.
+func TestEscalationApproverGrants(t *testing.T) {
+	h := newNudgeHarness(t, nil)
+	tok := h.hold(t, lsCall)
+	h.clock.Advance(12 * time.Minute)
+	h.nudge(t)
+	dm := dmOf(oncall)
+	testutil.WaitFor(t, "the escalated request", func() bool { return h.requests(dm, tok, "Escalated") == 1 })
+	if !h.guest(oncall, dm, "/approve "+tok+" for 30m") {
+		t.Fatal("/approve … for 30m of the escalated request not answered")
+	}
+	mustContain(t, "acknowledgement", h.lastReply(t, dm).Text, "Grant #1 given")
+	h.idle(t)
+	if rule, ok := h.granted(convA, asker, lsCall); !ok || !strings.Contains(rule, "by beta:oncall") {
+		t.Errorf("Granted = %q, %v; want the escalation approver's grant", rule, ok)
 	}
 }

@@ -56,6 +56,7 @@ func (b *Broker) Hold(ctx context.Context, h core.Held) (string, error) {
 	b.log.Info().Str("approval", b.ref(a.Token)).Str("conv", a.Conv.Key()).Str("tool", a.Call.Name).
 		Str("requested_by", string(a.RequestedBy)).Msg("hitl: action held for approval")
 	b.sendRequest(ctx, a, now, joinNotes(b.standingNote(ctx, a.Call), h.Note))
+	b.noteDue(a)
 	return heldText, nil
 }
 

@@ -140,3 +140,42 @@ func (m *MemoryStore) QueryAudit(_ context.Context, f record.AuditFilter) ([]rec
 	}
 	return out, nil
 }
+
+// MarkReminded sets Reminded on a pending, unexpired approval not
+// reminded before; see Store.
+func (m *MemoryStore) MarkReminded(_ context.Context, token string, now time.Time) error {
+	return m.nudge(token, now, func(a *record.Approval) bool {
+		if !a.Reminded.IsZero() {
+			return false
+		}
+		a.Reminded = now
+		return true
+	})
+}
+
+// MarkEscalated takes escalation step step of a pending, unexpired
+// approval that has taken step steps; see Store.
+func (m *MemoryStore) MarkEscalated(_ context.Context, token string, step int, now time.Time) error {
+	return m.nudge(token, now, func(a *record.Approval) bool {
+		if a.Escalated != step {
+			return false
+		}
+		a.Escalated++
+		return true
+	})
+}
+
+// nudge applies change to a pending approval whose Expires is after now;
+// change reports whether its own condition held.
+func (m *MemoryStore) nudge(token string, now time.Time, change func(a *record.Approval) bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.approvals[token]
+	if !ok {
+		return record.ErrNotFound
+	}
+	if a.Status != record.StatusPending || !now.Before(a.Expires) || !change(a) {
+		return record.ErrNotPending
+	}
+	return nil
+}

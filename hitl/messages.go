@@ -124,8 +124,8 @@ func statusText(a record.Approval, now time.Time) string {
 
 // pendingLine is one /pending entry.
 func pendingLine(a record.Approval, now time.Time, selfOnlyDeny bool) string {
-	line := fmt.Sprintf("• %s — %s %s — asked in %s by %s, expires in %s",
-		a.Token, a.Call.Name, codeSpan(summarize(a.Call)), a.Conv.Key(), a.RequestedBy, humanDuration(a.Expires.Sub(now)))
+	line := fmt.Sprintf("• %s — %s %s — asked in %s by %s, %s, expires in %s",
+		a.Token, a.Call.Name, codeSpan(summarize(a.Call)), a.Conv.Key(), a.RequestedBy, nudgedText(a, now), humanDuration(a.Expires.Sub(now)))
 	if selfOnlyDeny {
 		line += " (your own request: you may deny it; another approver must approve it)"
 	}
@@ -175,7 +175,7 @@ func denyNotice(a record.Approval) string {
 
 // expiredNotice tells people a request expired.
 func expiredNotice(a record.Approval) string {
-	return fmt.Sprintf("Expired: nobody answered request %s (%s) in time; it will not run.", a.Token, callRef(a))
+	return fmt.Sprintf("Expired: nobody approved %s in %s (request %s); it did not run.", callRef(a), waited(a.Expires.Sub(a.Created)), a.Token)
 }
 
 // interruptedNotice tells people a run was cut by a restart.

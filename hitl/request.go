@@ -33,6 +33,9 @@ type heldCall struct {
 	a       record.Approval
 	preview writePreview
 	diffed  bool // preview holds a write_file preview
+	// head, when set, is a line above the request: a reminder's or an
+	// escalation's (nudge.go).
+	head string
 }
 
 // view looks at a's call as it is to be shown now (a write_file call's
@@ -176,7 +179,7 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 		room = core.DefaultPromptRoom
 	}
 	// What the request takes besides the call, as it reads when shortened.
-	other := utf8.RuneCountInString(requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
+	other := utf8.RuneCountInString(h.head+requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
 		max(utf8.RuneCountInString(p.Hint), utf8.RuneCountInString(showFirstHint(h.a.Token)))
 	r := h.render(room, other)
 	state := attachNone
@@ -195,7 +198,11 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 			p.NoButtons, p.Hint = true, showFirstHint(h.a.Token)
 		}
 	}
-	return b.d.Prompt(ctx, conv, requestText(h.a, now, note, r, state), p)
+	text := requestText(h.a, now, note, r, state)
+	if h.head != "" {
+		text = h.head + "\n" + text
+	}
+	return b.d.Prompt(ctx, conv, text, p)
 }
 
 // showFirstHint is the reply hint of a request sent without buttons

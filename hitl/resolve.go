@@ -211,7 +211,7 @@ func (b *Broker) storeFailed(err error, token string) answer {
 // request message in place, then the notice follows as a reply.
 func (b *Broker) announce(ctx context.Context, a record.Approval, text string, conv ...core.Conversation) {
 	res := b.resolution(a)
-	for _, c := range b.targets(a.Conv, conv...) {
+	for _, c := range b.seenBy(ctx, a, conv...) {
 		b.d.Resolved(ctx, c, res)
 		b.reply(ctx, core.Action{Kind: core.ActionReply, Conv: c, Text: text})
 	}

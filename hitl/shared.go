@@ -170,7 +170,7 @@ func (b *Broker) resolvedElsewhere(ctx context.Context, token string) {
 		return
 	}
 	res := b.resolution(a)
-	for _, c := range b.targets(a.Conv) {
+	for _, c := range b.seenBy(ctx, a) {
 		b.d.Resolved(ctx, c, res)
 	}
 }

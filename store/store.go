@@ -46,6 +46,8 @@ type Approvals interface {
 	ClaimApproval(ctx context.Context, token string, to record.Status, by core.Identity, note string, now time.Time) (record.Approval, error)
 	FinishApproval(ctx context.Context, token string, to record.Status, note string, now time.Time) error
 	Approvals(ctx context.Context, statuses ...record.Status) ([]record.Approval, error)
+	MarkReminded(ctx context.Context, token string, now time.Time) error
+	MarkEscalated(ctx context.Context, token string, step int, now time.Time) error
 }
 
 // Audit is the append-only audit log (hitl.Audit): QueryAudit returns the

@@ -19,7 +19,8 @@ import (
 // auditStatuses are the outcomes an audit entry can have (record.AuditEntry).
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
-	"failed", "interrupted", "refused", "unallowed", "granted", "grant-expired", "received", "paired", "unpaired", "reconfigured",
+	"failed", "interrupted", "refused", "unallowed", "received", "paired", "unpaired", "reconfigured",
+	"reminded", "escalated", "granted", "grant-expired",
 }
 
 // audit prints recent audit entries: executed tool calls and approval

@@ -52,6 +52,8 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 	t.Run("Finish", func(t *testing.T) { testFinish(t, newStore(t)) })
 	t.Run("Expire", func(t *testing.T) { testExpire(t, newStore(t)) })
 	t.Run("List", func(t *testing.T) { testList(t, newStore(t)) })
+	t.Run("Nudges", func(t *testing.T) { testNudges(t, newStore(t)) })
+	t.Run("ConcurrentNudges", func(t *testing.T) { testConcurrentNudges(t, newStore(t)) })
 }
 
 func testCreateAndGet(t *testing.T, s hitl.Store) {

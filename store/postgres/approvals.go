@@ -14,7 +14,7 @@ import (
 
 const approvalColumns = `token, conv_gateway, conv_chat, conv_thread, requested_by,
 	call_id, tool, args, digest, rule, reason, created, expires, status,
-	resolved_by, resolved_at, note, instance`
+	resolved_by, resolved_at, note, instance, reminded, escalated`
 
 // CreateApproval stores a new approval; a token already stored gives
 // record.ErrDuplicate.
@@ -23,11 +23,12 @@ func (db *DB) CreateApproval(ctx context.Context, a record.Approval) error {
 		return fmt.Errorf("postgres: create approval: empty token")
 	}
 	tag, err := db.pool.Exec(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 		ON CONFLICT (token) DO NOTHING`,
 		a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, string(a.RequestedBy),
 		a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
-		nanos(a.Created), nanos(a.Expires), string(a.Status), string(a.ResolvedBy), nanos(a.ResolvedAt), a.Note, a.Instance)
+		nanos(a.Created), nanos(a.Expires), string(a.Status), string(a.ResolvedBy), nanos(a.ResolvedAt), a.Note, a.Instance,
+		nanos(a.Reminded), a.Escalated)
 	if err != nil {
 		return fmt.Errorf("postgres: create approval: %w", err)
 	}
@@ -149,15 +150,17 @@ func (db *DB) Approvals(ctx context.Context, statuses ...record.Status) ([]recor
 
 func scanApproval(row pgx.Row) (record.Approval, error) {
 	var a record.Approval
-	var created, expires, resolvedAt int64
+	var created, expires, resolvedAt, reminded int64
+	var escalated int32
 	var requestedBy, status, resolvedBy string
 	err := row.Scan(&a.Token, &a.Conv.Gateway, &a.Conv.Chat, &a.Conv.Thread, &requestedBy,
 		&a.Call.ID, &a.Call.Name, &a.Call.Args, &a.Digest, &a.Rule, &a.Reason,
-		&created, &expires, &status, &resolvedBy, &resolvedAt, &a.Note, &a.Instance)
+		&created, &expires, &status, &resolvedBy, &resolvedAt, &a.Note, &a.Instance, &reminded, &escalated)
 	if err != nil {
 		return record.Approval{}, err
 	}
 	a.RequestedBy, a.Status, a.ResolvedBy = core.Identity(requestedBy), record.Status(status), core.Identity(resolvedBy)
 	a.Created, a.Expires, a.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
+	a.Reminded, a.Escalated = fromNanos(reminded), int(escalated)
 	return a, nil
 }

@@ -55,6 +55,12 @@ type Approval struct {
 	// (store.instance), as a store shared by several instances records it
 	// (hitl.SharedStore); empty otherwise.
 	Instance string
+	// Reminded is when the request was sent again because nobody had
+	// answered it (hitl.remind_after); zero while it was not.
+	Reminded time.Time
+	// Escalated counts the steps of hitl.escalate taken for the request,
+	// in their order: 0 while none was.
+	Escalated int
 }
 
 // Errors returned by the stores of approvals and standing allows. Callers

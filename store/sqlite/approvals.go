@@ -12,7 +12,7 @@ import (
 
 const approvalColumns = `token, conv_gateway, conv_chat, conv_thread, requested_by,
 	call_id, tool, args, digest, rule, reason, created, expires, status,
-	resolved_by, resolved_at, note`
+	resolved_by, resolved_at, note, reminded, escalated`
 
 // CreateApproval stores a new approval; a token already stored gives
 // record.ErrDuplicate.
@@ -22,11 +22,12 @@ func (db *DB) CreateApproval(ctx context.Context, a record.Approval) error {
 	}
 	return db.inTx(ctx, "create approval", durable, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO approvals (conv, `+approvalColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (token) DO NOTHING`,
 			a.Conv.Key(), a.Token, a.Conv.Gateway, a.Conv.Chat, a.Conv.Thread, a.RequestedBy,
 			a.Call.ID, a.Call.Name, a.Call.Args, a.Digest, a.Rule, a.Reason,
-			nanos(a.Created), nanos(a.Expires), a.Status, a.ResolvedBy, nanos(a.ResolvedAt), a.Note)
+			nanos(a.Created), nanos(a.Expires), a.Status, a.ResolvedBy, nanos(a.ResolvedAt), a.Note,
+			nanos(a.Reminded), a.Escalated)
 		if err != nil {
 			return fmt.Errorf("sqlite: create approval: %w", err)
 		}

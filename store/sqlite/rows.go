@@ -54,14 +54,15 @@ func listApprovals(ctx context.Context, q querier, statuses []record.Status) ([]
 
 func scanApproval(row interface{ Scan(...any) error }) (record.Approval, error) {
 	var a record.Approval
-	var created, expires, resolvedAt int64
+	var created, expires, resolvedAt, reminded int64
 	err := row.Scan(&a.Token, &a.Conv.Gateway, &a.Conv.Chat, &a.Conv.Thread, &a.RequestedBy,
 		&a.Call.ID, &a.Call.Name, &a.Call.Args, &a.Digest, &a.Rule, &a.Reason,
-		&created, &expires, &a.Status, &a.ResolvedBy, &resolvedAt, &a.Note)
+		&created, &expires, &a.Status, &a.ResolvedBy, &resolvedAt, &a.Note, &reminded, &a.Escalated)
 	if err != nil {
 		return record.Approval{}, err
 	}
 	a.Created, a.Expires, a.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
+	a.Reminded = fromNanos(reminded)
 	return a, nil
 }
 

@@ -248,6 +248,7 @@ func (s *Server) handlers() map[string]handler {
 		"chat.update":                  s.update,
 		"chat.postEphemeral":           s.postEphemeral,
 		"conversations.replies":        s.replies,
+		"conversations.open":           s.conversationsOpen,
 		"files.getUploadURLExternal":   s.getUploadURLExternal,
 		"files.completeUploadExternal": s.completeUploadExternal,
 	}
