@@ -53,10 +53,7 @@ type Options struct {
 	Audit Audit
 	// Standing keeps standing allows; a MemoryStanding when nil.
 	Standing StandingStore
-	// Grants keeps grants ("/approve TOKEN for 30m"), numbered with the
-	// standing allows; Standing when it is a GrantStore (the stores and
-	// MemoryStanding are), else a MemoryStanding of its own, when nil.
-	Grants GrantStore
+	Grants   GrantStore // grants ("/approve TOKEN for 30m"); nil: see defaultGrants
 	// Profiles add approvers to the requests of their conversations
 	// (core.Profiles); nil adds none.
 	Profiles ProfileApprovers
@@ -188,7 +185,6 @@ var (
 	_ core.Holder         = (*Broker)(nil)
 	_ core.CommandHandler = (*Broker)(nil)
 	_ core.StandingAllows = (*Broker)(nil)
-	_ core.Grants         = (*Broker)(nil)
 )
 
 // NewBroker returns a Broker that runs approved actions and feeds outcomes
@@ -379,13 +375,7 @@ func (o *Options) defaults() {
 	if o.Standing == nil {
 		o.Standing = NewMemoryStanding()
 	}
-	if o.Grants == nil {
-		if g, ok := o.Standing.(GrantStore); ok {
-			o.Grants = g
-		} else {
-			o.Grants = NewMemoryStanding()
-		}
-	}
+	o.Grants = defaultGrants(o.Grants, o.Standing)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

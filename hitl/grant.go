@@ -40,7 +40,23 @@ type GrantStore interface {
 	ExpireGrants(ctx context.Context, now time.Time) ([]record.Grant, error)
 }
 
-var _ GrantStore = (*MemoryStanding)(nil)
+var (
+	_ GrantStore  = (*MemoryStanding)(nil)
+	_ core.Grants = (*Broker)(nil)
+)
+
+// defaultGrants is Options.Grants when it is nil: Standing when it keeps
+// grants too (the stores and MemoryStanding do, numbering both in one
+// series), else a MemoryStanding of its own.
+func defaultGrants(g GrantStore, st StandingStore) GrantStore {
+	if g != nil {
+		return g
+	}
+	if g, ok := st.(GrantStore); ok {
+		return g
+	}
+	return NewMemoryStanding()
+}
 
 // AddGrant stores g, or replaces the grant of the same call, conversation
 // and granter.
@@ -164,7 +180,7 @@ func (b *Broker) Granted(ctx context.Context, a core.Action) (string, bool) {
 }
 
 // grantRule names g as the rule that allowed a call: the audit row of the
-// run says "allowed by grant #7 by telegram:42 until …" (its use).
+// run says "allowed by grant #7 by alpha:42 until …" (its use).
 func grantRule(g record.Grant) string {
 	return fmt.Sprintf("grant #%d by %s until %s", g.ID, g.GrantedBy, g.Expires.UTC().Format("2006-01-02 15:04:05 UTC"))
 }

@@ -54,40 +54,40 @@ func grantFound(t *testing.T, newStores newGrantStores) {
 	ctx := context.Background()
 	a, b := newStores(t)
 	long := `{"command":"` + strings.Repeat("x", 10000) + `"}`
-	g, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "telegram:1", "telegram:42", 2*time.Minute))
+	g, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "gw:1", "gw:42", 2*time.Minute))
 	if err != nil || g.ID <= 0 {
 		t.Fatalf("AddGrant = %+v, %v", g, err)
 	}
-	gl, err := a.AddGrant(ctx, grantOf("shell", long, "telegram:1", "telegram:42", time.Hour))
+	gl, err := a.AddGrant(ctx, grantOf("shell", long, "gw:1", "gw:42", time.Hour))
 	if err != nil {
 		t.Fatalf("AddGrant with 10 KB of arguments: %v", err)
 	}
 	// The other store reads what the first wrote.
-	list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "telegram:1", grantEpoch)
-	if err != nil || len(list) != 1 || list[0].ID != g.ID || list[0].GrantedBy != "telegram:42" ||
+	list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "gw:1", grantEpoch)
+	if err != nil || len(list) != 1 || list[0].ID != g.ID || list[0].GrantedBy != "gw:42" ||
 		!list[0].Expires.Equal(grantEpoch.Add(2*time.Minute)) || !list[0].Granted.Equal(grantEpoch) ||
 		list[0].Files["run.sh"] != "sha256:ab" || list[0].Files["out"] != "absent" || len(list[0].Files) != 2 {
 		t.Fatalf("GrantsFor = %+v, %v; want %+v", list, err, g)
 	}
-	if list, err := b.GrantsFor(ctx, "shell", long, "telegram:1", grantEpoch); err != nil || len(list) != 1 || list[0].ID != gl.ID || list[0].Args != long {
+	if list, err := b.GrantsFor(ctx, "shell", long, "gw:1", grantEpoch); err != nil || len(list) != 1 || list[0].ID != gl.ID || list[0].Args != long {
 		t.Errorf("GrantsFor the long call = %d grants, %v", len(list), err)
 	}
 	for _, c := range []struct{ tool, args, conv string }{
-		{"shell", `{"command":"ls "}`, "telegram:1"},
-		{"shell", `{"command":"ls"}`, "telegram:1:7"},
-		{"shell", `{"command":"ls"}`, "slack:1"},
-		{"exec", `{"command":"ls"}`, "telegram:1"},
+		{"shell", `{"command":"ls "}`, "gw:1"},
+		{"shell", `{"command":"ls"}`, "gw:1:7"},
+		{"shell", `{"command":"ls"}`, "other:1"},
+		{"exec", `{"command":"ls"}`, "gw:1"},
 	} {
 		if list, err := b.GrantsFor(ctx, c.tool, c.args, c.conv, grantEpoch); err != nil || len(list) != 0 {
 			t.Errorf("GrantsFor(%s, %s, %s) = %+v, %v; want none", c.tool, c.args, c.conv, list, err)
 		}
 	}
 	at := grantEpoch.Add(2*time.Minute - time.Nanosecond)
-	if list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "telegram:1", at); err != nil || len(list) != 1 {
+	if list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "gw:1", at); err != nil || len(list) != 1 {
 		t.Errorf("GrantsFor just before the expiry = %+v, %v; want the grant", list, err)
 	}
 	at = grantEpoch.Add(2 * time.Minute)
-	if list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "telegram:1", at); err != nil || len(list) != 0 {
+	if list, err := b.GrantsFor(ctx, "shell", `{"command":"ls"}`, "gw:1", at); err != nil || len(list) != 0 {
 		t.Errorf("GrantsFor at the expiry = %+v, %v; want none", list, err)
 	}
 	if all, err := b.Grants(ctx, at); err != nil || len(all) != 1 || all[0].ID != gl.ID {
@@ -96,7 +96,7 @@ func grantFound(t *testing.T, newStores newGrantStores) {
 	if all, err := a.Grants(ctx, grantEpoch); err != nil || len(all) != 2 || all[0].ID != g.ID || all[1].ID != gl.ID {
 		t.Errorf("Grants = %+v, %v; want both in ID order", all, err)
 	}
-	if _, err := a.AddGrant(ctx, grantOf("", "{}", "telegram:1", "telegram:42", time.Minute)); err == nil {
+	if _, err := a.AddGrant(ctx, grantOf("", "{}", "gw:1", "gw:42", time.Minute)); err == nil {
 		t.Error("AddGrant without a tool accepted")
 	}
 }
@@ -104,21 +104,21 @@ func grantFound(t *testing.T, newStores newGrantStores) {
 func grantReplaced(t *testing.T, newStores newGrantStores) {
 	ctx := context.Background()
 	a, b := newStores(t)
-	first, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "telegram:1", "telegram:42", 2*time.Minute))
+	first, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "gw:1", "gw:42", 2*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := grantOf("shell", `{"command":"ls"}`, "telegram:1", "telegram:42", time.Hour)
+	again := grantOf("shell", `{"command":"ls"}`, "gw:1", "gw:42", time.Hour)
 	again.Files = map[string]string{"run.sh": "sha256:cd"}
 	got, err := b.AddGrant(ctx, again)
 	if err != nil || got.ID != first.ID || !got.Expires.Equal(grantEpoch.Add(time.Hour)) || got.Files["run.sh"] != "sha256:cd" || len(got.Files) != 1 {
 		t.Fatalf("granted again = %+v, %v; want #%d until an hour later with the new binding", got, err, first.ID)
 	}
-	other, err := b.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "telegram:1", "slack:U9", 5*time.Minute))
+	other, err := b.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "gw:1", "gw:U9", 5*time.Minute))
 	if err != nil || other.ID == first.ID {
 		t.Fatalf("another approver's grant = %+v, %v; want a number of its own", other, err)
 	}
-	list, err := a.GrantsFor(ctx, "shell", `{"command":"ls"}`, "telegram:1", grantEpoch)
+	list, err := a.GrantsFor(ctx, "shell", `{"command":"ls"}`, "gw:1", grantEpoch)
 	if err != nil || len(list) != 2 || list[0].ID != first.ID || !list[0].Expires.Equal(grantEpoch.Add(time.Hour)) || list[1].ID != other.ID {
 		t.Errorf("GrantsFor = %+v, %v; want #%d (replaced) and #%d", list, err, first.ID, other.ID)
 	}
@@ -130,7 +130,7 @@ func grantNumbers(t *testing.T, newStores newGrantStores) {
 	var ids []int64
 	allow := func(s GrantStore, args string) {
 		t.Helper()
-		sa, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: "shell", Args: args, AddedBy: "telegram:42", Added: grantEpoch, Files: map[string]string{}})
+		sa, err := s.AddStandingAllow(ctx, record.StandingAllow{Tool: "shell", Args: args, AddedBy: "gw:42", Added: grantEpoch, Files: map[string]string{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func grantNumbers(t *testing.T, newStores newGrantStores) {
 	}
 	grant := func(s GrantStore, args string) {
 		t.Helper()
-		g, err := s.AddGrant(ctx, grantOf("shell", args, "telegram:1", "telegram:42", time.Hour))
+		g, err := s.AddGrant(ctx, grantOf("shell", args, "gw:1", "gw:42", time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,15 +172,15 @@ func grantNumbers(t *testing.T, newStores newGrantStores) {
 func grantRemovedAndExpired(t *testing.T, newStores newGrantStores) {
 	ctx := context.Background()
 	a, b := newStores(t)
-	short, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "telegram:1", "telegram:42", time.Minute))
+	short, err := a.AddGrant(ctx, grantOf("shell", `{"command":"ls"}`, "gw:1", "gw:42", time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := a.AddGrant(ctx, grantOf("shell", `{"command":"df"}`, "telegram:1", "telegram:42", time.Hour))
+	long, err := a.AddGrant(ctx, grantOf("shell", `{"command":"df"}`, "gw:1", "gw:42", time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := a.AddGrant(ctx, grantOf("shell", `{"command":"id"}`, "telegram:1", "telegram:42", time.Hour))
+	gone, err := a.AddGrant(ctx, grantOf("shell", `{"command":"id"}`, "gw:1", "gw:42", time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func grantRemovedAndExpired(t *testing.T, newStores newGrantStores) {
 		}()
 	}
 	wg.Wait()
-	if len(got) != 1 || got[0].ID != short.ID || got[0].GrantedBy != "telegram:42" || got[0].Tool != "shell" {
+	if len(got) != 1 || got[0].ID != short.ID || got[0].GrantedBy != "gw:42" || got[0].Tool != "shell" {
 		t.Fatalf("eight ExpireGrants at once returned %+v; want grant #%d once", got, short.ID)
 	}
 	if all, err := b.Grants(ctx, grantEpoch); err != nil || len(all) != 1 || all[0].ID != long.ID {
