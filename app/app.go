@@ -30,6 +30,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/schedule"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
+	"github.com/gatehouse-bot/gatehouse/webhooks"
 )
 
 // Options are what the App needs besides the configuration.
@@ -87,6 +88,7 @@ type App struct {
 	metrics  *metrics.Registry
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
+	webhooks *webhooks.Server
 	auth     *core.Auth
 	pairing  *pairing.Manager
 	policy   *core.PolicyGate

@@ -152,7 +152,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: a.store, log: o.Log},
 		Schedules:    a.sched,
-		Status:       statusReporters(a.cluster, a.mcp),
+		Status:       append(statusReporters(a.cluster, a.mcp), webhookStatus{a}),
 		Undo:         p.undo,
 		Attachments:  p.attachments,
 		Journal:      journal,
@@ -195,6 +195,9 @@ func (a *App) buildEdges(ctx context.Context, o Options) error {
 		return err
 	}
 	if err := a.checkScheduleGateways(cfg); err != nil {
+		return err
+	}
+	if err := a.mountWebhooks(cfg); err != nil {
 		return err
 	}
 	a.inboxGateways()

@@ -91,6 +91,13 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	if err := a.checkScheduleGateways(cfg); err != nil {
 		return nil, err
 	}
+	hooks, err := WebhookHooks(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkWebhookGateways(cfg); err != nil {
+		return nil, err
+	}
 	caps, prices := budgetLimits(cfg)
 	if err := a.keepRunningPrices(cfg, caps, prices); err != nil {
 		return nil, err
@@ -122,6 +129,7 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	if err := a.sched.SetEntries(entries); err != nil {
 		return nil, err // checked above; kept for safety
 	}
+	a.webhooks.SetHooks(hooks)
 	if a.reload.setLogLevel != nil {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
@@ -171,6 +179,7 @@ var reloadable = map[string]bool{
 	"policy":            true,
 	"budget":            true,
 	"schedules":         true,
+	"webhooks":          true,
 	"log.level":         true,
 	"profiles":          true,
 }

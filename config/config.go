@@ -26,6 +26,8 @@ type Config struct {
 	MCP MCP `yaml:"mcp"`
 	// Schedules are prompts run on a cron schedule (see Schedule).
 	Schedules []Schedule `yaml:"schedules"`
+	// Webhooks are signed deliveries served on http.listen (see Webhook).
+	Webhooks []Webhook `yaml:"webhooks"`
 	// Attachments bounds and places files received from chat.
 	Attachments Attachments `yaml:"attachments"`
 	// Profiles give the conversations they match their own providers,

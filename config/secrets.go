@@ -19,6 +19,9 @@ func (c *Config) Secrets() []string {
 	for _, s := range g.sections {
 		vals = append(vals, s.Secrets()...)
 	}
+	for _, w := range c.Webhooks {
+		vals = append(vals, w.Secret)
+	}
 	for _, m := range c.MCP.Servers {
 		for _, v := range m.Env {
 			vals = append(vals, v)

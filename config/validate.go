@@ -56,6 +56,7 @@ func (c *Config) validate() error {
 	c.HTTP.check(ch)
 	c.Log.check(ch)
 	checkSchedules(ch, c.Schedules)
+	checkWebhooks(ch, c.Webhooks, c.HTTP.Listen)
 	c.Budget.check(ch, c.LLM.Providers)
 	checkProfiles(ch, c.Profiles, c.LLM.Providers)
 	c.Attachments.check(ch)

@@ -27,7 +27,7 @@ func newAuthLists(allow map[string][]string, approvers []Identity) *authLists {
 		l.allow[gw] = set
 	}
 	for _, id := range approvers {
-		l.approvers[id] = !id.IsSchedule()
+		l.approvers[id] = !id.IsSchedule() && !id.IsWebhook()
 	}
 	return l
 }
@@ -90,6 +90,9 @@ func (a *Auth) Allowed(s Signal) bool {
 	}
 	if s.From.IsSchedule() || s.Schedule != "" {
 		return scheduled(s) // only the scheduler's own signals, never an approver entry
+	}
+	if s.From.IsWebhook() || s.Webhook != "" {
+		return fromWebhook(s) // only the webhooks server's own signals
 	}
 	l := a.lists.Load()
 	if l.approvers[s.From] {

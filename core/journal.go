@@ -245,7 +245,7 @@ func (e *Engine) RunJournaled(ctx context.Context, j Journaled) (bool, error) {
 // people on the allow list (a stranger's are refused from memory and
 // never written); a scheduled run and the core's own signals stay here.
 func (e *Engine) journalTakes(s Signal) bool {
-	return e.cfg.Journal != nil && s.Kind == KindMessage && s.Schedule == "" && e.cfg.Auth.Allowed(s)
+	return e.cfg.Journal != nil && s.Kind == KindMessage && s.Schedule == "" && s.Webhook == "" && e.cfg.Auth.Allowed(s)
 }
 
 // resumed handles a journaled turn that an earlier run took past its

@@ -61,6 +61,11 @@ type Signal struct {
 	// this field; and a platform user's identity always carries the
 	// gateway's own name, never "schedule:".
 	Schedule string
+	// Webhook names the configured webhook whose verified delivery this
+	// is; set only by webhooks, with From its WebhookIdentity, and, like
+	// Schedule, admitted without an allow list (internal/archtest keeps
+	// it so).
+	Webhook string
 	// Done, when set, is called once the Engine has finished with the
 	// signal (its turn ran, or it was refused or was a command), or, on a
 	// store shared by several instances, once the message is durably in

@@ -241,7 +241,7 @@ func newApproverSet(list []core.Identity, people [][]core.Identity, log zerolog.
 		}
 	}
 	for _, id := range list {
-		if id.IsSchedule() {
+		if id.IsSchedule() || id.IsWebhook() {
 			// A schedule acts on the configuration's authority; letting it
 			// approve would let a prompt approve its own held calls.
 			log.Warn().Str("identity", string(id)).Msg("hitl: a schedule is never an approver; ignoring it in hitl.approvers")

@@ -273,6 +273,35 @@ type Pairings interface {
 // strangers cannot fill the store.
 const MaxPairingCodes = 100
 
+// Webhooks records webhook deliveries and the threads of their
+// incidents, shared by the instances on one store (webhooks.Store).
+type Webhooks interface {
+	// ClaimWebhookDelivery records that instance takes the delivery id of
+	// the webhook hook: WebhookTaken for a new delivery, or one whose
+	// taker claimed it at least stale ago and never finished it;
+	// WebhookDuplicate for one finished; WebhookBusy while another
+	// caller's claim is younger than stale. Of concurrent callers exactly
+	// one takes it.
+	ClaimWebhookDelivery(ctx context.Context, hook, id, instance string, stale time.Duration) (record.WebhookClaim, error)
+	// FinishWebhookDelivery marks instance's claim done: later claims are
+	// duplicates.
+	FinishWebhookDelivery(ctx context.Context, hook, id, instance string) error
+	// ReleaseWebhookDelivery forgets instance's unfinished claim, so that
+	// the sender's retry is taken again.
+	ReleaseWebhookDelivery(ctx context.Context, hook, id, instance string) error
+	// WebhookThread returns the conversation key recorded for the incident
+	// of hook, or "" when none is.
+	WebhookThread(ctx context.Context, hook, incident string) (string, error)
+	// SetWebhookThread records conv for the incident unless one is
+	// recorded already, and returns the one recorded: conv, or the first.
+	SetWebhookThread(ctx context.Context, hook, incident, conv string) (string, error)
+}
+
+// WebhookKeep is how long webhook deliveries and incident threads are
+// kept before Prune deletes them: longer than any sender retries or
+// redelivers, and than an incident stays open.
+const WebhookKeep = 30 * 24 * time.Hour
+
 // Store is everything a persistent implementation offers; app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
@@ -292,6 +321,7 @@ type Store interface {
 	Leases
 	Instances
 	Pairings
+	Webhooks
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

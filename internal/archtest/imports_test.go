@@ -27,7 +27,7 @@ type rule struct {
 // features are the product's features at the top of the module: each knows
 // core, the record types and the leaves, never the wiring, another
 // feature, hitl, a gateway or a store.
-var features = []string{"checkpoint", "schedule", "budget", "attach", "pairing"}
+var features = []string{"checkpoint", "schedule", "budget", "attach", "pairing", "webhooks"}
 
 // top is every top-level part of the module but core and internal's leaves.
 var top = append([]string{"app", "cmd", "cluster", "config", "gateways", "hitl", "store"}, features...)
@@ -56,8 +56,8 @@ var rules = append([]rule{
 		why: "the record types are a leaf: core, core/llm and the standard library only"},
 	{from: "cluster", deny: append([]string{"app", "cmd", "config", "store/sqlite", "store/postgres"}, features...),
 		why: "cluster is the machinery of several instances over the store's interfaces; the wiring chooses the driver"},
-	{from: "config", deny: others("config", "schedule"),
-		why: "config decodes the file; schedule only for its cron parser"},
+	{from: "config", deny: others("config", "schedule", "webhooks"),
+		why: "config decodes the file; schedule only for its cron parser, webhooks for its names, formats and rates"},
 	{from: "internal", deny: top,
 		why: "internal/ keeps leaves any package may use, and test support"},
 	{from: "cmd", deny: []string{"store/sqlite", "store/postgres"},

@@ -67,6 +67,7 @@ var help = map[string]string{
 	QueueDepth:        "Signals waiting in the engine's conversation queues.",
 	ReloadSuccess:     "Whether the last configuration reload (or the start-up load) succeeded (1) or failed (0).",
 	ReloadTime:        "Unix time of the last successful configuration reload (or of the start-up load).",
+	WebhookDeliveries: "Webhook deliveries, by webhook and outcome (accepted, duplicate, ignored, unauthorized, too_large, limited, bad_request, busy, error; unknown: a name no webhook has).",
 	InstanceInfo:      "Always 1: this instance's name among those sharing the store (store.instance, or hostname-pid), its version, and whether its store is shared; join it to the other series on the scrape target's instance label.",
 }
 

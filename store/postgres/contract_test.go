@@ -152,3 +152,11 @@ func TestTextContract(t *testing.T) {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
+
+func TestWebhookContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.WebhookContract(t, func(t *testing.T, now func() time.Time) (a, b store.Webhooks) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
+	})
+}

@@ -110,3 +110,10 @@ func TestTextContract(t *testing.T) {
 		return openTemp(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestWebhookContract(t *testing.T) {
+	storetest.WebhookContract(t, func(t *testing.T, now func() time.Time) (a, b store.Webhooks) {
+		db := openTemp(t, sqlite.Options{Now: now}) // one process per file: both handles are one
+		return db, db
+	})
+}

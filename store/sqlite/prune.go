@@ -16,6 +16,9 @@ func (db *DB) Prune(ctx context.Context) (int64, error) {
 	if err := db.pruneCluster(ctx); err != nil {
 		return 0, err
 	}
+	if err := db.pruneWebhooks(ctx); err != nil {
+		return 0, err
+	}
 	if err := db.pruneMemory(ctx); err != nil {
 		return 0, err
 	}
