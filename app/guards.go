@@ -17,6 +17,7 @@ var (
 	_ hitl.Store           = store.Store(nil)
 	_ hitl.Audit           = store.Store(nil)
 	_ hitl.StandingStore   = store.Store(nil)
+	_ hitl.GrantStore      = store.Store(nil)
 	_ gateways.Cursors     = store.Store(nil)
 	_ gateways.Memory      = store.Store(nil)
 	_ gateways.Admission   = (*core.Auth)(nil)

@@ -388,6 +388,7 @@ func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance st
 		Store:             st,
 		Audit:             stampAudit(st, instance),
 		Standing:          st,
+		Grants:            st,
 		Profiles:          profiles,
 		Workspace:         cfg.Tools.Workspace,
 		Log:               log.With().Str("component", "hitl").Logger(),

@@ -68,6 +68,7 @@ type ApprovalPrompt struct {
 	// the request is open (WithHint) and leaves it out once it is resolved.
 	Hint        string
 	AllowAlways bool // offer "Approve always"
+	AllowGrant  bool // offer "Approve 30 min" (core.DecisionApproveGrant)
 	Expires     time.Time
 	// NoButtons sends the request without buttons, as a plain reply of
 	// WithHint(text): the whole call could not be shown with it, so it is

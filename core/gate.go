@@ -47,6 +47,17 @@ type StandingAllows interface {
 	StandingAllowed(ctx context.Context, tool, args string) bool
 }
 
+// Grants answers whether a grant ("/approve TOKEN for 30m") covers a: the
+// same tool with the same arguments in the same conversation, given by
+// someone who may approve a's requester's calls, not yet expired. rule
+// names the grant for logs and the audit of the run ("grant #7 by …").
+// The policy gate asks it, when its StandingAllows implements it, only
+// where a standing allow would be asked: a grant never relaxes a deny. An
+// error looking it up counts as not granted.
+type Grants interface {
+	Granted(ctx context.Context, a Action) (rule string, ok bool)
+}
+
 // CheckGates runs gates in order. The first Deny ends the chain;
 // NeedsApproval holds unless a later gate denies; otherwise Allow, carrying
 // the first rule that said so (for logs and the audit).

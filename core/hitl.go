@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
@@ -37,7 +38,13 @@ const (
 	DecisionApprove ApprovalDecision = iota + 1
 	DecisionDeny
 	DecisionApproveAlways
+	// DecisionApproveGrant approves and grants calls identical to this one
+	// in the request's conversation for ButtonGrant ("Approve 30 min").
+	DecisionApproveGrant
 )
+
+// ButtonGrant is how long the grant of the "Approve 30 min" button lasts.
+const ButtonGrant = 30 * time.Minute
 
 // Holder takes actions that need approval (the hitl broker implements it).
 // Hold must not block on a human: it records the request, notifies, and

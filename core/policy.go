@@ -154,7 +154,8 @@ func anchored(re *syntax.Regexp, start bool) bool {
 // PolicyGate applies policy.rules to tool calls: first match wins. A tool no
 // rule matches is allowed when it is a read-only built-in tool and held for
 // approval otherwise (an MCP tool always). Replies pass. An approval decision is relaxed to allow when a
-// human gave a standing allow for exactly this call; a deny never is.
+// human gave a standing allow for exactly this call, or a grant for it in
+// this conversation (when Standing also implements Grants); a deny never is.
 //
 // In a conversation with a profile (Profiles), a tool the profile does not
 // offer is an unknown tool, and the profile's rules come before Rules.
@@ -200,6 +201,9 @@ type Judgement struct {
 	Rule *Rule
 	// Standing is true when a standing allow relaxed approve to allow.
 	Standing bool
+	// Grant names the grant that relaxed approve to allow ("grant #7 by
+	// …"); "" when none did.
+	Grant string
 	// Profile names the conversation's profile; "" when it has none.
 	Profile string
 }
@@ -241,6 +245,12 @@ func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 	j.Decision = j.Policy
 	if j.Policy.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(ctx, name, args) {
 		j.Decision, j.Standing = Decision{Verdict: Allow, Rule: "standing allow"}, true
+		return j
+	}
+	if gr, ok := g.Standing.(Grants); ok && j.Policy.Verdict == NeedsApproval {
+		if rule, ok := gr.Granted(ctx, a); ok {
+			j.Decision, j.Grant = Decision{Verdict: Allow, Rule: rule}, rule
+		}
 	}
 	return j
 }

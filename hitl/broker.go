@@ -53,6 +53,7 @@ type Options struct {
 	Audit Audit
 	// Standing keeps standing allows; a MemoryStanding when nil.
 	Standing StandingStore
+	Grants   GrantStore // grants ("/approve TOKEN for 30m"); nil: see defaultGrants
 	// Profiles add approvers to the requests of their conversations
 	// (core.Profiles); nil adds none.
 	Profiles ProfileApprovers
@@ -374,6 +375,7 @@ func (o *Options) defaults() {
 	if o.Standing == nil {
 		o.Standing = NewMemoryStanding()
 	}
+	o.Grants = defaultGrants(o.Grants, o.Standing)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -325,7 +325,7 @@ func TestUnknownAndMalformedTokens(t *testing.T) {
 		"/approve ZZZZZZZZ":   "There is no request ZZZZZZZZ",
 		"/deny zzzz-zzzz":     "There is no request ZZZZZZZZ",
 		"/show ZZZZZZZZ":      "There is no request ZZZZZZZZ",
-		"/approve":            "Missing token.\nusage: /approve <token> [always]",
+		"/approve":            "Missing token.\nusage: /approve <token> [always | for <duration from 1m to 24h, like 30m or 2h>]",
 		"/deny":               "usage: /deny <token> [reason]",
 		"/approve K7Q2":       `"K7Q2" is not a token`,
 		"/show":               "usage: /show <token>",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,7 +14,7 @@ type Verb string
 
 // The verbs the broker understands.
 const (
-	VerbApprove Verb = "approve" // /approve <token> [always]
+	VerbApprove Verb = "approve" // /approve <token> [always | for <duration>]
 	VerbDeny    Verb = "deny"    // /deny <token> [reason]
 	VerbPending Verb = "pending" // /pending
 	VerbShow    Verb = "show"    // /show <token>
@@ -32,7 +33,7 @@ var verbs = map[Verb]bool{
 func (v Verb) Usage() string {
 	switch v {
 	case VerbApprove:
-		return "usage: /approve <token> [always]"
+		return "usage: /approve <token> [always | for <duration from 1m to 24h, like 30m or 2h>]"
 	case VerbDeny:
 		return "usage: /deny <token> [reason]"
 	case VerbShow:
@@ -53,6 +54,9 @@ type Command struct {
 	Token string
 	// Always is set by "/approve <token> always".
 	Always bool
+	// For is the length of the grant "/approve <token> for 30m" asks for,
+	// from MinGrant to MaxGrant; zero for none.
+	For time.Duration
 	// Reason is the free text after the token of a /deny.
 	Reason string
 	// Rule is the standing allow number of an /unallow; 0 when missing.
@@ -136,8 +140,12 @@ func parseArgs(verb Verb, rest string) Command {
 	case VerbApprove:
 		rest = cmd.takeToken(rest)
 		word, more := cutField(rest)
-		if cmd.Token != "" && strings.EqualFold(word, "always") {
+		switch {
+		case cmd.Token == "":
+		case strings.EqualFold(word, "always"):
 			cmd.Always, rest = true, more
+		case strings.EqualFold(word, "for"):
+			rest = cmd.takeDuration(more)
 		}
 		cmd.noMore(rest)
 	case VerbDeny:
@@ -152,7 +160,7 @@ func parseArgs(verb Verb, rest string) Command {
 		cmd.noMore(rest)
 	}
 	if cmd.Problem != "" {
-		cmd.Always, cmd.Reason = false, ""
+		cmd.Always, cmd.Reason, cmd.For = false, "", 0
 	}
 	return cmd
 }
@@ -176,6 +184,23 @@ func (c *Command) takeToken(rest string) string {
 	}
 	c.Problem = fmt.Sprintf("%q is not a token (tokens are %d letters and digits, like K7Q2MX9P)", clip(word, 24), TokenLength)
 	return ""
+}
+
+// takeDuration reads the length of a grant ("30m", "2h", "1h30m"): from
+// MinGrant to MaxGrant, else a problem that gives the range.
+func (c *Command) takeDuration(rest string) string {
+	word, after := cutField(rest)
+	if word == "" {
+		c.Problem = "missing duration after \"for\" (from 1m to 24h, like 30m or 2h)"
+		return ""
+	}
+	d, err := time.ParseDuration(strings.ToLower(word))
+	if err != nil || d < MinGrant || d > MaxGrant {
+		c.Problem = fmt.Sprintf("%q is not a duration from 1m to 24h (like 30m or 2h)", clip(word, 24))
+		return ""
+	}
+	c.For = d
+	return after
 }
 
 // takeRule reads the standing allow number of /unallow ("3" or "#3").

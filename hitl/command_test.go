@@ -3,6 +3,7 @@ package hitl
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -116,11 +117,53 @@ func TestParseCommandProblemText(t *testing.T) {
 	}
 }
 
+// TestParseCommandGrant: "/approve TOKEN for D" with D from 1m to 24h;
+// anything else is a problem that gives the range.
+func TestParseCommandGrant(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"/approve K7Q2MX9P for 30m":      30 * time.Minute,
+		"/approve k7q2-mx9p FOR 2H":      2 * time.Hour,
+		"approve K7Q2MX9P for 1m":        time.Minute,
+		"<@U1> approve K7Q2MX9P for 24h": 24 * time.Hour,
+		"/approve K7Q2MX9P for 1h30m":    90 * time.Minute,
+	} {
+		got, ok := ParseCommand(in)
+		if !ok || got.Verb != VerbApprove || got.Token != "K7Q2MX9P" || got.For != want || got.Always || got.Problem != "" {
+			t.Errorf("ParseCommand(%q) = %+v, %v; want a grant of %s", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{
+		"/approve K7Q2MX9P for", "/approve K7Q2MX9P for 59s", "/approve K7Q2MX9P for 24h1s",
+		"/approve K7Q2MX9P for 0", "/approve K7Q2MX9P for -30m", "/approve K7Q2MX9P for 1d",
+		"/approve K7Q2MX9P for lunch", "/approve K7Q2MX9P for 30m always", "/approve K7Q2MX9P always for 30m",
+		"/approve K7Q2MX9P for 30m 2h",
+	} {
+		got, ok := ParseCommand(in)
+		if !ok || got.Problem == "" || got.For != 0 || got.Always {
+			t.Errorf("ParseCommand(%q) = %+v, %v; want a problem", in, got, ok)
+		}
+		if strings.Contains(in, "for 30m") {
+			continue
+		}
+		if !strings.Contains(got.Problem, "from 1m to 24h") {
+			t.Errorf("ParseCommand(%q).Problem = %q, want the range", in, got.Problem)
+		}
+	}
+	// Without slash or mention, only the exact shape is a command.
+	for _, in := range []string{"approve K7Q2MX9P for lunch", "approve K7Q2MX9P for 5s"} {
+		if got, ok := ParseCommand(in); ok {
+			t.Errorf("ParseCommand(%q) = %+v, want no command", in, got)
+		}
+	}
+}
+
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{
 		"/approve K7Q2MX9P", "/approve@Bot k7q2-mx9p always", "<@U1> deny K7Q2MX9P no way",
 		"@bot /pending", "show K7Q2 MX9P", "/unallow #3", "I approve of this plan", "/approve",
 		"<@>", "/deny K7Q2MX9P \xff\xfe", "approve\u00a0K7Q2MX9P", "/approve K7Q2–MX9P",
+		"/approve K7Q2MX9P for 30m", "approve K7Q2MX9P for 24h", "/approve K7Q2MX9P for 9223372036854775807ns",
+		"/approve K7Q2MX9P for 1e3m", "/approve K7Q2MX9P for .5h", "/approve K7Q2MX9P for 30m always",
 	} {
 		f.Add(s)
 	}
@@ -146,6 +189,10 @@ func FuzzParseCommand(f *testing.F) {
 		}
 		if cmd.Always && (cmd.Verb != VerbApprove || cmd.Token == "" || cmd.Problem != "") {
 			t.Fatalf("always on %+v", cmd)
+		}
+		if cmd.For != 0 && (cmd.Verb != VerbApprove || cmd.Token == "" || cmd.Problem != "" || cmd.Always ||
+			cmd.For < MinGrant || cmd.For > MaxGrant) {
+			t.Fatalf("grant on %+v", cmd)
 		}
 		if cmd.Reason != "" && (cmd.Verb != VerbDeny || cmd.Token == "") {
 			t.Fatalf("reason on %+v", cmd)

@@ -61,6 +61,8 @@ func (b *Broker) press(ctx context.Context, from core.Identity, conv core.Conver
 	cmd := Command{Verb: VerbApprove, Always: d == core.DecisionApproveAlways}
 	switch d {
 	case core.DecisionApprove, core.DecisionApproveAlways:
+	case core.DecisionApproveGrant:
+		cmd.For = core.ButtonGrant
 	case core.DecisionDeny:
 		cmd.Verb = VerbDeny
 	default:
@@ -173,30 +175,38 @@ func (b *Broker) showCommand(ctx context.Context, token string) string {
 	return showText(a, now, change)
 }
 
-// rulesText lists the standing allows.
+// rulesText lists the standing allows, then the grants.
 func (b *Broker) rulesText(ctx context.Context) string {
 	list, err := b.StandingAllows(ctx)
 	if err != nil {
 		b.log.Error().Err(err).Msg("hitl: could not list standing allows")
 		return "Could not read the standing allows (storage error)."
 	}
-	if len(list) == 0 {
-		return "No standing allows. /approve <token> always adds one for exactly that call."
+	grants, err := b.grantLines(ctx)
+	if err != nil {
+		b.log.Error().Err(err).Msg("hitl: could not list grants")
+		return "Could not read the grants (storage error)."
 	}
-	lines := []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
+	lines := []string{"No standing allows. /approve <token> always adds one for exactly that call; /approve <token> for 30m allows identical calls in its conversation for 30 min."}
+	if len(list) > 0 {
+		lines = []string{"Standing allows (exactly this tool with exactly these arguments; /unallow <number> removes one):"}
+	}
 	for _, s := range list {
 		lines = append(lines, fmt.Sprintf("#%d %s %s — added by %s, %s%s",
 			s.ID, s.Tool, codeSpan(clip(textutil.GraphicJSON(s.Args), maxFieldRunes)), s.AddedBy, s.Added.UTC().Format("2006-01-02 15:04 UTC"), boundText(s)))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(append(lines, grants...), "\n")
 }
 
-// unallow removes standing allow id.
+// unallow removes standing allow or grant id (one sequence numbers both).
 func (b *Broker) unallow(ctx context.Context, from core.Identity, conv core.Conversation, id int64) string {
 	s, err := b.o.Standing.RemoveStandingAllow(ctx, id)
 	switch {
 	case errors.Is(err, record.ErrNotFound):
-		return fmt.Sprintf("There is no standing allow #%d. /rules lists them.", id)
+		if reply, found := b.removeGrant(ctx, from, id); found {
+			return reply
+		}
+		return fmt.Sprintf("There is no standing allow #%d and no grant #%d. /rules lists them.", id, id)
 	case err != nil:
 		b.log.Error().Err(err).Int64("rule", id).Msg("hitl: could not remove standing allow")
 		return "Could not remove the standing allow (storage error)."

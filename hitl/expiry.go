@@ -77,6 +77,7 @@ func (b *Broker) sweep(ctx context.Context) {
 	if err := b.NudgeDue(ctx); err != nil {
 		b.log.Error().Err(err).Msg("hitl: reminder and escalation sweep failed")
 	}
+	b.ExpireGrants(ctx)
 	if s, ok := b.sharedStore(); ok {
 		if _, err := b.interruptDead(ctx, s, false); err != nil {
 			b.log.Error().Err(err).Msg("hitl: sweep of the runs of instances gone failed")

@@ -20,7 +20,7 @@ var (
 // Commands lists the approval commands for /help.
 func (b *Broker) Commands() []core.CommandHelp {
 	return []core.CommandHelp{
-		{Name: string(VerbApprove), Args: "<token> [always]", Summary: "run a held action; always also allows exactly that call from now on"},
+		{Name: string(VerbApprove), Args: "<token> [always | for 30m]", Summary: "run a held action; always also allows exactly that call from now on, for 30m (1m to 24h) identical calls in its conversation until then"},
 		{Name: string(VerbDeny), Args: "<token> [reason]", Summary: "refuse a held action; the reason goes to the model"},
 		{Name: string(VerbPending), Summary: "list the approval requests waiting for a decision"},
 		{Name: string(VerbShow), Args: "<token>", Summary: "print a request's action in full"},

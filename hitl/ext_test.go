@@ -22,7 +22,7 @@ func TestCommandsListsEveryVerb(t *testing.T) {
 		got[c.Name] = c
 	}
 	for name, args := range map[string]string{
-		"approve": "<token> [always]", "deny": "<token> [reason]", "pending": "",
+		"approve": "<token> [always | for 30m]", "deny": "<token> [reason]", "pending": "",
 		"show": "<token>", "rules": "", "unallow": "<number>", "audit": "[rows | token]",
 	} {
 		c, ok := got[name]

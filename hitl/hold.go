@@ -156,7 +156,7 @@ func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Ti
 	// tool with exactly these arguments, which no rule needs to permit.
 	prompt := core.ApprovalPrompt{
 		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
-		AllowAlways: true, Expires: a.Expires,
+		AllowAlways: true, AllowGrant: true, Expires: a.Expires,
 	}
 	h := b.view(a)
 	for _, conv := range b.targets(a.Conv) {

@@ -22,7 +22,12 @@ const heldText = "This action needs human approval; a request was sent to the ap
 // request text: gateways show it while the request is open and leave it
 // out of a resolved request they update in place.
 func replyHint(token string) string {
-	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", token)
+	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason]; /approve %[1]s always also allows exactly this call, while the files it names stay as they are", token) + grantHint(token)
+}
+
+// grantHint ends a reply hint with the typed grant.
+func grantHint(token string) string {
+	return fmt.Sprintf("; /approve %s for 30m, for 30 min in the conversation that asked.", token)
 }
 
 // requestText is the approval request people see, written by the broker,

@@ -208,5 +208,5 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 // showFirstHint is the reply hint of a request sent without buttons
 // because the whole call could not go with it.
 func showFirstHint(token string) string {
-	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason] once /show %[1]s has printed the whole call; /approve %[1]s always also allows exactly this call, while the files it names stay as they are.", token)
+	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason] once /show %[1]s has printed the whole call; /approve %[1]s always also allows exactly this call, while the files it names stay as they are", token) + grantHint(token)
 }

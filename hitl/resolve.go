@@ -50,14 +50,14 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 		return answer{toast: "you cannot approve your own request",
 			reply: "You asked for this action, so another approver must approve it (self-approval is off). You may /deny it."}
 	}
-	return b.approve(ctx, from, conv, a, cmd.Always)
+	return b.approve(ctx, from, conv, a, cmd)
 }
 
 // approve claims a for execution and starts its run in the background: the
 // caller (a conversation's worker, or a button press the platform wants answered
 // within seconds) is answered at once, and the outcome is announced when the
 // run ends.
-func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, always bool) answer {
+func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conversation, a record.Approval, cmd Command) answer {
 	if !b.admit() {
 		return answer{toast: "not run — shutting down",
 			reply: fmt.Sprintf("The bot is shutting down, so request %s did not run; it stays pending. Approve it again once the bot is back.", a.Token)}
@@ -84,15 +84,9 @@ func (b *Broker) approve(ctx context.Context, from core.Identity, conv core.Conv
 		defer decided()
 		return b.policyRefused(ctx, a, conv, d)
 	}
-	var extra string
-	if always && !b.IsApprover(from) && !b.escalatedTo(a, from) {
-		// An approver a profile adds resolves that profile's requests
-		// only; a standing allow would apply in every conversation.
-		extra = profileNoStanding
-	} else {
-		extra = b.addStanding(ctx, a, always)
-	}
+	extra, auditMore := b.allowMore(ctx, from, a, cmd)
 	b.audit(ctx, a, "approved", extra)
+	auditMore()
 	return answer{
 		toast: "approved — running…",
 		reply: joinLines(fmt.Sprintf("Approved: running %s (request %s); the outcome follows.", callRef(a), a.Token), extra),

@@ -29,8 +29,9 @@ type StandingStore interface {
 // MemoryStanding is an in-process StandingStore, safe for concurrent use.
 type MemoryStanding struct {
 	mu     sync.Mutex
-	next   int64
+	next   int64 // numbers standing allows and grants alike
 	allows []record.StandingAllow
+	grants []record.Grant // grant.go
 }
 
 var _ StandingStore = (*MemoryStanding)(nil)

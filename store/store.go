@@ -66,6 +66,17 @@ type Standing interface {
 	StandingAllowFor(ctx context.Context, tool, args string) (record.StandingAllow, error)
 }
 
+// Grants keeps grants ("/approve TOKEN for 30m"), numbered with the
+// standing allows: the methods of hitl.GrantStore (storetest.GrantContract
+// checks them, two stores on one database included).
+type Grants interface {
+	AddGrant(ctx context.Context, g record.Grant) (record.Grant, error)
+	Grants(ctx context.Context, now time.Time) ([]record.Grant, error)
+	GrantsFor(ctx context.Context, tool, args, conv string, now time.Time) ([]record.Grant, error)
+	RemoveGrant(ctx context.Context, id int64) (record.Grant, error)
+	ExpireGrants(ctx context.Context, now time.Time) ([]record.Grant, error)
+}
+
 // Cursors persists small per-gateway positions: the methods of
 // gateways.Cursors. Cursor returns "" for a key never set.
 type Cursors interface {
@@ -324,6 +335,7 @@ type Store interface {
 	Audit
 	AuditChain
 	Standing
+	Grants
 	Cursors
 	Memory
 	Checkpoints

@@ -21,6 +21,7 @@ const (
 	idApprove       = "gh:a:"
 	idDeny          = "gh:d:"
 	idApproveAlways = "gh:A:"
+	idApproveGrant  = "gh:g:" // approve, and grant identical calls for core.ButtonGrant
 )
 
 // PromptApproval sends the approval request text, followed by the typed-
@@ -58,6 +59,9 @@ func (g *Gateway) buttons(p core.ApprovalPrompt) []discordgo.MessageComponent {
 		discordgo.Button{Label: "Approve", Style: discordgo.SuccessButton, CustomID: idApprove + p.Token},
 		discordgo.Button{Label: "Deny", Style: discordgo.DangerButton, CustomID: idDeny + p.Token},
 	}
+	if p.AllowGrant {
+		row = append(row, discordgo.Button{Label: "Approve 30 min", Style: discordgo.PrimaryButton, CustomID: idApproveGrant + p.Token})
+	}
 	if p.AllowAlways {
 		row = append(row, discordgo.Button{Label: "Approve always", Style: discordgo.PrimaryButton, CustomID: idApproveAlways + p.Token})
 	}
@@ -73,7 +77,7 @@ func parseCustomID(id string) (core.ApprovalDecision, string, bool) {
 	for _, p := range []struct {
 		prefix string
 		d      core.ApprovalDecision
-	}{{idApprove, core.DecisionApprove}, {idDeny, core.DecisionDeny}, {idApproveAlways, core.DecisionApproveAlways}} {
+	}{{idApprove, core.DecisionApprove}, {idDeny, core.DecisionDeny}, {idApproveAlways, core.DecisionApproveAlways}, {idApproveGrant, core.DecisionApproveGrant}} {
 		if token, ok := strings.CutPrefix(id, p.prefix); ok && token != "" {
 			return p.d, token, true
 		}

@@ -28,7 +28,8 @@ func commands() []*discordgo.ApplicationCommand {
 		Description: "The request's token, e.g. K7Q2MX9P", Required: true}
 	return []*discordgo.ApplicationCommand{
 		{Name: "approve", Description: "Approve a held action", Options: []*discordgo.ApplicationCommandOption{token,
-			{Type: discordgo.ApplicationCommandOptionBoolean, Name: "always", Description: "Also allow the same call from now on"}}},
+			{Type: discordgo.ApplicationCommandOptionBoolean, Name: "always", Description: "Also allow the same call from now on"},
+			{Type: discordgo.ApplicationCommandOptionString, Name: "for", Description: "Also allow identical calls in its conversation for this long (1m to 24h, e.g. 30m)"}}},
 		{Name: "deny", Description: "Deny a held action", Options: []*discordgo.ApplicationCommandOption{token,
 			{Type: discordgo.ApplicationCommandOptionString, Name: "reason", Description: "Why (shown to the requester)"}}},
 		{Name: "pending", Description: "List the actions waiting for approval"},
@@ -149,6 +150,9 @@ func commandText(d discordgo.ApplicationCommandInteractionData) (text, problem s
 		if b, ok := o.Value.(bool); ok && b {
 			text += " always"
 		}
+	}
+	if f := strings.Fields(oneLine(str("for"), 16)); d.Name == "approve" && len(f) > 0 {
+		text += " for " + strings.Join(f, " ") // the broker checks the duration
 	}
 	if r := oneLine(str("reason"), 500); d.Name == "deny" && r != "" {
 		text += " " + r

@@ -17,6 +17,7 @@ const (
 	actionApprove       = "gh_approve"
 	actionDeny          = "gh_deny"
 	actionApproveAlways = "gh_approve_always"
+	actionApproveGrant  = "gh_approve_30m" // approve, and grant identical calls for core.ButtonGrant
 )
 
 // sectionLimit is the longest section text Slack accepts, in characters.
@@ -92,6 +93,9 @@ func approvalButtons(p core.ApprovalPrompt) slack.Block {
 	deny := slack.NewButtonBlockElement(actionDeny, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Deny", false, false))
 	deny.Style = slack.StyleDanger
 	elems := []slack.BlockElement{approve, deny}
+	if p.AllowGrant {
+		elems = append(elems, slack.NewButtonBlockElement(actionApproveGrant, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Approve 30 min", false, false)))
+	}
 	if p.AllowAlways {
 		elems = append(elems, slack.NewButtonBlockElement(actionApproveAlways, p.Token, slack.NewTextBlockObject(slack.PlainTextType, "Approve always", false, false)))
 	}
@@ -107,6 +111,8 @@ func decision(actionID string) (core.ApprovalDecision, bool) {
 		return core.DecisionDeny, true
 	case actionApproveAlways:
 		return core.DecisionApproveAlways, true
+	case actionApproveGrant:
+		return core.DecisionApproveGrant, true
 	}
 	return 0, false
 }

@@ -100,7 +100,7 @@ func (g *Gateway) onSlash(rs *runState, cmd slack.SlashCommand) {
 	if !slashVerbs[command] {
 		g.log.Info().Str("command", textutil.Visible(cmd.Command)).Msg("unknown slash command")
 		g.goBackground(func() {
-			_ = g.answerSlash(rs.ctx, conv, call, "I only know /approve <token> [always], /deny <token> [reason], /pending, /pair <code>, /pairs and /unpair <identity>.")
+			_ = g.answerSlash(rs.ctx, conv, call, "I only know /approve <token> [always | for 30m], /deny <token> [reason], /pending, /pair <code>, /pairs and /unpair <identity>.")
 		})
 		return
 	}

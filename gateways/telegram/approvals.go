@@ -10,22 +10,33 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 )
 
-// attachKeyboard adds the approval buttons to msg.
+// attachKeyboard adds the approval buttons to msg: Approve and Deny, then
+// on a second row (four labels do not fit one row of a phone) Approve 30
+// min and Approve always where p offers them.
 func (g *Gateway) attachKeyboard(msg *tgbotapi.MessageConfig, p core.ApprovalPrompt) {
-	row := []tgbotapi.InlineKeyboardButton{
+	rows := [][]tgbotapi.InlineKeyboardButton{{
 		tgbotapi.NewInlineKeyboardButtonData("✅ Approve", callbackData(core.DecisionApprove, p.Token)),
 		tgbotapi.NewInlineKeyboardButtonData("❌ Deny", callbackData(core.DecisionDeny, p.Token)),
+	}}
+	var more []tgbotapi.InlineKeyboardButton
+	if p.AllowGrant {
+		more = append(more, tgbotapi.NewInlineKeyboardButtonData("⏱ Approve 30 min", callbackData(core.DecisionApproveGrant, p.Token)))
 	}
 	if p.AllowAlways {
-		row = append(row, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(core.DecisionApproveAlways, p.Token)))
+		more = append(more, tgbotapi.NewInlineKeyboardButtonData("♾ Approve always", callbackData(core.DecisionApproveAlways, p.Token)))
 	}
-	for _, b := range row {
-		if len(*b.CallbackData) > maxCallbackData {
-			g.log.Warn().Int("bytes", len(*b.CallbackData)).Msg("approval token too long for buttons; sending the request without them")
-			return
+	if len(more) > 0 {
+		rows = append(rows, more)
+	}
+	for _, row := range rows {
+		for _, b := range row {
+			if len(*b.CallbackData) > maxCallbackData {
+				g.log.Warn().Int("bytes", len(*b.CallbackData)).Msg("approval token too long for buttons; sending the request without them")
+				return
+			}
 		}
 	}
-	msg.ReplyMarkup = tgbotapi.NewInlineKeyboardMarkup(row)
+	msg.ReplyMarkup = tgbotapi.NewInlineKeyboardMarkup(rows...)
 }
 
 // promptRef is a request message with buttons the gateway sent.

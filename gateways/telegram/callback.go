@@ -23,6 +23,7 @@ const (
 	dataApprove       = "a:"
 	dataDeny          = "d:"
 	dataApproveAlways = "A:"
+	dataApproveGrant  = "g:" // approve, and grant identical calls for core.ButtonGrant
 )
 
 // onCallback resolves a button press in the background and answers it.
@@ -99,6 +100,8 @@ func callbackData(d core.ApprovalDecision, token string) string {
 		return dataDeny + token
 	case core.DecisionApproveAlways:
 		return dataApproveAlways + token
+	case core.DecisionApproveGrant:
+		return dataApproveGrant + token
 	}
 	return ""
 }
@@ -107,7 +110,7 @@ func parseCallbackData(data string) (core.ApprovalDecision, string, bool) {
 	for _, p := range []struct {
 		prefix string
 		d      core.ApprovalDecision
-	}{{dataApprove, core.DecisionApprove}, {dataDeny, core.DecisionDeny}, {dataApproveAlways, core.DecisionApproveAlways}} {
+	}{{dataApprove, core.DecisionApprove}, {dataDeny, core.DecisionDeny}, {dataApproveAlways, core.DecisionApproveAlways}, {dataApproveGrant, core.DecisionApproveGrant}} {
 		if token, ok := strings.CutPrefix(data, p.prefix); ok && token != "" {
 			return p.d, token, true
 		}

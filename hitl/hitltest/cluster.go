@@ -47,6 +47,7 @@ func ClusterContract(t *testing.T, newCluster func(t *testing.T) Cluster) {
 	t.Run("ExpiresOnce", func(t *testing.T) { testExpiresOnce(t, newCluster(t)) })
 	t.Run("RequestMessageUpdatedByItsInstance", func(t *testing.T) { testPromptUpdated(t, newCluster(t)) })
 	t.Run("StandingAllowsEverywhere", func(t *testing.T) { testStandingEverywhere(t, newCluster(t)) })
+	t.Run("GrantsEverywhere", func(t *testing.T) { testGrantsEverywhere(t, newCluster(t)) })
 	t.Run("StatusShowsRunsElsewhere", func(t *testing.T) { testStatusElsewhere(t, newCluster(t)) })
 }
 

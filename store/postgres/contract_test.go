@@ -143,6 +143,16 @@ func TestInboxContract(t *testing.T) {
 	})
 }
 
+// TestGrantContract: grants through two stores on one database, as two
+// instances see them.
+func TestGrantContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.GrantContract(t, func(t *testing.T) (a, b storetest.GrantStore) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{}), openAt(t, dsn, postgres.Options{})
+	})
+}
+
 func TestTextContract(t *testing.T) {
 	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.TextContract(t, func(t *testing.T, now func() time.Time) store.Store {

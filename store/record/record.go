@@ -90,7 +90,8 @@ type AuditEntry struct {
 	// Outcome is "requested", "allowed", "approved", "denied", "expired",
 	// "executed", "failed", "interrupted", "refused" (an attempt to resolve
 	// that was turned down, or an action that did not match its digest),
-	// "unallowed" (a standing allow was removed), "received" (a file
+	// "unallowed" (a standing allow or a grant was removed), "granted"
+	// and "grant-expired" (a grant, record.Grant), "received" (a file
 	// received from chat and saved, Tool "attachment": Args has its path,
 	// name, media type, size and SHA-256, Detail "sha256:<hex>"), "paired"
 	// and "unpaired" (Tool "pairing": RequestedBy is the identity paired or

@@ -29,3 +29,20 @@ func TestHitlAuditContract(t *testing.T) {
 func TestMemoryAuditContract(t *testing.T) {
 	storetest.AuditContract(t, func(t *testing.T) store.Audit { return hitl.NewMemoryStore() })
 }
+
+// TestGrantContract runs the grant suite against SQLite (one store: a
+// process's own) and against hitl's in-memory grants, so both agree.
+func TestGrantContract(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		storetest.GrantContract(t, func(t *testing.T) (a, b storetest.GrantStore) {
+			db := openTemp(t, sqlite.Options{})
+			return db, db
+		})
+	})
+	t.Run("memory", func(t *testing.T) {
+		storetest.GrantContract(t, func(t *testing.T) (a, b storetest.GrantStore) {
+			m := hitl.NewMemoryStanding()
+			return m, m
+		})
+	})
+}

@@ -43,7 +43,7 @@ func TextContract(t *testing.T, newStore func(t *testing.T, now func() time.Time
 	}{
 		{"history", textHistory},
 		{"approvals", textApprovals},
-		{"audit and standing allows", textAuditStanding},
+		{"audit, standing allows and grants", textAuditStanding},
 		{"cursors, memory and usage", textSmall},
 		{"checkpoints", textCheckpoints},
 		{"cluster", textCluster},
@@ -155,6 +155,19 @@ func textAuditStanding(t *testing.T, s store.Store, clock *Clock) {
 	}
 	if _, err := s.RemoveStandingAllow(ctx, found.ID); err != nil {
 		t.Fatalf("RemoveStandingAllow: %v", err)
+	}
+
+	g := record.Grant{Tool: "shell", Args: raw("args"), Conv: raw("conv"), GrantedBy: core.Identity(raw("approver")),
+		Granted: clock.Now(), Expires: clock.Now().Add(time.Hour), Files: map[string]string{raw("path"): "absent"}}
+	if _, err := s.AddGrant(ctx, g); err != nil {
+		t.Fatalf("AddGrant: %v", err)
+	}
+	grants, err := s.GrantsFor(ctx, g.Tool, g.Args, g.Conv, clock.Now())
+	if err != nil || len(grants) != 1 || !sameText(grants[0].Args, g.Args) || len(grants[0].Files) != 1 {
+		t.Fatalf("GrantsFor its arguments = %+v, %v; want %+v", grants, err, g)
+	}
+	if _, err := s.RemoveGrant(ctx, grants[0].ID); err != nil {
+		t.Fatalf("RemoveGrant: %v", err)
 	}
 }
 
