@@ -28,8 +28,9 @@
 //     calls with it (hitl.Options.Fence, the tool actuator), checkpoint
 //     tells it of the run lease.
 //
-// Elsewhere, by design:
-//   - app: this instance's name and heartbeat, the /status and bot doctor
+// Elsewhere (the part in app is still to move here; the rest by design):
+//   - app: this instance's name, its claim (a second live process under
+//     one name is refused) and heartbeat, the /status and bot doctor
 //     lines on the instances alive and the leases held, the configuration
 //     fingerprints compared between instances (recorded at start and after
 //     each reload; /status and bot doctor name the keys that differ), the
