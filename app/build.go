@@ -111,7 +111,7 @@ func (a *App) buildTooling(ctx context.Context, o Options) (p engineParts, err e
 	}
 	a.profiles = core.NewProfiles(profiles)
 	p.policy.Profiles = a.profiles
-	return p, nil
+	return p, a.buildSkills(cfg, o.Log, o.Now)
 }
 
 // buildPeople makes who may talk to the bot (allow lists, approvers,
@@ -143,7 +143,8 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		Provider:     p.provider,
 		Tools:        a.tools,
 		Actuators:    p.actuators,
-		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, p.policy},
+		Gates:        append([]core.Gate{core.SecretGate{Secrets: o.Secrets}, p.policy}, a.skillGates()...),
+		Skills:       a.skillLister(),
 		Auth:         a.auth,
 		History:      a.store,
 		Usage:        a.store,
