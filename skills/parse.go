@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -83,7 +84,7 @@ func decode(text []byte, body string) (FrontMatter, string, error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i].Value, m.Content[i+1]
 		if fm.Has[k] {
-			fm.Problems = append(fm.Problems, Problem{Field: k, Rule: "given twice"})
+			fm.Problems = append(fm.Problems, Problem{Field: fieldName(k), Rule: "given twice"})
 			continue
 		}
 		fm.Has[k] = true
@@ -115,7 +116,7 @@ func (fm *FrontMatter) field(k string, v *yaml.Node) {
 	case "metadata":
 		fm.metadata(v)
 	default:
-		fm.Problems = append(fm.Problems, Problem{Field: textShown(k, 64), Warning: true,
+		fm.Problems = append(fm.Problems, Problem{Field: fieldName(k), Warning: true,
 			Rule: "not a field of the specification (ignored)"})
 	}
 }
@@ -199,6 +200,15 @@ func nameRule(name string) string {
 		return "must not hold two hyphens in a row"
 	}
 	return ""
+}
+
+// fieldName is a front matter key as a Problem names it: shown safely,
+// quoted when empty.
+func fieldName(k string) string {
+	if strings.TrimSpace(k) == "" {
+		return strconv.Quote(k)
+	}
+	return textShown(k, 64)
 }
 
 // ValidName reports whether name is a valid skill name.
