@@ -30,6 +30,7 @@ func (a *App) buildSkills(cfg *config.Config, log zerolog.Logger, now func() tim
 	}
 	a.skills = skills.NewCatalog(skills.Options{
 		Dirs: cfg.Skills.Dirs, MaxListed: cfg.Skills.MaxListed, Store: a.store, Profiles: a.profiles,
+		Audit:  stampAudit(a.store, a.instance),
 		Notify: func(ctx context.Context, text string) { a.tellSkillApprovers(ctx, notify, text) },
 		Now:    now, Log: log,
 	})

@@ -20,7 +20,7 @@ func skillsDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, content := range map[string]string{
-		"restart-billing/SKILL.md": "---\nname: restart-billing\ndescription: Restart the billing service safely.\n---\n" + skillBody + "\n",
+		"restart-billing/SKILL.md":           "---\nname: restart-billing\ndescription: Restart the billing service safely.\n---\n" + skillBody + "\n",
 		"restart-billing/scripts/restart.sh": skillScript,
 	} {
 		full := filepath.Join(dir, p)

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -23,6 +24,11 @@ type Store interface {
 	SkillStates(ctx context.Context) ([]record.SkillState, error)
 }
 
+// Audit is the audit log (store.Audit).
+type Audit interface {
+	AppendAudit(ctx context.Context, e record.AuditEntry) error
+}
+
 // DefaultRefresh is how old the catalog's look at the folders and the
 // store may be before a turn looks again: a file edited, or a skill
 // approved on another instance, shows within it.
@@ -37,6 +43,9 @@ type Options struct {
 	// conversation (default DefaultMaxListed).
 	MaxListed int
 	Store     Store
+	// Audit, when set, records each skill enabled or disabled, and by
+	// whom (Tool "skill", Outcome "skill-enabled" or "skill-disabled").
+	Audit Audit
 	// Profiles give a conversation's profile's skills globs; may be nil.
 	Profiles *core.Profiles
 	// Notify, when set, sends an approval request for a skill found new
@@ -374,5 +383,23 @@ func (c *Catalog) setLocked(ctx context.Context, st record.SkillState) error {
 		return fmt.Errorf("skills: %w", err)
 	}
 	c.snap.states[st.Name] = st
+	c.audit(ctx, st)
 	return nil
+}
+
+// audit records st in the audit log, when there is one.
+func (c *Catalog) audit(ctx context.Context, st record.SkillState) {
+	if c.o.Audit == nil {
+		return
+	}
+	outcome := "skill-disabled"
+	if st.Enabled {
+		outcome = "skill-enabled"
+	}
+	args, _ := json.Marshal(map[string]string{"name": st.Name, "digest": st.Digest})
+	e := record.AuditEntry{At: st.At, Tool: core.SkillTool, Args: string(args), RequestedBy: st.By, ApprovedBy: st.By,
+		Outcome: outcome, Detail: "sha256:" + st.Digest}
+	if err := c.o.Audit.AppendAudit(ctx, e); err != nil {
+		c.o.Log.Error().Err(err).Str("skill", st.Name).Msg("skills: audit not recorded")
+	}
 }

@@ -49,7 +49,7 @@ func newCatalog(t *testing.T, o Options) (*Catalog, string) {
 	t.Helper()
 	dir := t.TempDir()
 	writeSkill(t, dir, "restart-billing", map[string]string{
-		"SKILL.md":          md("name: restart-billing", "description: Restart the billing service safely."),
+		"SKILL.md":           md("name: restart-billing", "description: Restart the billing service safely."),
 		"scripts/restart.sh": "#!/bin/sh\nsystemctl restart billing\n",
 	})
 	o.Dirs, o.Refresh = []string{dir}, time.Nanosecond

@@ -81,6 +81,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return healthcheck(ctx, args, stdout, stderr)
 	case "policy":
 		return policyCmd(ctx, args, stdout, stderr)
+	case "skills":
+		return skillsCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, buildVersion())
 		return exitOK
@@ -170,6 +172,13 @@ commands:
                       if any case fails, 2 if the file is invalid
   policy explain      print the effective rules, numbered from 1, then the
                       default for calls no rule matches
+      -config FILE    configuration file (default config.yaml)
+  skills list         the skills in skills.dirs: enabled, pending or
+                      disabled, with their digests; why a folder was not loaded
+      -config FILE    configuration file (default config.yaml)
+  skills approve      NAME [DIGEST]: enable the skill's content as it is now
+                      (audited as local:operator); with SQLite, only while
+                      the bot is stopped (in chat: /skill NAME enable)
       -config FILE    configuration file (default config.yaml)
   version             print the version, commit, commit date and Go version
   help                print this help (also -h, --help)
