@@ -179,7 +179,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 // buildApprovals makes the broker and hands it to the engine, the policy
 // (standing allows) and the scheduler, and registers the tool actuator.
 func (a *App) buildApprovals(o Options, policy *core.PolicyGate) (err error) {
-	if a.broker, err = buildBroker(o.Config, a.engine, a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(o.Config, a.brokerDispatcher(), a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker

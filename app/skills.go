@@ -24,33 +24,15 @@ func (a *App) buildSkills(cfg *config.Config, log zerolog.Logger, now func() tim
 	if len(cfg.Skills.Dirs) == 0 {
 		return nil
 	}
-	notify, err := notifyConversations(cfg)
-	if err != nil {
-		return err
-	}
 	a.skills = skills.NewCatalog(skills.Options{
 		Dirs: cfg.Skills.Dirs, MaxListed: cfg.Skills.MaxListed, Store: a.store, Profiles: a.profiles,
-		Audit:  stampAudit(a.store, a.instance),
-		Notify: func(ctx context.Context, text string) { a.tellSkillApprovers(ctx, notify, text) },
-		Now:    now, Log: log,
+		Audit: stampAudit(a.store, a.instance),
+		Ask:   a.askSkill, Now: now, Log: log,
 	})
 	if err := a.tools.Register(a.skills.Tool()); err != nil {
 		return err
 	}
 	return a.tools.Register(a.skills.WriteTool())
-}
-
-// tellSkillApprovers sends a skill's approval request where held calls'
-// requests go beside their conversation: hitl.notify.
-func (a *App) tellSkillApprovers(ctx context.Context, notify []core.Conversation, text string) {
-	if a.engine == nil {
-		return
-	}
-	for _, conv := range notify {
-		if _, err := a.engine.Act(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text}); err != nil {
-			a.log.Error().Err(err).Str("conv", conv.Key()).Msg("skills: approval request not delivered")
-		}
-	}
 }
 
 // skillGates are the gates skills add: write_skill always held.

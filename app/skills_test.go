@@ -88,10 +88,21 @@ func TestSkillThroughTheApp(t *testing.T) {
 	wantContains(t, "/skills of a non-approver", b.say("1", "/skills"), "No skills here.")
 	wantContains(t, "/skills of the approver", b.say("9", "/skills"), "restart-billing (pending, digest ")
 	wantContains(t, "/skill enable by a non-approver", b.say("1", "/skill restart-billing enable"), "Only an approver")
-	wantContains(t, "/skill enable", b.say("9", "/skill restart-billing enable"), "Skill restart-billing enabled at digest")
+	req := b.gw.sent("telegram:9")
+	m := approveToken.FindStringSubmatch(req)
+	if m == nil {
+		t.Fatalf("the skill's request has no /approve TOKEN: %q", req)
+	}
+	wantContains(t, "/show of the skill's request: the whole content", b.say("9", "/show "+m[1]), skillBody, "echo restarted-billing\\n")
+	wantContains(t, "/approve of the skill", b.say("9", "/approve "+m[1]), "Approved")
 
-	b.say("1", "hello")
-	sys, r := lastSystem(t, b.ai)
+	var sys string
+	var r fakeoai.Request
+	testutil.WaitFor(t, "the skill enabled by /approve", func() bool {
+		b.say("1", "hello")
+		sys, r = lastSystem(t, b.ai)
+		return strings.Contains(sys, "restart-billing")
+	})
 	if !strings.Contains(sys, "- restart-billing: Restart the billing service safely.") || strings.Contains(sys, "BODY-MARKER") || !r.HasTool("skill") {
 		t.Fatalf("enabled: prompt %q, tools %s; want the name and description, not the body, and the skill tool", sys, toolNames(r))
 	}
@@ -101,7 +112,7 @@ func TestSkillThroughTheApp(t *testing.T) {
 	}
 
 	got := b.say("1", "restart billing")
-	m := approveToken.FindStringSubmatch(got)
+	m = approveToken.FindStringSubmatch(got)
 	if m == nil || !strings.Contains(got, "shell") {
 		t.Fatalf("the script's shell call was not held: %q", got)
 	}
@@ -118,7 +129,7 @@ func TestSkillThroughTheApp(t *testing.T) {
 		return !strings.Contains(sys, "restart-billing")
 	})
 	testutil.WaitFor(t, "the changed skill's approval request", func() bool {
-		return strings.Count(b.gw.sent("telegram:9"), "enable skill `restart-billing`") == 2
+		return strings.Count(b.gw.sent("telegram:9"), "Approval needed: enable_skill") == 2
 	})
 	wantContains(t, "/skill enable again", b.say("9", "/skill restart-billing enable"), "enabled")
 	b.say("1", "hello")

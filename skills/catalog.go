@@ -48,9 +48,10 @@ type Options struct {
 	Audit Audit
 	// Profiles give a conversation's profile's skills globs; may be nil.
 	Profiles *core.Profiles
-	// Notify, when set, sends an approval request for a skill found new
-	// or changed to the approvers (once per content and process).
-	Notify func(ctx context.Context, text string)
+	// Ask, when set, asks the approvers to enable a skill found new or
+	// changed (once per content and process), without the catalog's lock
+	// held: the wiring holds EnableCall for approval.
+	Ask func(ctx context.Context, sk *Skill)
 	// Refresh is DefaultRefresh when 0.
 	Refresh time.Duration
 	Now     func() time.Time
@@ -120,8 +121,11 @@ func (c *Catalog) Dirs() []string { return c.o.Dirs }
 // approvers about skills found new or changed.
 func (c *Catalog) Refresh(ctx context.Context) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.refreshLocked(ctx)
+	err := c.refreshLocked(ctx)
+	ask := c.toAsk()
+	c.mu.Unlock()
+	c.ask(ctx, ask)
+	return err
 }
 
 // view returns the current look, taken again when older than Refresh. A
@@ -129,13 +133,17 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 // first: nothing is offered).
 func (c *Catalog) view(ctx context.Context) *snapshot {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	var ask []*Skill
 	if c.snap == nil || c.o.Now().Sub(c.snap.at) >= c.o.Refresh {
 		if err := c.refreshLocked(ctx); err != nil {
 			c.o.Log.Warn().Err(err).Msg("skills: the store's approvals not read; the last known kept")
 		}
+		ask = c.toAsk()
 	}
-	return c.snap
+	s := c.snap
+	c.mu.Unlock()
+	c.ask(ctx, ask)
+	return s
 }
 
 func (c *Catalog) refreshLocked(ctx context.Context) error {
@@ -174,7 +182,6 @@ func (c *Catalog) refreshLocked(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("skills: %w", err)
 	}
-	c.askPending(ctx, s)
 	return nil
 }
 
@@ -199,17 +206,26 @@ func (s *snapshot) find(name string) *Skill {
 	return nil
 }
 
-// askPending sends an approval request for each pending skill not asked
-// for at its content yet.
-func (c *Catalog) askPending(ctx context.Context, s *snapshot) {
-	for _, sk := range s.skills {
-		if s.status(sk) != Pending || c.notified[sk.Name] == sk.Digest {
+// toAsk returns the pending skills not asked for at their content yet,
+// and marks them asked. The caller holds c.mu.
+func (c *Catalog) toAsk() []*Skill {
+	var out []*Skill
+	for _, sk := range c.snap.skills {
+		if c.snap.status(sk) != Pending || c.notified[sk.Name] == sk.Digest {
 			continue
 		}
 		c.notified[sk.Name] = sk.Digest
+		out = append(out, sk)
+	}
+	return out
+}
+
+// ask asks the approvers about each of list, without c.mu held.
+func (c *Catalog) ask(ctx context.Context, list []*Skill) {
+	for _, sk := range list {
 		c.o.Log.Warn().Str("skill", sk.Name).Str("digest", sk.Short()).Msg("skills: skill pending approval (not offered)")
-		if c.o.Notify != nil {
-			c.o.Notify(ctx, Request(sk))
+		if c.o.Ask != nil {
+			c.o.Ask(ctx, sk)
 		}
 	}
 }
