@@ -173,14 +173,7 @@ commands:
   policy explain      print the effective rules, numbered from 1, then the
                       default for calls no rule matches
       -config FILE    configuration file (default config.yaml)
-  skills list         the skills in skills.dirs: enabled, pending or
-                      disabled, with their digests; why a folder was not loaded
-      -config FILE    configuration file (default config.yaml)
-  skills approve      NAME [DIGEST]: enable the skill's content as it is now
-                      (audited as local:operator); with SQLite, only while
-                      the bot is stopped (in chat: /skill NAME enable)
-      -config FILE    configuration file (default config.yaml)
-  version             print the version, commit, commit date and Go version
+`+skillsUsage+`  version             print the version, commit, commit date and Go version
   help                print this help (also -h, --help)
 
 exit status: 0 ok, 1 failure, 2 bad configuration or usage

@@ -19,6 +19,16 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
+// skillsUsage is `bot help`'s part on `bot skills`.
+const skillsUsage = `  skills list         the skills in skills.dirs: enabled, pending or
+                      disabled, with their digests; why a folder was not loaded
+      -config FILE    configuration file (default config.yaml)
+  skills approve      NAME [DIGEST]: enable the skill's content as it is now
+                      (audited as local:operator); with SQLite, only while
+                      the bot is stopped (in chat: /skill NAME enable)
+      -config FILE    configuration file (default config.yaml)
+`
+
 // localOperator is who `bot skills approve` records: the operator who
 // owns the files, at the shell.
 const localOperator core.Identity = "local:operator"

@@ -21,7 +21,7 @@ func SkillContract(t *testing.T, newPair func(t *testing.T) (a, b store.Skills))
 		t.Fatalf("SkillStates of a new store = %v, %v; want none", got, err)
 	}
 	at := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
-	first := record.SkillState{Name: "restart-billing", Digest: "d1", Enabled: true, By: "telegram:9", At: at}
+	first := record.SkillState{Name: "restart-billing", Digest: "d1", Enabled: true, By: "chat:9", At: at}
 	if err := a.SetSkillState(ctx, first); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func SkillContract(t *testing.T, newPair func(t *testing.T) (a, b store.Skills))
 		t.Fatalf("SkillStates from the other instance = %v, %v; want %v then %v", got, err, other, first)
 	}
 	off := first
-	off.Enabled, off.By, off.At = false, "slack:U1", at.Add(time.Minute)
+	off.Enabled, off.By, off.At = false, "chat:U1", at.Add(time.Minute)
 	if err := b.SetSkillState(ctx, off); err != nil {
 		t.Fatal(err)
 	}
