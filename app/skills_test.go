@@ -1,12 +1,14 @@
 package app_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
+	"github.com/gatehouse-bot/gatehouse/internal/supervise"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
@@ -158,6 +160,7 @@ func TestWriteSkillHeldWhateverThePolicy(t *testing.T) {
 		}
 		return fakeoai.Text("an answer")
 	})
+	wantContains(t, "/tools under a \"*\": allow rule", b.say("1", "/tools"), "write_skill — built-in — approve (always)", "shell — built-in — allow")
 	got := b.say("1", "remember this")
 	m := approveToken.FindStringSubmatch(got)
 	if m == nil {
@@ -193,5 +196,37 @@ hitl: {approvers: ["telegram:9"]}`)
 	sys, r := lastSystem(t, b.ai)
 	if r.HasTool("skill") || r.HasTool("write_skill") || strings.Contains(sys, "Skills") {
 		t.Errorf("without skills: prompt %q, tools %s", sys, toolNames(r))
+	}
+}
+
+// TestSkillsReadableNeverWritable: a shell command (allowed by a rule)
+// reads a skill's files, and its write into the skills folder is denied by
+// the sandbox: the file is not created.
+func TestSkillsReadableNeverWritable(t *testing.T) {
+	if _, err := supervise.Support(); err != nil {
+		t.Skipf("no Landlock sandbox here: %v", err)
+	}
+	dir := skillsDir(t)
+	skill := filepath.Join(dir, "restart-billing")
+	b := startReloadBot(t, skillsSections(dir, `policy: {rules: [{tool: shell, decision: allow}]}`))
+	cmd := `cat ` + skill + `/SKILL.md; echo changed > ` + skill + `/scripts/restart.sh; echo new > ` + skill + `/new.txt; echo exit=$?`
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	b.ai.Respond(func(r fakeoai.Request) fakeoai.Step {
+		if startsRun(r, "poke") {
+			return fakeoai.ToolCalls(fakeoai.Call{ID: "p1", Name: "shell", Args: string(args)})
+		}
+		return fakeoai.Text("an answer")
+	})
+	b.say("1", "poke")
+	testutil.WaitFor(t, "the command's result", func() bool { return lastIsToolResult(lastRequest(t, b.ai), "exit=") })
+	out := lastRequest(t, b.ai).Messages[len(lastRequest(t, b.ai).Messages)-1].Content
+	if !strings.Contains(out, "BODY-MARKER") || !strings.Contains(out, "ermission denied") {
+		t.Errorf("the command's output %q; want the skill read and the writes denied", out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(skill, "scripts", "restart.sh")); string(data) != skillScript {
+		t.Errorf("the skill's script was changed: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(skill, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("a file was created in the skill's folder: %v", err)
 	}
 }

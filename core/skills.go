@@ -25,6 +25,23 @@ type SkillCommander interface {
 	SkillCommand(ctx context.Context, s Signal, name, args string, approver bool) string
 }
 
+// ToolHolder is implemented by a gate that holds every call of some tools
+// for approval whatever the policy's rules say (skills' write_skill):
+// /tools says so.
+type ToolHolder interface {
+	Holds(tool string) bool
+}
+
+// alwaysHeld reports whether a gate among gates holds every call of tool.
+func alwaysHeld(gates []Gate, tool string) bool {
+	for _, g := range gates {
+		if h, ok := g.(ToolHolder); ok && h.Holds(tool) {
+			return true
+		}
+	}
+	return false
+}
+
 // skillCommands are listed by /help when skills are configured.
 var skillCommands = []CommandHelp{
 	{Name: "skills", Summary: "the skills this conversation can use (approvers also see pending and disabled ones)"},

@@ -32,6 +32,11 @@ type Gate struct{}
 
 var _ core.Gate = Gate{}
 
+var _ core.ToolHolder = Gate{}
+
+// Holds implements core.ToolHolder: every write_skill call is held.
+func (Gate) Holds(tool string) bool { return tool == WriteTool }
+
 // Check implements core.Gate.
 func (Gate) Check(_ context.Context, a core.Action) core.Decision {
 	if a.Kind == core.ActionTool && a.Call.Name == WriteTool {
