@@ -94,7 +94,7 @@ func loadFrom(top *os.Root, dir, name, want string) (*Skill, []byte, []Problem) 
 		return refuse("files", "cannot open the folder: "+reason(err))
 	}
 	defer root.Close()
-	w := &walker{root: root, skill: &Skill{Name: name, Dir: filepath.Join(dir, name)}, want: want}
+	w := &walker{root: root, skill: &Skill{Fields: Fields{Name: name}, Dir: filepath.Join(dir, name)}, want: want}
 	if err := fs.WalkDir(root.FS(), ".", w.visit); err != nil && !errors.Is(err, errSkip) {
 		w.refuse("files", "cannot read the folder: "+reason(err))
 	}
@@ -114,8 +114,7 @@ func loadFrom(top *os.Root, dir, name, want string) (*Skill, []byte, []Problem) 
 		return nil, nil, w.withDir(dir, shown)
 	}
 	s := w.skill
-	s.Description, s.License, s.Compatibility = fm.Description, fm.License, fm.Compatibility
-	s.Metadata, s.AllowedTools, s.Body = fm.Metadata, fm.AllowedTools, body
+	s.Fields, s.Body = fm.Fields, body
 	s.Digest = digest(s.Files)
 	return s, w.wanted, w.withDir(dir, shown)
 }

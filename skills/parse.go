@@ -13,12 +13,7 @@ import (
 
 // FrontMatter is SKILL.md's front matter as written, before Validate.
 type FrontMatter struct {
-	Name          string
-	Description   string
-	License       string
-	Compatibility string
-	Metadata      map[string]string
-	AllowedTools  string
+	Fields
 	// Has records which fields were present.
 	Has map[string]bool
 	// Problems are the fields of the wrong shape (a list where a string

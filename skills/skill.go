@@ -30,8 +30,8 @@ const (
 // SkillFile is the name of a skill's instructions in its folder.
 const SkillFile = "SKILL.md"
 
-// Skill is a skill folder that loaded and meets the specification.
-type Skill struct {
+// Fields are the front matter's fields the specification defines.
+type Fields struct {
 	Name          string
 	Description   string
 	License       string
@@ -40,6 +40,11 @@ type Skill struct {
 	// AllowedTools is the specification's allowed-tools, as written: it
 	// widens nothing (the policy alone decides).
 	AllowedTools string
+}
+
+// Skill is a skill folder that loaded and meets the specification.
+type Skill struct {
+	Fields
 	// Body is SKILL.md after its front matter: the instructions.
 	Body string
 	// Dir is the folder's path.
