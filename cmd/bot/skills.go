@@ -141,6 +141,9 @@ func doctorSkills(ctx context.Context, r *report, cfg *config.Config, sec *secre
 	cat := skills.NewCatalog(skills.Options{Dirs: cfg.Skills.Dirs, Store: st, Log: zerolog.Nop()})
 	entries, probs := cat.List(ctx)
 	r.line("skills", "%d loaded from %s", len(entries), strings.Join(cfg.Skills.Dirs, ", "))
+	if len(cfg.HITL.Notify) == 0 {
+		r.warning("skills", "hitl.notify is empty: a new or changed skill's approval request reaches nobody (approvers see it in /skills and enable it with /skill NAME enable)")
+	}
 	for _, e := range entries {
 		r.line("skills", "%s: %s, %d files, digest %s", e.Skill.Name, e.Status, len(e.Skill.Files), e.Skill.Short())
 		if e.Skill.AllowedTools != "" {
