@@ -69,6 +69,9 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, m *discor
 		g.guilds.set(m.ChannelID, m.GuildID)
 	}
 	addressed, text := g.addressed(m)
+	if !private && !addressed && g.startedThread(ctx, m.ChannelID) {
+		addressed = true // a thread the bot started (an incident's) is for it
+	}
 	if !private && g.cfg.Guild == GuildMention && !addressed {
 		return nil
 	}

@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 		RouteListGuildCmds:  s.listCommands,
 		RoutePutGuildCmds:   s.putCommands,
 		RouteCreateGuildCmd: s.createCommand,
+		RouteStartThread:    s.startThread,
 	}
 	for route, h := range handlers {
 		method, path, _ := strings.Cut(route, " ")
