@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -50,7 +48,7 @@ func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text 
 	}
 	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 	defer cancel()
-	ch, err := g.s.MessageThreadStartComplex(conv.Chat, ids[0], &discordgo.ThreadStart{Name: threadName(text), AutoArchiveDuration: threadArchive},
+	ch, err := g.s.MessageThreadStartComplex(conv.Chat, ids[0], &discordgo.ThreadStart{Name: gateways.ThreadName(text, maxThreadName), AutoArchiveDuration: threadArchive},
 		discordgo.WithContext(rctx))
 	if err != nil {
 		return core.Conversation{}, "", fmt.Errorf("discord: start thread in %s: %w", conv.Key(), g.scrub(err))
@@ -65,20 +63,6 @@ func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text 
 		g.log.Warn().Err(err).Str("thread", ch.ID).Msg("could not remember a thread the bot started; a message there then needs a mention")
 	}
 	return core.Conversation{Gateway: Name, Chat: ch.ID}, "", nil
-}
-
-// threadName is a thread's name from its first message: the first line,
-// at most maxThreadName characters, never empty.
-func threadName(text string) string {
-	name, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	name = strings.TrimSpace(name)
-	if utf8.RuneCountInString(name) > maxThreadName {
-		name = string([]rune(name)[:maxThreadName-1]) + "…"
-	}
-	if name == "" {
-		return "incident"
-	}
-	return name
 }
 
 // startedThread reports whether channel is a thread the bot started. An
