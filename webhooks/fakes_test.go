@@ -113,7 +113,7 @@ func (r *recorder) Submit(_ context.Context, s core.Signal) error {
 }
 
 func (r *recorder) ThreadStarter(gateway string) core.ThreadStarter {
-	if gateway != "slack" {
+	if gateway != "slack" && gateway != "telegram" {
 		return nil
 	}
 	return r
@@ -123,13 +123,19 @@ func (r *recorder) StartThread(_ context.Context, conv core.Conversation, text s
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.opened = append(r.opened, text)
+	if conv.Gateway == "telegram" { // a chat without topics: a reply chain
+		return conv, fmt.Sprint(len(r.opened)), nil
+	}
 	conv.Thread = fmt.Sprintf("%d.0001", len(r.opened))
 	return conv, "", nil
 }
 
-func (r *recorder) Send(_ context.Context, conv core.Conversation, _, text string) error {
+func (r *recorder) Send(_ context.Context, conv core.Conversation, replyTo, text string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if replyTo != "" {
+		text = "↩" + replyTo + " " + text
+	}
 	r.notes = append(r.notes, conv.Key()+" "+text)
 	return nil
 }
