@@ -24,8 +24,8 @@ type WebhookThread struct {
 	// (Opener's claim) or when none is recorded.
 	Conv string
 	// ReplyTo is the platform id of the incident's first message, which
-	// its later messages reply to (a Telegram reply chain); "" in a
-	// thread of its own.
+	// its later messages reply to (a reply chain, in a chat without
+	// threads); "" in a thread of its own.
 	ReplyTo string
 	// Opener is the instance whose claim to open the thread is recorded,
 	// while Conv is "".

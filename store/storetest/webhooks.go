@@ -131,7 +131,7 @@ func webhookThreads(t *testing.T, a, b store.Webhooks, clock *Clock) {
 	if th, err := other.SetWebhookThread(ctx, "alerts", "g1", "nobody", record.WebhookThread{Conv: "slack:C1:9.9"}); err != nil || th.Conv != "" {
 		t.Fatalf("SetWebhookThread without the claim = %+v, %v; want nothing recorded", th, err)
 	}
-	want := record.WebhookThread{Conv: "telegram:-100", ReplyTo: "42"}
+	want := record.WebhookThread{Conv: "chat:-100", ReplyTo: "42"}
 	if th, err := mine.SetWebhookThread(ctx, "alerts", "g1", takers[0], want); err != nil || th != want {
 		t.Fatalf("SetWebhookThread = %+v, %v; want %+v", th, err, want)
 	}
