@@ -65,34 +65,11 @@ func TestDiscordIncidentThread(t *testing.T) {
 	dc := fakediscord.New(fakediscord.Options{Token: token, HeartbeatInterval: 200 * time.Millisecond})
 	t.Cleanup(dc.Close)
 	dc.GuildChannel(channel, guild)
-	model := startFake(t, threadModel)
-	model.Record(true)
-	listen := freeAddr(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", fmt.Sprintf(`llm:
-  providers: [{name: fake, base_url: %s, api_key: sk-unused, model: fake-model}]
-gateways:
-  console: {enabled: false}
-  discord: {token: ${DISCORD_BOT_TOKEN}, api_url: %q, allow: ["discord:500"]}
-hitl: {approvers: ["discord:500"]}
-policy:
-  rules:
-%s
-tools: {workspace: %q}
-store: {dsn: %q}
-http: {listen: %q}
-log: {level: debug, format: json}
-webhooks:
-  - name: alerts
-    format: alertmanager
-    secret: ${HOOK_TOKEN}
-    conversation: discord:%s
-    prompt: An alert changed state. Investigate.
-    events: [firing, resolved]
-`, model.URL(), dc.URL(), shellApprove, filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"), listen, channel))
-	p := startBot(t, dir, baseEnv(dir, "DISCORD_BOT_TOKEN="+token, "HOOK_TOKEN="+hookSecret))
+	b := startIncidentBot(t, fmt.Sprintf(`discord: {token: ${DISCORD_BOT_TOKEN}, api_url: %q, allow: ["discord:500"]}`, dc.URL()), "discord:500",
+		"  - {name: alerts, format: alertmanager, secret: \"${HOOK_TOKEN}\", conversation: \"discord:"+channel+"\", prompt: An alert changed state., events: [firing, resolved]}\n",
+		"DISCORD_BOT_TOKEN="+token)
+	model := b.model
 	testutil.WaitFor(t, "the slash commands registered", func() bool { return len(dc.Commands("")) == 3 })
-	b := &webhookBot{p: p, model: model, listen: listen}
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, m := range dc.Sent() {
@@ -173,6 +150,35 @@ webhooks:
 	if n := len(dc.Messages(channel)); n != 1 {
 		t.Errorf("messages in the channel %d; want 1 (everything else in the thread)", n)
 	}
+}
+
+// startIncidentBot is the binary with one gateway (its YAML line below
+// gateways:, with an allow list of approver), approver in hitl.approvers,
+// shell held for approval, threadModel as the model and the webhooks
+// hooks (a YAML list) on its http.listen; env adds to its environment.
+func startIncidentBot(t *testing.T, gateway, approver, hooks string, env ...string) *webhookBot {
+	t.Helper()
+	b := &webhookBot{model: startFake(t, threadModel), listen: freeAddr(t), dir: t.TempDir()}
+	b.model.Record(true)
+	b.config = fmt.Sprintf(`llm:
+  providers: [{name: fake, base_url: %s, api_key: sk-unused, model: fake-model}]
+gateways:
+  console: {enabled: false}
+  %s
+hitl: {approvers: [%q]}
+policy:
+  rules:
+%s
+tools: {workspace: %q}
+store: {dsn: %q}
+http: {listen: %q}
+log: {level: debug, format: json}
+webhooks:
+%s`, b.model.URL(), gateway, approver, shellApprove, filepath.Join(b.dir, "ws"), filepath.Join(b.dir, "gatehouse.db"), b.listen, hooks)
+	writeFile(t, b.dir, "config.yaml", b.config)
+	b.p = startBot(t, b.dir, baseEnv(b.dir, append(env, "HOOK_TOKEN="+hookSecret)...))
+	waitListen(t, b.listen)
+	return b
 }
 
 // lastRequest returns the model's last request.

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,36 +29,10 @@ func TestTelegramIncidentThreads(t *testing.T) {
 	tg := faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
 	t.Cleanup(tg.Close)
 	tg.Forum(forumChat, "ops")
-	model := startFake(t, threadModel)
-	model.Record(true)
-	listen := freeAddr(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", fmt.Sprintf(`llm:
-  providers: [{name: fake, base_url: %s, api_key: sk-unused, model: fake-model}]
-gateways:
-  console: {enabled: false}
-  telegram: {token: %q, api_url: %q, allow: ["telegram:500"]}
-hitl: {approvers: ["telegram:500"]}
-policy:
-  rules:
-%s
-tools: {workspace: %q}
-store: {dsn: %q}
-http: {listen: %q}
-log: {level: debug, format: json}
-webhooks:
-  - {name: forum, format: alertmanager, secret: "${HOOK_TOKEN}", conversation: "telegram:%d", prompt: An alert changed state., events: [firing, resolved]}
-  - {name: chain, format: alertmanager, secret: "${HOOK_TOKEN}", conversation: "telegram:%d", prompt: An alert changed state., events: [firing, resolved]}
-`, model.URL(), tg.Token(), tg.URL(), shellApprove, filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"), listen, forumChat, plainChat))
-	p := startBot(t, dir, baseEnv(dir, "HOOK_TOKEN="+hookSecret))
-	b := &webhookBot{p: p, model: model, listen: listen}
-	testutil.WaitFor(t, "http.listen", func() bool {
-		resp, err := http.Get("http://" + listen + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+	hook := "  - {name: %s, format: alertmanager, secret: \"${HOOK_TOKEN}\", conversation: \"telegram:%d\", prompt: An alert changed state., events: [firing, resolved]}\n"
+	b := startIncidentBot(t, fmt.Sprintf(`telegram: {token: %q, api_url: %q, allow: ["telegram:500"]}`, tg.Token(), tg.URL()), "telegram:500",
+		fmt.Sprintf(hook, "forum", forumChat)+fmt.Sprintf(hook, "chain", plainChat))
+	model := b.model
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, s := range tg.Sent() {

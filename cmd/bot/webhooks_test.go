@@ -58,17 +58,23 @@ webhooks:
 	writeFile(t, dir, "config.yaml", b.config)
 	b.p = startBot(t, dir, baseEnv(dir, "SLACK_BOT_TOKEN="+hookBotToken, "SLACK_APP_TOKEN="+hookAppToken, "HOOK_TOKEN="+hookSecret))
 	testutil.WaitFor(t, "the socket mode connection", func() bool { return b.sl.Connections() == 1 })
+	waitListen(t, b.listen)
+	t.Cleanup(func() {
+		noSecretIn(t, "the bot's log", b.p.stderr.String(), hookSecret)
+	})
+	return b
+}
+
+// waitListen waits until the bot answers on its http.listen.
+func waitListen(t *testing.T, listen string) {
+	t.Helper()
 	testutil.WaitFor(t, "http.listen", func() bool {
-		resp, err := http.Get("http://" + b.listen + "/healthz")
+		resp, err := http.Get("http://" + listen + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil
 	})
-	t.Cleanup(func() {
-		noSecretIn(t, "the bot's log", b.p.stderr.String(), hookSecret)
-	})
-	return b
 }
 
 // threads returns the channel's top-level posts (the incidents' first

@@ -22,24 +22,14 @@ func WebhookContract(t *testing.T, newPair func(t *testing.T, now func() time.Ti
 	clock := NewClock(clusterEpoch)
 	a, b := newPair(t, clock.Now)
 	const stale = time.Minute
-	var wg sync.WaitGroup
 	got := make([]record.WebhookClaim, 8)
-	for i := range got {
-		h, inst := a, "a"
-		if i%2 == 1 {
-			h, inst = b, "b"
+	concurrently(a, b, len(got), func(i int, h store.Webhooks, inst string) {
+		c, err := h.ClaimWebhookDelivery(ctx, "alerts", "d1", inst, stale)
+		if err != nil {
+			t.Errorf("ClaimWebhookDelivery: %v", err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := h.ClaimWebhookDelivery(ctx, "alerts", "d1", inst, stale)
-			if err != nil {
-				t.Errorf("ClaimWebhookDelivery: %v", err)
-			}
-			got[i] = c
-		}()
-	}
-	wg.Wait()
+		got[i] = c
+	})
 	taken := 0
 	for _, c := range got {
 		switch c {
@@ -97,32 +87,21 @@ func webhookThreads(t *testing.T, a, b store.Webhooks, clock *Clock) {
 	if th, err := b.WebhookThread(ctx, "alerts", "g1"); err != nil || th != (record.WebhookThread{}) {
 		t.Fatalf("WebhookThread before any = %+v, %v; want none", th, err)
 	}
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var takers []string
-	for i := range 8 {
-		h, inst := a, "a"
-		if i%2 == 1 {
-			h, inst = b, "b"
+	concurrently(a, b, 8, func(_ int, h store.Webhooks, inst string) {
+		th, ok, err := h.ClaimWebhookThread(ctx, "alerts", "g1", inst, stale)
+		switch {
+		case err != nil:
+			t.Errorf("ClaimWebhookThread: %v", err)
+		case ok:
+			mu.Lock()
+			takers = append(takers, inst)
+			mu.Unlock()
+		case th.Conv != "" || th.Opener == "":
+			t.Errorf("a claim found %+v; want another's claim", th)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			th, ok, err := h.ClaimWebhookThread(ctx, "alerts", "g1", inst, stale)
-			if err != nil {
-				t.Errorf("ClaimWebhookThread: %v", err)
-				return
-			}
-			if ok {
-				mu.Lock()
-				takers = append(takers, inst)
-				mu.Unlock()
-			} else if th.Conv != "" || th.Opener == "" {
-				t.Errorf("a claim found %+v; want another's claim", th)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 	if len(takers) != 1 {
 		t.Fatalf("claims taken %v; want exactly one", takers)
 	}
@@ -165,4 +144,22 @@ func webhookThreads(t *testing.T, a, b store.Webhooks, clock *Clock) {
 	if _, ok, err := a.ClaimWebhookThread(ctx, "alerts", "g2", "a", stale); err != nil || !ok {
 		t.Fatalf("claim of a released claim = %v, %v; want taken", ok, err)
 	}
+}
+
+// concurrently runs f n times at once, alternately on a (instance "a")
+// and b ("b"), and waits for them.
+func concurrently(a, b store.Webhooks, n int, f func(i int, h store.Webhooks, inst string)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		h, inst := a, "a"
+		if i%2 == 1 {
+			h, inst = b, "b"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(i, h, inst)
+		}()
+	}
+	wg.Wait()
 }
