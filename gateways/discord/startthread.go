@@ -30,7 +30,9 @@ const maxThreadName = 100
 // message's), so the incident's conversation is discord:<thread id>, and
 // its replies, approval buttons and history are the thread's. The bot
 // remembers the thread as one it started, where a message needs no
-// mention to reach it. The text is sent once (ReplyPrivate: never written
+// mention to reach it. Where Discord refuses the thread for good (a
+// missing permission), the incident stays in conv as a reply chain under
+// the message (replyTo). The text is sent once (ReplyPrivate: never written
 // to the shared outbox, whose resumption could post a second parent),
 // with no mention pinging anyone.
 func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text string) (core.Conversation, string, error) {
@@ -50,6 +52,16 @@ func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text 
 	defer cancel()
 	ch, err := g.s.MessageThreadStartComplex(conv.Chat, ids[0], &discordgo.ThreadStart{Name: gateways.ThreadName(text, maxThreadName), AutoArchiveDuration: threadArchive},
 		discordgo.WithContext(rctx))
+	if err != nil && classify(err).Verdict == gateways.Permanent {
+		// Refused for good (no Create Public Threads permission, a DM):
+		// the incident runs in the channel as a reply chain under the
+		// headline, rather than a headline posted again at every retry.
+		g.log.Warn().Err(g.scrub(err)).Str("conv", conv.Key()).Msg("could not start a thread; the incident runs as a reply chain under its first message")
+		if _, known := g.guilds.get(conv.Chat); !known {
+			g.guilds.set(conv.Chat, "") // its replies reference the headline
+		}
+		return conv, ids[0], nil
+	}
 	if err != nil {
 		return core.Conversation{}, "", fmt.Errorf("discord: start thread in %s: %w", conv.Key(), g.scrub(err))
 	}
