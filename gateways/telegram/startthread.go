@@ -21,9 +21,10 @@ const maxTopicName = 128
 // topics (a forum, as getChat says) it creates a forum topic named after
 // text's first line, posts text there and returns the topic's
 // conversation chat:topic, where a person's messages in the topic are
-// keyed too. Elsewhere it posts text in the chat and returns the chat
-// with that message's id: the incident's later messages reply to it (a
-// reply chain), and a person's reply to it reaches the bot. A conv with a
+// keyed too. Elsewhere, or where Telegram refuses the topic for good
+// (the bot lacks the Manage Topics right), it posts text in the chat and
+// returns the chat with that message's id: the incident's later messages
+// reply to it (a reply chain), and a person's reply to it reaches the bot. A conv with a
 // topic already is returned as it is, nothing posted. The text is sent
 // once (ReplyPrivate: never written to the shared outbox, whose
 // resumption could post it again), as plain text.
@@ -41,7 +42,14 @@ func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text 
 	}
 	thread := 0
 	if forum {
-		if thread, err = g.createTopic(ctx, chat, gateways.ThreadName(text, maxTopicName)); err != nil {
+		thread, err = g.createTopic(ctx, chat, gateways.ThreadName(text, maxTopicName))
+		switch {
+		case err != nil && g.classify(err).Verdict == gateways.Permanent:
+			// Refused for good (no Manage Topics right): a reply chain in
+			// the chat, rather than a failure at every retry.
+			g.log.Warn().Err(err).Str("conv", conv.Key()).Msg("could not create a forum topic; the incident runs as a reply chain under its first message")
+			forum = false
+		case err != nil:
 			return core.Conversation{}, "", fmt.Errorf("telegram: start thread in %s: %w", conv.Key(), err)
 		}
 	}

@@ -81,6 +81,7 @@ type Server struct {
 	files    fileState
 	uploads  []Upload          // sendDocument and sendPhoto
 	forums   map[int64][]Topic // forum chats (Forum) → the topics created there
+	noTopics map[int64]bool    // chats where createForumTopic lacks the right (RefuseTopics)
 }
 
 type update struct {

@@ -34,6 +34,17 @@ func (s *Server) Forum(chat int64, title string) {
 	}
 }
 
+// RefuseTopics makes createForumTopic in chat fail as it does for a bot
+// without the Manage Topics right.
+func (s *Server) RefuseTopics(chat int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noTopics == nil {
+		s.noTopics = map[int64]bool{}
+	}
+	s.noTopics[chat] = true
+}
+
 // Topics returns the topics created in chat, in order.
 func (s *Server) Topics(chat int64) []Topic {
 	s.mu.Lock()
@@ -86,6 +97,10 @@ func (s *Server) createForumTopic(w http.ResponseWriter, _ *http.Request, p para
 	defer s.mu.Unlock()
 	if s.forums[chat] == nil {
 		badRequest("the chat is not a forum").write(w)
+		return
+	}
+	if s.noTopics[chat] {
+		badRequest("not enough rights to create a topic").write(w)
 		return
 	}
 	t := Topic{ChatID: chat, ThreadID: s.newMessageIDLocked(chat), Name: name, At: time.Now()}
