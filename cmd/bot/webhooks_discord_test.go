@@ -65,7 +65,7 @@ func TestDiscordIncidentThread(t *testing.T) {
 	dc := fakediscord.New(fakediscord.Options{Token: token, HeartbeatInterval: 200 * time.Millisecond})
 	t.Cleanup(dc.Close)
 	dc.GuildChannel(channel, guild)
-	b := startIncidentBot(t, fmt.Sprintf(`discord: {token: ${DISCORD_BOT_TOKEN}, api_url: %q, allow: ["discord:500"]}`, dc.URL()), "discord:500",
+	b := startIncidentBot(t, fmt.Sprintf(`discord: {token: ${DISCORD_BOT_TOKEN}, api_url: %q, allow: ["discord:500"]}`, dc.URL()), "discord:500", `["discord:`+channel+`"]`,
 		"  - {name: alerts, format: alertmanager, secret: \"${HOOK_TOKEN}\", conversation: \"discord:"+channel+"\", prompt: An alert changed state., events: [firing, resolved]}\n",
 		"DISCORD_BOT_TOKEN="+token)
 	model := b.model
@@ -131,6 +131,14 @@ func TestDiscordIncidentThread(t *testing.T) {
 	if r := lastRequest(model); !history(r, "please clean up") || !history(r, "db-aaa") {
 		t.Errorf("the later delivery's turn lacks the thread's history: %d messages", len(r.Messages))
 	}
+	for i, r := range model.Requests() {
+		if !profiled(r) {
+			t.Errorf("model request %d lacks the channel's profile: the thread is not of its conversation", i)
+		}
+	}
+	if log := b.p.stderr.String(); !strings.Contains(log, `"conv":"discord:`+channel+`:`+th.ID+`"`) {
+		t.Errorf("the incident's conversation is not discord:%s:%s", channel, th.ID)
+	}
 	if got := postHook(t, b, "alerts", hookSecret, alertBody("resolved", "aaa", "bbb")); got != http.StatusAccepted {
 		t.Fatalf("resolution: %d; want 202", got)
 	}
@@ -154,9 +162,11 @@ func TestDiscordIncidentThread(t *testing.T) {
 
 // startIncidentBot is the binary with one gateway (its YAML line below
 // gateways:, with an allow list of approver), approver in hitl.approvers,
-// shell held for approval, threadModel as the model and the webhooks
-// hooks (a YAML list) on its http.listen; env adds to its environment.
-func startIncidentBot(t *testing.T, gateway, approver, hooks string, env ...string) *webhookBot {
+// shell held for approval, threadModel as the model, the profile "ops"
+// (system prompt opsPrompt) for the conversations match (a YAML list) and
+// the webhooks hooks (a YAML list) on its http.listen; env adds to its
+// environment.
+func startIncidentBot(t *testing.T, gateway, approver, match, hooks string, env ...string) *webhookBot {
 	t.Helper()
 	b := &webhookBot{model: startFake(t, threadModel), listen: freeAddr(t), dir: t.TempDir()}
 	b.model.Record(true)
@@ -173,12 +183,22 @@ tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: %q}
 log: {level: debug, format: json}
+profiles:
+  - {name: ops, match: %s, system_prompt: %q}
 webhooks:
-%s`, b.model.URL(), gateway, approver, shellApprove, filepath.Join(b.dir, "ws"), filepath.Join(b.dir, "gatehouse.db"), b.listen, hooks)
+%s`, b.model.URL(), gateway, approver, shellApprove, filepath.Join(b.dir, "ws"), filepath.Join(b.dir, "gatehouse.db"), b.listen, match, opsPrompt, hooks)
 	writeFile(t, b.dir, "config.yaml", b.config)
 	b.p = startBot(t, b.dir, baseEnv(b.dir, append(env, "HOOK_TOKEN="+hookSecret)...))
 	waitListen(t, b.listen)
 	return b
+}
+
+// opsPrompt is the system prompt of the incident bots' profile "ops".
+const opsPrompt = "OPS-PROFILE: you are on call for these systems."
+
+// profiled reports whether a model request has the profile's system prompt.
+func profiled(r fakeopenai.Request) bool {
+	return len(r.Messages) > 0 && r.Messages[0].Role == "system" && strings.Contains(r.Messages[0].Content, "OPS-PROFILE")
 }
 
 // lastRequest returns the model's last request.

@@ -31,6 +31,7 @@ func TestTelegramIncidentThreads(t *testing.T) {
 	tg.Forum(forumChat, "ops")
 	hook := "  - {name: %s, format: alertmanager, secret: \"${HOOK_TOKEN}\", conversation: \"telegram:%d\", prompt: An alert changed state., events: [firing, resolved]}\n"
 	b := startIncidentBot(t, fmt.Sprintf(`telegram: {token: %q, api_url: %q, allow: ["telegram:500"]}`, tg.Token(), tg.URL()), "telegram:500",
+		fmt.Sprintf(`["telegram:%d", "telegram:%d"]`, forumChat, plainChat),
 		fmt.Sprintf(hook, "forum", forumChat)+fmt.Sprintf(hook, "chain", plainChat))
 	model := b.model
 	t.Cleanup(func() {
@@ -134,5 +135,10 @@ func TestTelegramIncidentThreads(t *testing.T) {
 	}
 	if n := len(sent(plainChat, "Webhook chain:")); n != 1 {
 		t.Errorf("headlines %d; want 1", n)
+	}
+	for i, r := range model.Requests() {
+		if !profiled(r) {
+			t.Errorf("model request %d lacks the chat's profile", i)
+		}
 	}
 }

@@ -63,6 +63,7 @@ type Gateway struct {
 	slash       *slashBook
 	guilds      *channelGuilds
 	threads     gateways.Memory         // the threads the bot started, in threadScope
+	parents     *channelGuilds          // thread → its parent channel, for the threads the bot started
 	queue       chan *discordgo.Message // MESSAGE_CREATE in arrival order
 	run         atomic.Pointer[runState]
 	wg          sync.WaitGroup // interactions and replies started by Run
@@ -97,6 +98,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		slash:     newSlashBook(),
 		guilds:    newChannelGuilds(4096),
 		threads:   d.Memory,
+		parents:   newChannelGuilds(4096),
 		queue:     make(chan *discordgo.Message, 256),
 
 		delivery:    d.Metrics.Delivery(Name),

@@ -27,8 +27,9 @@ const maxThreadName = 100
 
 // StartThread posts text in conv's channel and starts a thread from that
 // message: on Discord a thread is a channel of its own (its id the
-// message's), so the incident's conversation is discord:<thread id>, and
-// its replies, approval buttons and history are the thread's. The bot
+// message's), where the incident's conversation discord:<channel>:<thread>
+// sends its replies and approval buttons, and people's messages there are
+// keyed the same (convOf). The bot
 // remembers the thread as one it started, where a message needs no
 // mention to reach it. Where Discord refuses the thread for good (a
 // missing permission), the incident stays in conv as a reply chain under
@@ -71,10 +72,40 @@ func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text 
 	if ch.GuildID != "" {
 		g.guilds.set(ch.ID, ch.GuildID)
 	}
+	g.parents.set(ch.ID, conv.Chat)
 	if err := g.threads.Remember(ctx, threadScope, ch.ID); err != nil && ctx.Err() == nil {
 		g.log.Warn().Err(err).Str("thread", ch.ID).Msg("could not remember a thread the bot started; a message there then needs a mention")
 	}
-	return core.Conversation{Gateway: Name, Chat: ch.ID}, "", nil
+	return core.Conversation{Gateway: Name, Chat: conv.Chat, Thread: ch.ID}, "", nil
+}
+
+// convOf is the conversation of a message or interaction in channel: in
+// a thread the bot started, discord:<parent>:<thread>, the conversation
+// its incident runs in (a profile of the parent channel applies to it, as
+// to a Slack thread); elsewhere discord:<channel>. started reports such a
+// thread. A thread's parent comes from the one remembered, or else from
+// Discord (GET /channels/<thread>, after a restart or on another
+// instance); a failed lookup is logged and keys the thread on its own.
+func (g *Gateway) convOf(ctx context.Context, channel string, private bool) (conv core.Conversation, started bool) {
+	conv = core.Conversation{Gateway: Name, Chat: channel}
+	if private {
+		return conv, false
+	}
+	if parent, ok := g.parents.get(channel); ok {
+		return core.Conversation{Gateway: Name, Chat: parent, Thread: channel}, true
+	}
+	if !g.startedThread(ctx, channel) {
+		return conv, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
+	defer cancel()
+	ch, err := g.s.Channel(channel, discordgo.WithContext(rctx))
+	if err != nil || ch == nil || !snowflake(ch.ParentID) {
+		g.log.Warn().AnErr("error", g.scrub(err)).Str("thread", channel).Msg("could not find the channel of a thread the bot started; its messages are keyed on the thread alone")
+		return conv, true
+	}
+	g.parents.set(channel, ch.ParentID)
+	return core.Conversation{Gateway: Name, Chat: ch.ParentID, Thread: channel}, true
 }
 
 // startedThread reports whether channel is a thread the bot started. An

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	fakediscord "github.com/gatehouse-bot/gatehouse/internal/fake/discord"
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestStartThread: the headline is posted without pinging anyone and a
@@ -27,23 +28,47 @@ func TestStartThread(t *testing.T) {
 	if len(threads) != 1 || threads[0].ID != head[0].ID || threads[0].Name != "Webhook alerts: firing: <@3002> @everyone DiskFull" {
 		t.Fatalf("threads %+v; want one from the headline, named after its first line", threads)
 	}
-	if want := (core.Conversation{Gateway: Name, Chat: head[0].ID}); conv != want || replyTo != "" {
+	if want := (core.Conversation{Gateway: Name, Chat: chanID, Thread: head[0].ID}); conv != want || replyTo != "" {
 		t.Fatalf("conversation %s reply to %q; want %s", conv.Key(), replyTo, want.Key())
 	}
-	fake.InjectMessage(fakediscord.Message{ChannelID: conv.Chat, GuildID: guildID, Author: ann, Content: "what is full?"})
+	fake.InjectMessage(fakediscord.Message{ChannelID: head[0].ID, GuildID: guildID, Author: ann, Content: "what is full?"})
 	if s := h.inbox.Next(t); s.Conv != conv || s.Text != "what is full?" {
-		t.Fatalf("signal %+v; want the thread's message without a mention", s)
+		t.Fatalf("signal %+v; want the thread's message, without a mention, in %s", s, conv.Key())
 	}
 	fake.InjectMessage(inGuild(ann, "elsewhere, no mention")) // the channel itself still wants one
-	if _, err := h.gw.Act(t.Context(), reply(conv.Chat, "in the thread")); err != nil {
+	if _, err := h.gw.Act(t.Context(), core.Action{Kind: core.ActionReply, Conv: conv, Text: "in the thread"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.Messages(conv.Chat); len(got) != 1 || got[0].Content != "in the thread" {
+	if got := fake.Messages(head[0].ID); len(got) != 1 || got[0].Content != "in the thread" {
 		t.Fatalf("thread messages %+v", got)
 	}
 	fake.InjectMessage(inGuild(ann, mention(fake)+" marker"))
-	if s := h.inbox.Next(t); s.Text != "marker" {
-		t.Fatalf("signal %+v; want only the mention, not the unaddressed channel message", s)
+	if s := h.inbox.Next(t); s.Text != "marker" || s.Conv.Thread != "" {
+		t.Fatalf("signal %+v; want only the mention, in the channel, not the unaddressed channel message", s)
+	}
+	// After a restart the thread's parent is asked of Discord.
+	h.gw.parents = newChannelGuilds(16)
+	fake.InjectMessage(fakediscord.Message{ChannelID: head[0].ID, GuildID: guildID, Author: ann, Content: "still there?"})
+	if s := h.inbox.Next(t); s.Conv != conv {
+		t.Fatalf("signal after a restart in %s; want %s", s.Conv.Key(), conv.Key())
+	}
+	if n := fake.Calls(fakediscord.RouteGetChannel); n != 1 {
+		t.Errorf("GET /channels %d; want 1 (once, then remembered)", n)
+	}
+	// A button press in the thread is of its conversation too.
+	if err := h.gw.PromptApproval(t.Context(), conv, "Approval needed: shell", core.ApprovalPrompt{Token: "K7Q2", Tool: "shell"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := fake.Messages(head[0].ID)
+	req := msgs[len(msgs)-1]
+	buttons := fakediscord.Buttons(req.Components)
+	if len(buttons) == 0 {
+		t.Fatalf("the request in the thread has no buttons: %+v", req)
+	}
+	fake.InjectButtonPress(fakediscord.Press{ChannelID: head[0].ID, GuildID: guildID, MessageID: req.ID, User: ann, CustomID: buttons[0].CustomID})
+	testutil.WaitFor(t, "the press", func() bool { return len(h.appr.Calls()) == 1 })
+	if p := h.appr.Calls()[0]; p.Conv != conv {
+		t.Errorf("the press is of %s; want %s", p.Conv.Key(), conv.Key())
 	}
 }
 

@@ -55,6 +55,7 @@ func (s *Server) routes() http.Handler {
 		RoutePutGuildCmds:   s.putCommands,
 		RouteCreateGuildCmd: s.createCommand,
 		RouteStartThread:    s.startThread,
+		RouteGetChannel:     s.getChannel,
 	}
 	for route, h := range handlers {
 		method, path, _ := strings.Cut(route, " ")

@@ -8,8 +8,12 @@ import (
 )
 
 // RouteStartThread starts a thread from a message (discordgo's
-// MessageThreadStart, MessageThreadStartComplex).
-const RouteStartThread = "POST /channels/{channel}/messages/{message}/threads"
+// MessageThreadStart, MessageThreadStartComplex); RouteGetChannel reads a
+// channel (discordgo's Channel).
+const (
+	RouteStartThread = "POST /channels/{channel}/messages/{message}/threads"
+	RouteGetChannel  = "GET /channels/{channel}"
+)
 
 // Thread records a thread started from a message: as on Discord, its id
 // is the message's, and it is a channel of its own (type 11, a public
@@ -78,11 +82,37 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request) {
 	}
 	s.threads = append(s.threads, t)
 	s.channels[t.ID] = t.GuildID
-	writeJSON(w, http.StatusCreated, map[string]any{
+	writeJSON(w, http.StatusCreated, s.threadObject(t))
+}
+
+// threadObject is t as Discord's channel object (type 11, a public thread).
+func (s *Server) threadObject(t Thread) map[string]any {
+	return map[string]any{
 		"id": t.ID, "type": 11, "guild_id": t.GuildID, "parent_id": t.ParentID, "name": t.Name,
 		"owner_id": s.opts.BotID, "last_message_id": nil, "message_count": 0, "member_count": 1, "rate_limit_per_user": 0,
 		"thread_metadata": map[string]any{"archived": false, "auto_archive_duration": t.AutoArchive, "locked": false,
 			"archive_timestamp": t.At.UTC().Format(time.RFC3339Nano)},
 		"total_message_sent": 0,
-	})
+	}
+}
+
+// getChannel answers GET /channels/{c}: a thread the bot started (with
+// its parent_id), a guild text channel, a DM, or 10003 Unknown Channel.
+func (s *Server) getChannel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("channel")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.IndexFunc(s.threads, func(t Thread) bool { return t.ID == id }); i >= 0 {
+		writeJSON(w, http.StatusOK, s.threadObject(s.threads[i]))
+		return
+	}
+	guild, ok := s.channels[id]
+	switch {
+	case !ok:
+		writeAPIError(w, &apiError{status: http.StatusNotFound, code: 10003, message: "Unknown Channel"})
+	case guild == "":
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": 1, "last_message_id": nil})
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "type": 0, "guild_id": guild, "name": "channel-" + id, "position": 0, "parent_id": nil})
+	}
 }
