@@ -1,5 +1,5 @@
 -- +goose Up
--- 0020: skills enabled by an approver, by the digest of their exact
+-- 0021 (0020 as assigned; main took 0020 for webhook thread claims): skills enabled by an approver, by the digest of their exact
 -- content (every file of the folder), or disabled; shared by instances.
 CREATE TABLE skills (
 	name    TEXT PRIMARY KEY,
