@@ -96,7 +96,8 @@ type snapshot struct {
 	skills   []*Skill // loaded and valid, by name
 	problems []Problem
 	states   map[string]record.SkillState
-	warned   bool // the prompt's budget left skills out: warned once
+	warned   bool   // the prompt's budget left skills out: warned once
+	print    string // statPrint of the folders when read
 }
 
 // NewCatalog returns a Catalog; nothing is read before the first use
@@ -121,7 +122,7 @@ func (c *Catalog) Dirs() []string { return c.o.Dirs }
 // approvers about skills found new or changed.
 func (c *Catalog) Refresh(ctx context.Context) error {
 	c.mu.Lock()
-	err := c.refreshLocked(ctx)
+	err := c.refreshLocked(ctx, true)
 	ask := c.toAsk()
 	c.mu.Unlock()
 	c.ask(ctx, ask)
@@ -135,7 +136,7 @@ func (c *Catalog) view(ctx context.Context) *snapshot {
 	c.mu.Lock()
 	var ask []*Skill
 	if c.snap == nil || c.o.Now().Sub(c.snap.at) >= c.o.Refresh {
-		if err := c.refreshLocked(ctx); err != nil {
+		if err := c.refreshLocked(ctx, false); err != nil {
 			c.o.Log.Warn().Err(err).Msg("skills: the store's approvals not read; the last known kept")
 		}
 		ask = c.toAsk()
@@ -146,27 +147,16 @@ func (c *Catalog) view(ctx context.Context) *snapshot {
 	return s
 }
 
-func (c *Catalog) refreshLocked(ctx context.Context) error {
-	s := &snapshot{at: c.o.Now(), states: map[string]record.SkillState{}}
-	seen := map[string]string{}
-	for _, dir := range c.o.Dirs {
-		list, probs, err := Load(dir)
-		if err != nil {
-			s.problems = append(s.problems, Problem{Dir: dir, Field: "skills.dirs", Rule: err.Error()})
-			continue
-		}
-		s.problems = append(s.problems, probs...)
-		for _, sk := range list {
-			if first, dup := seen[sk.Name]; dup {
-				s.problems = append(s.problems, Problem{Dir: dir, Skill: sk.Name, Field: "name", Warning: true,
-					Rule: "also in " + first + ", whose skill is used"})
-				continue
-			}
-			seen[sk.Name] = dir
-			s.skills = append(s.skills, sk)
-		}
+// refreshLocked looks at the store's states again, and at the folders:
+// read and digested again when full, or when their names, sizes, modes
+// or times changed (statPrint). The caller holds c.mu.
+func (c *Catalog) refreshLocked(ctx context.Context, full bool) error {
+	s := &snapshot{at: c.o.Now(), states: map[string]record.SkillState{}, print: statPrint(c.o.Dirs)}
+	if !full && c.snap != nil && s.print != "" && s.print == c.snap.print {
+		s.skills, s.problems = c.snap.skills, c.snap.problems
+	} else {
+		s.skills, s.problems = load(c.o.Dirs)
 	}
-	slices.SortFunc(s.skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
 	var err error
 	if c.o.Store != nil {
 		var states []record.SkillState
@@ -183,6 +173,30 @@ func (c *Catalog) refreshLocked(ctx context.Context) error {
 		return fmt.Errorf("skills: %w", err)
 	}
 	return nil
+}
+
+// load reads the skills of dirs: a name found in two is the first's.
+func load(dirs []string) (skills []*Skill, problems []Problem) {
+	seen := map[string]string{}
+	for _, dir := range dirs {
+		list, probs, err := Load(dir)
+		if err != nil {
+			problems = append(problems, Problem{Dir: dir, Field: "skills.dirs", Rule: err.Error()})
+			continue
+		}
+		problems = append(problems, probs...)
+		for _, sk := range list {
+			if first, dup := seen[sk.Name]; dup {
+				problems = append(problems, Problem{Dir: dir, Skill: sk.Name, Field: "name", Warning: true,
+					Rule: "also in " + first + ", whose skill is used"})
+				continue
+			}
+			seen[sk.Name] = dir
+			skills = append(skills, sk)
+		}
+	}
+	slices.SortFunc(skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
+	return skills, problems
 }
 
 // status is sk's status in s.
@@ -360,7 +374,7 @@ var ErrUnknown = errors.New("no such skill")
 func (c *Catalog) Approve(ctx context.Context, name, want string, by core.Identity) (*Skill, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.refreshLocked(ctx); err != nil {
+	if err := c.refreshLocked(ctx, true); err != nil {
 		return nil, err
 	}
 	sk := c.snap.find(name)
@@ -378,7 +392,7 @@ func (c *Catalog) Approve(ctx context.Context, name, want string, by core.Identi
 func (c *Catalog) Disable(ctx context.Context, name string, by core.Identity) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.refreshLocked(ctx); err != nil {
+	if err := c.refreshLocked(ctx, true); err != nil {
 		return err
 	}
 	d := c.snap.states[name].Digest

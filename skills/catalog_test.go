@@ -240,3 +240,33 @@ func TestRunEnableChecksTheDigest(t *testing.T) {
 		t.Fatalf("the current content's request: %v; want it enabled", err)
 	}
 }
+
+// TestTurnsReadOnlyWhatChanged: a turn's look reads the folders again
+// only when an entry's name, size, mode or time changed; an edit that
+// keeps the script's size and time is still caught by the skill tool,
+// which digests what it returns, and by the next full look.
+func TestTurnsReadOnlyWhatChanged(t *testing.T) {
+	c, dir := newCatalog(t, Options{})
+	ctx := context.Background()
+	if _, err := c.Approve(ctx, "restart-billing", "", "local:operator"); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "restart-billing", "scripts", "restart.sh")
+	fi, err := os.Stat(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, dir, "restart-billing", map[string]string{"scripts/restart.sh": "#!/bin/sh\nsystemctl restart billinG\n"})
+	if err := os.Chtimes(script, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if c.SkillPrompt(ctx, conv) == "" {
+		t.Fatal("a turn read the folders again though nothing it looks at changed")
+	}
+	if out, err := runTool(t, c.Tool(), `{"name":"restart-billing","path":"scripts/restart.sh"}`); err == nil {
+		t.Fatalf("the skill tool returned a changed script: %q", out)
+	}
+	if c.SkillPrompt(ctx, conv) != "" {
+		t.Fatal("after the skill tool's refusal the changed skill is still listed")
+	}
+}

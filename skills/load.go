@@ -269,3 +269,41 @@ func reason(err error) string {
 	}
 	return err.Error()
 }
+
+// maxStatEntries bounds statPrint's walk.
+const maxStatEntries = 100_000
+
+// errTooMany stops statPrint's walk.
+var errTooMany = errors.New("too many entries")
+
+// statPrint fingerprints the folders below dirs by their entries' paths,
+// sizes, modes and modification times, reading no file: a turn reads and
+// digests the skills again only when it changed. "" when a folder cannot
+// be walked or holds over maxStatEntries entries (then they are read
+// every time). An edit that keeps a file's size and time shows at the
+// next full look (every minute, a reload) and at once to the skill tool,
+// which digests what it returns.
+func statPrint(dirs []string) string {
+	h := sha256.New()
+	n := 0
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if n++; n > maxStatEntries {
+				return errTooMany
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+			return nil
+		})
+		if err != nil {
+			return ""
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
