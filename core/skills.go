@@ -11,6 +11,21 @@ import (
 // least one enabled skill: elsewhere the request does not grow.
 const SkillTool = "skill"
 
+// The calls that change which skills the model is offered: enabling a
+// skill's exact content (a request the skills catalog raises, never a
+// tool of the model) and write_skill (the model's proposal of a skill).
+const (
+	EnableSkillTool = "enable_skill"
+	WriteSkillTool  = "write_skill"
+)
+
+// ApprovedOnce reports whether an approval of a call of tool covers that
+// call once and nothing more: a person approves exactly the content shown
+// each time. No standing allow ("/approve TOKEN always") nor grant
+// ("/approve TOKEN for 30m") is added for it or lets one through, and its
+// request offers neither.
+func ApprovedOnce(tool string) bool { return tool == EnableSkillTool || tool == WriteSkillTool }
+
 // SkillLister lists the skills a conversation may use for its system
 // prompt (the skills catalog implements it): name and description only,
 // bounded; "" when it may use none.

@@ -452,6 +452,9 @@ func (b *Broker) StandingAllows(ctx context.Context) ([]record.StandingAllow, er
 // as not allowed (the action is then held, never silently allowed) and is
 // logged.
 func (b *Broker) StandingAllowed(ctx context.Context, tool, args string) bool {
+	if core.ApprovedOnce(tool) {
+		return false // a person approves exactly the content shown, each time
+	}
 	s, changed, err := b.standing(ctx, llm.ToolCall{Name: tool, Args: args})
 	switch {
 	case errors.Is(err, record.ErrNotFound):

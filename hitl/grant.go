@@ -149,7 +149,7 @@ func cloneGrant(g record.Grant) record.Grant {
 // expires or by /unallow. A store or file
 // error counts as not granted (the call is then held) and is logged.
 func (b *Broker) Granted(ctx context.Context, a core.Action) (string, bool) {
-	if a.Kind != core.ActionTool {
+	if a.Kind != core.ActionTool || core.ApprovedOnce(a.Call.Name) {
 		return "", false
 	}
 	list, err := b.o.Grants.GrantsFor(ctx, a.Call.Name, a.Call.Args, a.Conv.Key(), b.o.Now())

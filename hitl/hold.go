@@ -152,12 +152,10 @@ func (b *Broker) create(ctx context.Context, a *record.Approval) error {
 // sendRequest delivers the request message to every target; note, when
 // set, says why a standing allow did not apply.
 func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Time, note string) {
-	// Approve always is offered on every request: it allows exactly this
-	// tool with exactly these arguments, which no rule needs to permit.
-	prompt := core.ApprovalPrompt{
-		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
-		AllowAlways: true, AllowGrant: true, Expires: a.Expires,
-	}
+	// Approve always is offered on every request but those approved only
+	// once: it allows exactly this tool with exactly these arguments,
+	// which no rule needs to permit.
+	prompt := requestPrompt(a)
 	h := b.view(a)
 	for _, conv := range b.targets(a.Conv) {
 		if err := b.promptTo(ctx, conv, h, now, note, prompt); err != nil {

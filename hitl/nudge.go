@@ -181,10 +181,8 @@ func (b *Broker) escalate(ctx context.Context, a *record.Approval, step int, e E
 // every conversation of to, as Hold sent it: what had to be shortened
 // goes with it whole.
 func (b *Broker) prompt(ctx context.Context, a record.Approval, head string, now time.Time, to []core.Conversation) {
-	p := core.ApprovalPrompt{
-		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
-		AllowAlways: true, Expires: a.Expires,
-	}
+	p := requestPrompt(a)
+	p.AllowGrant = false
 	h := b.view(a)
 	h.head = head
 	for _, conv := range to {

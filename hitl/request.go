@@ -180,7 +180,7 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 	}
 	// What the request takes besides the call, as it reads when shortened.
 	other := utf8.RuneCountInString(h.head+requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
-		max(utf8.RuneCountInString(p.Hint), utf8.RuneCountInString(showFirstHint(h.a.Token)))
+		max(utf8.RuneCountInString(p.Hint), utf8.RuneCountInString(showHintFor(h.a)))
 	r := h.render(room, other)
 	state := attachNone
 	if r.shortened && room > 0 {
@@ -195,7 +195,7 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 			b.log.Warn().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(h.a.Token)).
 				Msg("hitl: the whole call could not be attached to the request; it goes without buttons")
 			state = attachFailed
-			p.NoButtons, p.Hint = true, showFirstHint(h.a.Token)
+			p.NoButtons, p.Hint = true, showHintFor(h.a)
 		}
 	}
 	text := requestText(h.a, now, note, r, state)

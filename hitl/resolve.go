@@ -45,6 +45,9 @@ func (b *Broker) resolve(ctx context.Context, from core.Identity, conv core.Conv
 	if cmd.Verb == VerbDeny {
 		return b.deny(ctx, from, conv, a, cmd.Reason)
 	}
+	if (cmd.Always || cmd.For > 0) && core.ApprovedOnce(a.Call.Name) {
+		return onceRefused(a)
+	}
 	if !b.o.AllowSelfApproval && b.samePerson(a.RequestedBy, from) {
 		b.refuse(ctx, a, from, VerbApprove, "self-approval is off")
 		return answer{toast: "you cannot approve your own request",

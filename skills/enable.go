@@ -16,7 +16,7 @@ import (
 // (never offered to the model): approved with /approve TOKEN, it enables
 // exactly the content the request showed (its digest), through hitl like
 // any held call, four-eyes included.
-const EnableTool = "enable_skill"
+const EnableTool = core.EnableSkillTool
 
 // maxShownContent bounds the file contents an approval request carries;
 // past it a file is named with its size and SHA-256 only.

@@ -19,7 +19,7 @@ import (
 
 // WriteTool names the tool that proposes a skill. Gate holds every call
 // of it for a human, whatever the policy's rules say.
-const WriteTool = "write_skill"
+const WriteTool = core.WriteSkillTool
 
 // WrittenBy is who a skill written by write_skill is recorded enabled by:
 // the approval of the call (audited by hitl with its approver).

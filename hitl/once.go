@@ -1,0 +1,46 @@
+package hitl
+
+import (
+	"fmt"
+
+	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/record"
+)
+
+// requestPrompt is what a gateway needs to draw the request a: its
+// buttons and its reply hint. A call approved only once
+// (core.ApprovedOnce: enabling or writing a skill) offers no "always" and
+// no grant: a person approves exactly the content shown, each time.
+func requestPrompt(a record.Approval) core.ApprovalPrompt {
+	once := core.ApprovedOnce(a.Call.Name)
+	p := core.ApprovalPrompt{
+		Token: a.Token, Tool: a.Call.Name, Summary: summarize(a.Call), Hint: replyHint(a.Token),
+		AllowAlways: !once, AllowGrant: !once, Expires: a.Expires,
+	}
+	if once {
+		p.Hint = onceHint(a.Token)
+	}
+	return p
+}
+
+// onceHint is the reply hint of a request approved only once.
+func onceHint(token string) string {
+	return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason]; an approval covers exactly this content, once.", token)
+}
+
+// onceRefused answers an "always" or "for 30m" approval of a call
+// approved only once: nothing is approved, the request stays pending.
+func onceRefused(a record.Approval) answer {
+	return answer{toast: "approved only once: use Approve",
+		reply: fmt.Sprintf("%s is approved only once, for exactly the content shown: no standing allow and no grant. "+
+			"Nothing was approved; reply /approve %s to approve this request once.", a.Call.Name, a.Token)}
+}
+
+// showHintFor is the reply hint of the request a sent without buttons
+// because the whole call could not go with it.
+func showHintFor(a record.Approval) string {
+	if core.ApprovedOnce(a.Call.Name) {
+		return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason] once /show %[1]s has printed the whole call; an approval covers exactly this content, once.", a.Token)
+	}
+	return showFirstHint(a.Token)
+}
