@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/skills"
 )
 
@@ -50,6 +51,13 @@ type skillDispatch struct {
 }
 
 func isSkillConv(c core.Conversation) bool { return c.Gateway == skillsGateway }
+
+var _ hitl.ApproverDirect = skillDispatch{}
+
+// ToApprovers implements hitl.ApproverDirect: nobody reads a skill's own
+// conversation, so its request goes to the approvers' direct messages
+// (where their gateways open one) besides hitl.notify.
+func (d skillDispatch) ToApprovers(conv core.Conversation) bool { return isSkillConv(conv) }
 
 // Act implements core.Dispatcher.
 func (d skillDispatch) Act(ctx context.Context, act core.Action) (core.Result, error) {

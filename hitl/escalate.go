@@ -76,11 +76,13 @@ func (b *Broker) HandleGuestCommand(ctx context.Context, s core.Signal) bool {
 }
 
 // seenBy returns the conversations that got request a: the asking one,
-// hitl.notify, and those of the escalation steps taken (their notify
+// hitl.notify, the approvers' direct messages when nobody reads the
+// asking one (ApproverDirect), and those of the escalation steps taken (their notify
 // conversations and their approvers' direct messages), without
 // duplicates.
 func (b *Broker) seenBy(ctx context.Context, a record.Approval, extra ...core.Conversation) []core.Conversation {
 	steps := b.nudges.Load().Escalate
+	extra = append(extra, b.approverDirects(ctx, a)...)
 	for i := 0; i < a.Escalated && i < len(steps); i++ {
 		extra = append(extra, steps[i].Notify...)
 		extra = append(extra, b.directs(ctx, a.Token, steps[i].Approvers)...)
@@ -102,7 +104,7 @@ func (b *Broker) directs(ctx context.Context, token string, ids []core.Identity)
 			var err error
 			if c, err = opener.DirectConversation(ctx, id); err != nil {
 				b.log.Warn().Err(err).Str("identity", string(id)).Str("approval", b.ref(token)).
-					Msg("hitl: no direct message to an escalation approver; they get the request where hitl.notify or the step's notify sends it")
+					Msg("hitl: no direct message to an approver; they get the request where hitl.notify (or an escalation step's notify) sends it")
 				continue
 			}
 			b.nudged.mu.Lock()

@@ -157,7 +157,7 @@ func (b *Broker) sendRequest(ctx context.Context, a record.Approval, now time.Ti
 	// which no rule needs to permit.
 	prompt := requestPrompt(a)
 	h := b.view(a)
-	for _, conv := range b.targets(a.Conv) {
+	for _, conv := range b.targets(a.Conv, b.approverDirects(ctx, a)...) {
 		if err := b.promptTo(ctx, conv, h, now, note, prompt); err != nil {
 			b.log.Error().Err(err).Str("conv", conv.Key()).Str("approval", b.ref(a.Token)).Str("tool", a.Call.Name).
 				Msg("hitl: could not deliver the approval request")

@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -43,4 +44,25 @@ func showHintFor(a record.Approval) string {
 		return fmt.Sprintf("Reply /approve %[1]s or /deny %[1]s [reason] once /show %[1]s has printed the whole call; an approval covers exactly this content, once.", a.Token)
 	}
 	return showFirstHint(a.Token)
+}
+
+// ApproverDirect is implemented by a Dispatcher some of whose
+// conversations nobody reads (a skill's own, "skills:<name>"): the
+// requests of such a conversation go, besides hitl.notify, to the direct
+// messages of hitl.approvers where their gateways can open one, as a
+// held call's request goes to the conversation that asked, where its
+// people are.
+type ApproverDirect interface {
+	ToApprovers(conv core.Conversation) bool
+}
+
+// approverDirects returns the approvers' direct conversations that the
+// request a goes to: none unless the dispatcher says a's conversation is
+// read by nobody (ApproverDirect).
+func (b *Broker) approverDirects(ctx context.Context, a record.Approval) []core.Conversation {
+	ad, ok := b.d.(ApproverDirect)
+	if !ok || !ad.ToApprovers(a.Conv) {
+		return nil
+	}
+	return b.directs(ctx, a.Token, b.Approvers())
 }

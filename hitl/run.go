@@ -165,7 +165,7 @@ func (b *Broker) execute(ctx context.Context, r *run, a record.Approval, extra s
 func (b *Broker) announceEnd(rctx context.Context, a record.Approval, res core.Result, runErr error, extra string, conv core.Conversation, replied bool) {
 	notice := runNotice(a, res, runErr)
 	res2 := b.resolution(a)
-	for _, c := range b.targets(a.Conv, conv) {
+	for _, c := range b.targets(a.Conv, append([]core.Conversation{conv}, b.approverDirects(rctx, a)...)...) {
 		text := joinLines(notice, extra)
 		if replied && c.Key() == conv.Key() {
 			text = notice // the acknowledgement said extra here

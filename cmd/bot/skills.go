@@ -141,8 +141,8 @@ func doctorSkills(ctx context.Context, r *report, cfg *config.Config, sec *secre
 	cat := skills.NewCatalog(skills.Options{Dirs: cfg.Skills.Dirs, Store: st, Log: zerolog.Nop()})
 	entries, probs := cat.List(ctx)
 	r.line("skills", "%d loaded from %s", len(entries), strings.Join(cfg.Skills.Dirs, ", "))
-	if len(cfg.HITL.Notify) == 0 {
-		r.warning("skills", "hitl.notify is empty: a new or changed skill's approval request reaches nobody (approvers see it in /skills and enable it with /skill NAME enable)")
+	if len(cfg.HITL.Notify) == 0 && !directApprover(cfg.HITL.Approvers) {
+		r.warning("skills", "hitl.notify is empty and no approver is on a gateway that opens direct messages: a new or changed skill's approval request reaches nobody (approvers see it in /skills and enable it with /skill NAME enable)")
 	}
 	for _, e := range entries {
 		r.line("skills", "%s: %s, %d files, digest %s", e.Skill.Name, e.Status, len(e.Skill.Files), e.Skill.Short())
@@ -184,4 +184,16 @@ func allowedToolsPolicy(ctx context.Context, cfg *config.Config, sec *secrets.Se
 		out = append(out, fmt.Sprintf("%s %s (%s)", tool, d.Verdict, d.Rule))
 	}
 	return strings.Join(out, "; ")
+}
+
+// directApprover reports whether an approver is on a gateway that opens
+// direct messages (every chat gateway, not the console): a skill's
+// approval request goes there.
+func directApprover(approvers []string) bool {
+	for _, id := range approvers {
+		if gw, _, ok := strings.Cut(strings.TrimSpace(id), ":"); ok && gw != "console" {
+			return true
+		}
+	}
+	return false
 }

@@ -35,7 +35,7 @@ func TestSkillsDoctorAndCLI(t *testing.T) {
 		`skill "wrong-folder" (not loaded): name: must equal the folder's name "wrong-folder"`,
 		`skill "etc-link" (not loaded): files: etc is a symlink that leads out of the skill's folder`,
 		"restart-billing: pending, 1 files, digest ",
-		"hitl.notify is empty: a new or changed skill's approval request reaches nobody",
+		"hitl.notify is empty and no approver is on a gateway that opens direct messages: a new or changed skill's approval request reaches nobody",
 		`restart-billing: allowed-tools "Bash(systemctl:*) Read" widens nothing; the policy decides: shell approve (#1 {tool: shell, decision: approve}); read_file allow (default: read-only tool)`,
 	} {
 		if !strings.Contains(r.stdout, want) {
