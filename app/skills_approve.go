@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/skills"
 )
@@ -58,6 +59,26 @@ var _ hitl.ApproverDirect = skillDispatch{}
 // conversation, so its request goes to the approvers' direct messages
 // (where their gateways open one) besides hitl.notify.
 func (d skillDispatch) ToApprovers(conv core.Conversation) bool { return isSkillConv(conv) }
+
+var _ hitl.Presenter = skillDispatch{}
+
+// Present implements hitl.Presenter: a write_skill call's request shows
+// the whole SKILL.md as it will be written and every file; arguments
+// that are no valid proposal are shown as they are (the run refuses them).
+func (d skillDispatch) Present(call llm.ToolCall) ([]hitl.PresentedFile, bool) {
+	if call.Name != skills.WriteTool {
+		return nil, false
+	}
+	paths, files, err := skills.Proposed(call.Args)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]hitl.PresentedFile, len(paths))
+	for i, p := range paths {
+		out[i] = hitl.PresentedFile{Path: p, Content: files[p]}
+	}
+	return out, true
+}
 
 // Act implements core.Dispatcher.
 func (d skillDispatch) Act(ctx context.Context, act core.Action) (core.Result, error) {

@@ -168,11 +168,11 @@ func (b *Broker) showCommand(ctx context.Context, token string) string {
 	case err != nil:
 		return b.storeFailed(err, token).reply
 	}
-	now, change := b.o.Now(), ""
+	now, change, h := b.o.Now(), "", b.view(a)
 	if a.Status == record.StatusPending && now.Before(a.Expires) {
-		change = writeChange(b.view(a))
+		change = writeChange(h)
 	}
-	return showText(a, now, change)
+	return showText(a, now, joinLines(change, presentedShow(h)))
 }
 
 // rulesText lists the standing allows, then the grants.

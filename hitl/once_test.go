@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -63,4 +64,44 @@ func TestApprovedOnceNoStandingNoGrant(t *testing.T) {
 			t.Errorf("%s: %q", tool, got)
 		}
 	}
+}
+
+// presenter is a filesDispatcher that presents write_skill calls as the
+// files given.
+type presenter struct {
+	*filesDispatcher
+	files []hitl.PresentedFile
+}
+
+func (p presenter) Present(call llm.ToolCall) ([]hitl.PresentedFile, bool) {
+	return p.files, call.Name == core.WriteSkillTool
+}
+
+// TestPresentedCallShortenedAttachesTheWhole: a call the dispatcher
+// presents as files (write_skill) is shown as those files; too long for a
+// message, each is cut and the request goes with a file holding every one
+// of them whole.
+func TestPresentedCallShortenedAttachesTheWhole(t *testing.T) {
+	h, fd, _ := newFilesHarness(t, nil)
+	long := strings.Repeat("echo step LONG-SCRIPT\n", 400) + "echo LAST-LINE\n"
+	md := "---\nname: rotate-cert\ndescription: d\n---\nBODY\n"
+	p := presenter{filesDispatcher: fd, files: []hitl.PresentedFile{{Path: "SKILL.md", Content: md}, {Path: "scripts/rotate.sh", Content: long}}}
+	b, err := hitl.NewBroker(p, hitl.Options{TTL: ttl, Approvers: []core.Identity{boss}, Store: h.store, Now: h.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "w1", Name: core.WriteSkillTool, Args: `{"name":"rotate-cert"}`}
+	if _, err := b.Hold(context.Background(), core.Held{Conv: convA, From: asker, Call: call}); err != nil {
+		t.Fatal(err)
+	}
+	req := h.lastReply(t, convA)
+	mustContain(t, "the request", req.Request, "writes 2 files", "SKILL.md", md, "scripts/rotate.sh", "LONG-SCRIPT")
+	if strings.Contains(req.Request, "LAST-LINE") {
+		t.Errorf("the request was not cut: %d runes", len(req.Request))
+	}
+	files := fd.sent(convA)
+	if len(files) != 1 {
+		t.Fatalf("%d files attached, want 1", len(files))
+	}
+	mustContain(t, "the file", string(files[0].Data), "===== SKILL.md =====\n"+md, "===== scripts/rotate.sh =====\n"+long)
 }

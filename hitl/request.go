@@ -33,6 +33,9 @@ type heldCall struct {
 	a       record.Approval
 	preview writePreview
 	diffed  bool // preview holds a write_file preview
+	// presented are the files the call writes, shown instead of its
+	// arguments (Presenter); nil for any other call.
+	presented []PresentedFile
 	// head, when set, is a line above the request: a reminder's or an
 	// escalation's (nudge.go).
 	head string
@@ -42,7 +45,7 @@ type heldCall struct {
 // file is read here, once per request).
 func (b *Broker) view(a record.Approval) heldCall {
 	p, ok := previewWrite(b.o.Workspace, a.Call)
-	return heldCall{a: a, preview: p, diffed: ok}
+	return heldCall{a: a, preview: p, diffed: ok, presented: b.present(a.Call)}
 }
 
 // maxDiffLineRunes bounds each line of a diff in a request message: a few
@@ -66,9 +69,12 @@ func (h heldCall) render(room, other int) rendered {
 		caps = wholeCaps
 	}
 	var r rendered
-	if h.diffed {
+	switch {
+	case h.diffed:
 		r = h.renderWrite(room, other)
-	} else {
+	case h.presented != nil:
+		r = h.renderPresented(room, other)
+	default:
 		r.body, r.shortened, r.hidden = renderCallCaps(h.a.Call, caps)
 	}
 	if r.shortened && r.file.Name == "" {

@@ -179,3 +179,24 @@ func problemsText(probs []Problem) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// Proposed returns the files a write_skill call's arguments would write
+// (what its approval request shows): their paths, SKILL.md first (its
+// front matter and body as written), then the others in order, and their
+// contents. Arguments that are no valid proposal are an error.
+func Proposed(args string) (paths []string, files map[string]string, err error) {
+	var a writeArgs
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return nil, nil, fmt.Errorf("arguments: %w", err)
+	}
+	if files, err = a.contents(); err != nil {
+		return nil, nil, err
+	}
+	for p := range files {
+		if p != SkillFile {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return append([]string{SkillFile}, paths...), files, nil
+}
