@@ -24,8 +24,8 @@ func TestSkillRequestInApproversDirectMessage(t *testing.T) {
 	dir := t.TempDir()
 	cfg := offlineConfig(t)
 	for old, repl := range map[string]string{
-		"api_url: https://slack.com/api/":  "api_url: " + sl.URL() + "/api/",
-		"approvers: [console:local]":       `approvers: [console:local, "slack:U0BOSS"]`,
+		"api_url: https://slack.com/api/":   "api_url: " + sl.URL() + "/api/",
+		"approvers: [console:local]":        `approvers: [console:local, "slack:U0BOSS"]`,
 		"allow: []                       #": "allow: [U0BOSS]                 #",
 	} {
 		if !strings.Contains(cfg, old) {
