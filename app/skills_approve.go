@@ -17,7 +17,7 @@ import (
 const skillsGateway = "skills"
 
 // skillRequestRule names why a skill's enabling is held.
-const skillRequestRule = "skills: a skill is offered only once its exact content is approved"
+const skillRequestRule = skills.EnableRule
 
 // askSkill asks the approvers to enable sk as it is: a held enable_skill
 // call through the broker (/approve TOKEN, four-eyes, files attached when

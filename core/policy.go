@@ -243,6 +243,9 @@ func (g *PolicyGate) Judge(ctx context.Context, a Action) Judgement {
 		j.Policy = DefaultDecision(name, readOnly)
 	}
 	j.Decision = j.Policy
+	if ApprovedOnce(name) {
+		return j // a person approves exactly the content shown, each time
+	}
 	if j.Policy.Verdict == NeedsApproval && g.Standing != nil && g.Standing.StandingAllowed(ctx, name, args) {
 		j.Decision, j.Standing = Decision{Verdict: Allow, Rule: "standing allow"}, true
 		return j

@@ -18,6 +18,9 @@ import (
 // any held call, four-eyes included.
 const EnableTool = core.EnableSkillTool
 
+// EnableRule names why enabling a skill is held, whatever the policy.
+const EnableRule = "skills: a skill is offered only once its exact content is approved"
+
 // maxShownContent bounds the file contents an approval request carries;
 // past it a file is named with its size and SHA-256 only.
 const maxShownContent = 1 << 20

@@ -77,7 +77,11 @@ func newJudge(cfg *config.Config, sec *secrets.Set) (*judge, error) {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	cat := policyCatalog{reg}
+	if err := registerSkillTools(cfg, reg); err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	cat := policyCatalog{Registry: reg, skills: len(cfg.Skills.Dirs) > 0}
 	gate, err := app.Policy(cfg, cat)
 	if err != nil {
 		os.RemoveAll(scratch)
@@ -104,12 +108,15 @@ func openJudge(path, sub string, stderr io.Writer) (*judge, int) {
 // policyCatalog is the tool registry, plus every MCP tool ("mcp__…"): no
 // MCP server is started, so such a name is judged by the rules alone, its
 // arguments only required to be a JSON object.
-type policyCatalog struct{ *tools.Registry }
+type policyCatalog struct {
+	*tools.Registry
+	skills bool // skills.dirs is set: enable_skill is known too
+}
 
 // ReadOnly implements core.ToolCatalog; an MCP tool is known and never
 // read-only (the policy ignores its server's hint anyway).
 func (c policyCatalog) ReadOnly(name string) (bool, bool) {
-	if strings.HasPrefix(name, core.MCPPrefix) {
+	if strings.HasPrefix(name, core.MCPPrefix) || (c.skills && name == core.EnableSkillTool) {
 		return false, true
 	}
 	return c.Registry.ReadOnly(name)
@@ -117,7 +124,7 @@ func (c policyCatalog) ReadOnly(name string) (bool, bool) {
 
 // CheckArgs implements core.ToolCatalog.
 func (c policyCatalog) CheckArgs(ctx context.Context, name, args string) error {
-	if strings.HasPrefix(name, core.MCPPrefix) {
+	if strings.HasPrefix(name, core.MCPPrefix) || (c.skills && name == core.EnableSkillTool) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
 			return errors.New("arguments must be a JSON object")
@@ -280,6 +287,9 @@ func (j *judge) decide(ctx context.Context, a core.Action) core.Judgement {
 	if d := (core.SecretGate{Secrets: j.sec}).Check(ctx, a); d.Verdict == core.Deny {
 		return core.Judgement{Decision: d, Policy: d}
 	}
+	if j.catalog.skills {
+		return j.judgeSkills(ctx, a)
+	}
 	return j.gate.Judge(ctx, a)
 }
 
@@ -327,6 +337,8 @@ func (j *judge) standingLine(ctx context.Context, st store.Store, note string, a
 		return desc + ": does not apply (" + err.Error() + ")"
 	case len(changed) > 0:
 		return desc + ": does not apply, files changed since: " + strings.Join(changed, ", ")
+	case core.ApprovedOnce(a.Call.Name):
+		return desc + ": does not apply (approved only once: a person approves exactly the content shown)"
 	case jd.Standing:
 		return desc + ": applies (the call runs without asking)"
 	case jd.Policy.Verdict == core.Deny:
@@ -427,6 +439,9 @@ func (j *judge) defaults(catchAll *core.Rule) string {
 		parts = append(parts, "approve for "+strings.Join(approve, ", "))
 	}
 	parts = append(parts, "approve for every MCP tool ("+core.MCPPrefix+"…)")
+	if j.catalog.skills {
+		parts = append(parts, core.WriteSkillTool+", "+core.EnableSkillTool+": always approved by a human, whatever the rules")
+	}
 	s := "default: " + strings.Join(parts, "; ")
 	if catchAll != nil {
 		s += fmt.Sprintf(" — never reached: rule #%d matches every call", catchAll.Index)

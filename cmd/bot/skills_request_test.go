@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,4 +77,40 @@ func TestSkillRequestInApproversDirectMessage(t *testing.T) {
 		t.Error("a standing allow was added for enable_skill")
 	}
 	_ = p
+}
+
+// TestPolicyKnowsSkillTools: with skills.dirs set, `bot policy test`
+// judges skill as the read-only tool it is (allowed), and write_skill and
+// enable_skill as always held, even under a rule that allows every tool;
+// `bot policy explain` names them in its default line.
+func TestPolicyKnowsSkillTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "config.yaml", offlineConfig(t)+"\nskills:\n  dirs: [skills]\n")
+	writeFile(t, dir, "allow.yaml", offlineConfig(t)+"\nskills:\n  dirs: [skills]\n")
+	writeFile(t, dir, "skills/restart-billing/SKILL.md", "---\nname: restart-billing\ndescription: Restart billing.\n---\nSteps.\n")
+	allowAll := strings.Replace(readFile(t, filepath.Join(dir, "allow.yaml")), "  rules:", "  rules:\n    - {tool: \"*\", decision: allow}", 1)
+	writeFile(t, dir, "allow.yaml", allowAll)
+	for _, cfg := range []string{"config.yaml", "allow.yaml"} {
+		for _, c := range []struct {
+			tool, args, decision, rule string
+			code                       int
+		}{
+			{"skill", `{"name":"restart-billing"}`, "allow", "", exitOK},
+			{"write_skill", `{"name":"x","description":"d","body":"b"}`, "approve", "skills: ", exitApprove},
+			{"enable_skill", `{"name":"restart-billing","digest":"abc"}`, "approve", "skills: ", exitApprove},
+		} {
+			if c.tool == "skill" && cfg == "config.yaml" {
+				c.rule = "default: read-only tool"
+			}
+			r := runOnce(t, dir, baseEnv(dir), "", "policy", "test", "-config", cfg, "-tool", c.tool, "-args", c.args)
+			if r.code != c.code || !strings.Contains(r.stdout, "decision:     "+c.decision+"\n") || !strings.Contains(r.stdout, "rule:         "+c.rule) {
+				t.Errorf("%s: policy test %s: exit %d; want %d, %s by %q\n%s%s", cfg, c.tool, r.code, c.code, c.decision, c.rule, r.stdout, r.stderr)
+			}
+		}
+	}
+	r := runOnce(t, dir, baseEnv(dir), "", "policy", "explain")
+	if r.code != exitOK || !strings.Contains(r.stdout, "skill") || !strings.Contains(r.stdout, "write_skill, enable_skill: always approved by a human") {
+		t.Errorf("policy explain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
