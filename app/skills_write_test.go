@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"strings"
 	"testing"
 
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
@@ -33,5 +34,24 @@ func TestWriteSkillRequestShowsSkillMD(t *testing.T) {
 		"/show":                     b.say("9", "/show "+m[1]),
 	} {
 		wantContains(t, what, text, "SKILL.md", skillMD, "scripts/rotate.sh", "echo ROTATE-SCRIPT\n")
+	}
+}
+
+// TestToolsListsSkillWhereOffered: /tools lists the skill tool only in a
+// conversation that is offered it (one with an enabled skill it may
+// use): not while the skill is pending, nor in the ops profile's
+// conversations (skills: [cert-*]); write_skill is listed everywhere.
+func TestToolsListsSkillWhereOffered(t *testing.T) {
+	b := startReloadBot(t, skillsSections(skillsDir(t), ""))
+	const line = "\nskill — built-in — allow"
+	got := b.say("1", "/tools")
+	wantContains(t, "/tools with the skill pending", got, "write_skill — built-in — approve (always)")
+	if strings.Contains(got, line) {
+		t.Errorf("/tools with the skill pending lists the skill tool:\n%s", got)
+	}
+	wantContains(t, "/skill enable", b.say("9", "/skill restart-billing enable"), "enabled")
+	wantContains(t, "/tools with the skill enabled", b.say("1", "/tools"), line)
+	if got := b.say("2", "/tools"); strings.Contains(got, line) {
+		t.Errorf("/tools in the ops profile (skills: [cert-*]) lists the skill tool:\n%s", got)
 	}
 }

@@ -119,7 +119,7 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 	case "schedules":
 		reply = e.schedulesText()
 	case "tools":
-		reply = e.toolsText(s.Conv)
+		reply = e.toolsText(ctx, s.Conv)
 	case "pair", "pairs", "unpair":
 		p, _ := e.cfg.Auth.pairer()
 		if p == nil {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
@@ -78,6 +79,19 @@ func (t *turnState) withSkills(ctx context.Context, prompt string, specs []llm.T
 		}
 	}
 	return prompt, specs
+}
+
+// skillOffered returns specs without the skill tool when conv is not
+// offered it (no enabled skill it may use), as its turns' requests are
+// made (withSkills): /tools lists what the model is offered there.
+func (e *Engine) skillOffered(ctx context.Context, conv Conversation, specs []llm.ToolSpec) []llm.ToolSpec {
+	if !slices.ContainsFunc(specs, func(s llm.ToolSpec) bool { return s.Name == SkillTool }) {
+		return specs
+	}
+	if e.cfg.Skills != nil && e.cfg.Skills.SkillPrompt(ctx, conv) != "" {
+		return specs
+	}
+	return slices.DeleteFunc(slices.Clone(specs), func(s llm.ToolSpec) bool { return s.Name == SkillTool })
 }
 
 // skillCommand answers /skills and /skill through the SkillCommander;

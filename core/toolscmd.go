@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -39,9 +40,9 @@ func (g *PolicyGate) policyIn(p *Profile, name string, readOnly bool) string {
 
 // toolsText answers /tools: every tool offered in conv (its profile's),
 // where it comes from and what the policy decides for it there.
-func (e *Engine) toolsText(conv Conversation) string {
+func (e *Engine) toolsText(ctx context.Context, conv Conversation) string {
 	profile := e.cfg.Profiles.For(conv)
-	specs := profile.offered(e.cfg.Tools.Specs())
+	specs := e.skillOffered(ctx, conv, profile.offered(e.cfg.Tools.Specs()))
 	if len(specs) == 0 {
 		return "No tools are offered."
 	}
