@@ -203,6 +203,9 @@ func (t *turnState) cancelled(ctx context.Context) {
 // append adds msgs to the turn's conversation's history, unless /reset
 // forgot that history since the turn began.
 func (t *turnState) append(ctx context.Context, msgs ...llm.Message) error {
+	// A journaled turn's rows name its message (JournalEntry): a shared
+	// store reads from them how far the turn got.
+	ctx = t.sig.journal.entry(ctx)
 	return t.rt.write(func() error { return t.cfg.History.Append(ctx, t.key, msgs...) })
 }
 
