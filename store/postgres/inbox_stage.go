@@ -41,7 +41,7 @@ func seenStage(ref string) string {
 }
 
 // seenReply is the final reply the history shows for the inbox entry
-// whose id is the column ref, '' when it shows none.
+// whose id is the column ref, empty when it shows none.
 func seenReply(ref string) string {
 	return `COALESCE((SELECT CASE WHEN m.role = '` + string(llm.RoleAssistant) + `' AND m.tool_calls IS NULL
 		THEN m.content ELSE '' END
