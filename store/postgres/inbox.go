@@ -94,21 +94,17 @@ func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl ti
 }
 
 // FinishInbox marks holder's entry done and wakes the instances: the
-// conversation's next entry is claimable. An entry holder's reply marked
-// done already (ReplyDone) is not written again.
+// conversation's next entry is claimable.
 func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
-	var n int
+	var one int
 	err := db.pool.QueryRow(ctx, `WITH up AS (
-			UPDATE inbox SET done = $1 WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 RETURNING 1),
-		woken AS (SELECT pg_notify('`+inboxChannel+`', '') FROM up)
-		SELECT (SELECT count(*) FROM up) + (SELECT count(*) FROM woken) +
-			(SELECT count(*) FROM inbox WHERE id = $2 AND holder = $3 AND claimed = 1 AND done <> 0)`,
-		nanos(db.now()), id, holder).Scan(&n)
+		UPDATE inbox SET done = $1 WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 RETURNING 1)
+		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, nanos(db.now()), id, holder).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
+	}
 	if err != nil {
 		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
 	}
 	return nil
 }

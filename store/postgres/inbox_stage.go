@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -140,4 +141,65 @@ func journalEntry(ctx context.Context) *int64 {
 		return &id
 	}
 	return nil
+}
+
+var _ store.InboxClaimer = (*DB)(nil)
+
+// putLock is the class of the advisory locks that serialise the puts of
+// one conversation (pg_advisory_xact_lock(putLock, hashtext(conv))).
+const putLock = 0x6962 // "ib"
+
+// PutClaimInbox writes e and claims it for e.Receiver when its
+// conversation has no pending entry, in one transaction (one round
+// trip): an advisory lock on the conversation serialises its puts, so
+// two receivers never both find it empty; a claimer cannot take an entry
+// put claimed, and one that finishes the conversation's last entry
+// meanwhile only makes this one wait for a claim. An entry put claimed
+// wakes nobody (its receiver runs it); one left pending wakes the
+// instances as PutInbox does.
+func (db *DB) PutClaimInbox(ctx context.Context, e store.InboxEntry, reserve, ttl time.Duration) (int64, bool, bool, error) {
+	if ttl <= 0 {
+		return 0, false, false, fmt.Errorf("postgres: put inbox entry of %s: ttl %v is not positive", e.Conv, ttl)
+	}
+	now := db.now()
+	reserved := int64(0)
+	if reserve > 0 {
+		reserved = nanos(now.Add(reserve))
+	}
+	// One batch is one implicit transaction: the lock is held until the
+	// insert commits. The batch bypasses textPool: its text is made
+	// storable here.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, storableArgs([]any{putLock, e.Conv})...)
+	b.Queue(`WITH head AS (SELECT NOT EXISTS (SELECT 1 FROM inbox WHERE conv = $3 AND done = 0) AS free),
+		ins AS (INSERT INTO inbox (gateway, msg_key, conv, data, files, receiver, received, holder, claimed, expires)
+			SELECT $1, $2, $3, $4, $5, $6, $7,
+				CASE WHEN head.free OR $8::bigint > 0 THEN $6 ELSE '' END,
+				CASE WHEN head.free THEN 1 ELSE 0 END,
+				CASE WHEN head.free THEN $9::bigint ELSE $8::bigint END
+			FROM head
+			ON CONFLICT (gateway, msg_key) DO NOTHING RETURNING id, claimed = 1 AS claimed)
+		SELECT ins.id, ins.claimed FROM ins
+			LEFT JOIN LATERAL (SELECT pg_notify('`+inboxChannel+`', '') WHERE NOT ins.claimed) woken ON true`,
+		storableArgs([]any{e.Gateway, e.Key, e.Conv, e.Data, e.Files, e.Receiver, nanos(now), reserved, nanos(now.Add(ttl))})...)
+	var id int64
+	var claimed bool
+	err := func() error {
+		br := db.pool.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&id, &claimed); err != nil {
+			return err
+		}
+		return br.Close()
+	}()
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, false, nil
+	}
+	if err != nil {
+		return 0, false, false, fmt.Errorf("postgres: put inbox entry of %s: %w", e.Conv, err)
+	}
+	return id, true, claimed, nil
 }

@@ -36,25 +36,14 @@ func (db *DB) AddReply(ctx context.Context, r store.OutboxReply) (int64, error) 
 	return id, nil
 }
 
-// ReplyDone records the chunks accepted and the reply's state. A reply
-// sent that answers an inbox entry whose turn its composer holds ends
-// that turn in the same statement: the entry is marked done (and the
-// instances woken), since nothing of a turn is written after its reply;
-// the Inbox's FinishInbox then finds it done and writes nothing. An entry
-// /reset marked meanwhile is left to FinishInbox, after the Inbox forgot
-// what the turn wrote since the reset.
+// ReplyDone records the chunks accepted and the reply's state.
 func (db *DB) ReplyDone(ctx context.Context, id int64, done int, state string) error {
 	switch state {
 	case store.ReplyPending, store.ReplySent, store.ReplyFailed:
 	default:
 		return fmt.Errorf("postgres: reply %d: unknown state %q", id, state)
 	}
-	if _, err := db.pool.Exec(ctx, `WITH o AS (
-			UPDATE outbox SET done = $2, state = $3, updated = $4 WHERE id = $1 RETURNING inbox_id, composer),
-		fin AS (UPDATE inbox i SET done = $4 FROM o
-			WHERE $3 = '`+store.ReplySent+`' AND i.id = o.inbox_id AND i.holder = o.composer
-			  AND i.claimed = 1 AND i.done = 0 AND i.cancel <> `+fmt.Sprint(inboxReset)+` AND i.expires > $4 RETURNING 1)
-		SELECT pg_notify('`+inboxChannel+`', '') FROM fin`,
+	if _, err := db.pool.Exec(ctx, `UPDATE outbox SET done = $2, state = $3, updated = $4 WHERE id = $1`,
 		id, done, state, nanos(db.now())); err != nil {
 		return fmt.Errorf("postgres: reply %d %s: %w", id, state, err)
 	}
