@@ -33,10 +33,14 @@ const (
 
 var _ store.InboxReplies = (*DB)(nil)
 
+// finalAnswer is the condition that the history row m is a turn's final
+// answer: the assistant's, without tool calls.
+var finalAnswer = `m.role = '` + string(llm.RoleAssistant) + `' AND m.tool_calls IS NULL`
+
 // seenStage is the stage the history shows for the inbox entry whose id
 // is the column ref: 0 when none of its rows names it.
 func seenStage(ref string) string {
-	return `COALESCE((SELECT CASE WHEN m.role = '` + string(llm.RoleAssistant) + `' AND m.tool_calls IS NULL
+	return `COALESCE((SELECT CASE WHEN ` + finalAnswer + `
 		THEN ` + fmt.Sprint(stageReplied) + ` ELSE ` + fmt.Sprint(stageInHistory) + ` END
 		FROM messages m WHERE m.inbox_id = ` + ref + ` ORDER BY m.id DESC LIMIT 1), 0)`
 }
@@ -44,7 +48,7 @@ func seenStage(ref string) string {
 // seenReply is the final reply the history shows for the inbox entry
 // whose id is the column ref, empty when it shows none.
 func seenReply(ref string) string {
-	return `COALESCE((SELECT CASE WHEN m.role = '` + string(llm.RoleAssistant) + `' AND m.tool_calls IS NULL
+	return `COALESCE((SELECT CASE WHEN ` + finalAnswer + `
 		THEN m.content ELSE '' END
 		FROM messages m WHERE m.inbox_id = ` + ref + ` ORDER BY m.id DESC LIMIT 1), '')`
 }
@@ -129,7 +133,7 @@ func (db *DB) InboxReply(ctx context.Context, id int64) (string, error) {
 var freezeStagesSQL = `UPDATE inbox i SET stage = s.seen,
 		reply = CASE WHEN s.seen = ` + fmt.Sprint(stageReplied) + ` THEN s.content ELSE i.reply END
 	FROM (SELECT DISTINCT ON (m.inbox_id) m.inbox_id AS id,
-			CASE WHEN m.role = '` + string(llm.RoleAssistant) + `' AND m.tool_calls IS NULL
+			CASE WHEN ` + finalAnswer + `
 			THEN ` + fmt.Sprint(stageReplied) + ` ELSE ` + fmt.Sprint(stageInHistory) + ` END AS seen, m.content
 		FROM messages m WHERE m.conv = $1 AND m.inbox_id IS NOT NULL ORDER BY m.inbox_id, m.id DESC) s
 	WHERE i.id = s.id AND i.done = 0 AND i.stage < s.seen`
