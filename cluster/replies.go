@@ -23,20 +23,15 @@ const claimBatch = 16
 const markWait = 5 * time.Second
 
 // Slots is the store's send slots as a gateways.SlotReserver: a
-// platform's limits per token held by every instance together. Instance
-// names the reserver: a slot's Margin is waived between requests that
-// were all this instance's ("" waives nothing).
-type Slots struct {
-	St       store.SendSlots
-	Instance string
-}
+// platform's limits per token held by every instance together.
+type Slots struct{ St store.SendSlots }
 
 // ReserveSlot reserves the earliest time at which one more request fits
 // every slot's limit, counting every instance's requests.
 func (s Slots) ReserveSlot(ctx context.Context, slots ...gateways.Slot) (time.Duration, error) {
 	limits := make([]store.SendLimit, len(slots))
 	for i, sl := range slots {
-		limits[i] = store.SendLimit{Key: sl.Key, N: sl.Limit.N, Per: sl.Limit.Per, Margin: sl.Margin, Reserver: s.Instance}
+		limits[i] = store.SendLimit{Key: sl.Key, N: sl.Limit.N, Per: sl.Limit.Per}
 	}
 	return s.St.ReserveSend(ctx, limits...)
 }

@@ -19,14 +19,10 @@ type SlotReserver interface {
 	ReserveSlot(ctx context.Context, slots ...Slot) (wait time.Duration, err error)
 }
 
-// Slot is one limit of a reservation: Limit under Key. Margin is the
-// part of Limit.Per that only requests of different instances need (the
-// delays of one instance's requests are alike; its own pacer keeps them
-// Per-Margin apart): 0 makes every window Limit.Per.
+// Slot is one limit of a reservation: Limit under Key.
 type Slot struct {
-	Key    string
-	Limit  Limit
-	Margin time.Duration
+	Key   string
+	Limit Limit
 }
 
 // Journal keeps replies durable among the instances sharing a store (the
@@ -67,14 +63,11 @@ type Shared struct {
 	Journal Journal
 }
 
-// SharedMargin lengthens each window of a shared limit between the
-// requests of different instances: they reach the platform with delays
-// of their own (hosts, networks, a late timer), so two requests reserved
-// a window apart may arrive a little closer; a margin of a tenth of a
-// second keeps them within the limit. A window whose requests are all one
-// instance's needs no margin (its delays are alike, as a single process's
-// in-memory pacer counts on), so one instance alone sends at the
-// platform's rate.
+// SharedMargin lengthens each window of a shared limit: the instances
+// reach the platform with delays of their own (hosts, networks, a late
+// timer), so two requests reserved a window apart may arrive a little
+// closer; a margin of a tenth of a second keeps them within the limit at
+// the cost of under a tenth of its rate.
 const SharedMargin = 100 * time.Millisecond
 
 // sharedWait bounds one call to the store for pacing or the journal: past
@@ -119,10 +112,10 @@ func (o *Outbox) reserve(ctx context.Context, chat string) error {
 	}
 	var slots []Slot
 	if l := o.cfg.Pace.PerChat; l.N > 0 && l.Per > 0 {
-		slots = append(slots, Slot{Key: s.sender + ":chat:" + chat, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}, Margin: SharedMargin})
+		slots = append(slots, Slot{Key: s.sender + ":chat:" + chat, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
 	}
 	if l := o.cfg.Pace.Global; l.N > 0 && l.Per > 0 {
-		slots = append(slots, Slot{Key: s.sender, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}, Margin: SharedMargin})
+		slots = append(slots, Slot{Key: s.sender, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
 	}
 	if len(slots) == 0 {
 		return nil

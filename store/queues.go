@@ -31,14 +31,6 @@ type SendLimit struct {
 	Key string
 	N   int
 	Per time.Duration
-	// Margin, when set, is the part of Per that only requests of
-	// different reservers need: N+1 requests all reserved by Reserver
-	// need only Per-Margin (their instance reaches the platform with one
-	// delay; its own pacer keeps them that far apart), any others Per.
-	Margin time.Duration
-	// Reserver names who reserves (the instance); "" counts as another
-	// reserver for every request.
-	Reserver string
 }
 
 // SendSlotKeep is how long a send slot key with no reservation is kept

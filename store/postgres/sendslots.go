@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -52,8 +51,8 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 	slices.SortFunc(limits, func(a, b store.SendLimit) int { return strings.Compare(a.Key, b.Key) })
 	keys := make([]string, len(limits))
 	for i, l := range limits {
-		if l.N <= 0 || l.Per <= 0 || l.Key == "" || l.Margin < 0 || l.Margin >= l.Per {
-			return 0, fmt.Errorf("postgres: reserve send slot: limit %q %d per %v (margin %v): want a key, N > 0, Per > 0 and 0 <= Margin < Per", l.Key, l.N, l.Per, l.Margin)
+		if l.N <= 0 || l.Per <= 0 || l.Key == "" {
+			return 0, fmt.Errorf("postgres: reserve send slot: limit %q %d per %v: want a key, N > 0 and Per > 0", l.Key, l.N, l.Per)
 		}
 		if i > 0 && l.Key == keys[i-1] {
 			return 0, fmt.Errorf("postgres: reserve send slot: key %q given twice", l.Key)
@@ -161,15 +160,15 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time
 // only locked, not written. It returns the rows read by key (a leaf
 // without a row has none) and the clock. On an error the transaction may
 // be left open.
-func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]slot, int64, error) {
+func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]int64, int64, error) {
 	const nowSQL = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
 			ORDER BY k ON CONFLICT (key) DO NOTHING`, r.extended)
-	b.Queue(`SELECT key, times, owners FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.extended)
-	b.Queue(`SELECT key, times, owners FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.leaves)
-	b.Queue(`SELECT s.key, s.times, s.owners FROM send_slots s
+	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.extended)
+	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.leaves)
+	b.Queue(`SELECT s.key, s.times FROM send_slots s
 			WHERE s.last >= COALESCE($2::bigint, `+nowSQL+` - $3::bigint) AND NOT s.key = ANY($4::text[])
 			  AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS e(key) WHERE starts_with(s.key, e.key || ':'))`,
 		r.extended, since, int64(r.span), append(slices.Clone(r.extended), r.leaves...))
@@ -181,7 +180,7 @@ func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64)
 			return nil, 0, err
 		}
 	}
-	rows := make(map[string][]slot, len(r.limits))
+	rows := make(map[string][]int64, len(r.limits))
 	for range 3 {
 		if err := readSlots(br, rows); err != nil {
 			return nil, 0, err
@@ -194,9 +193,9 @@ func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64)
 	return rows, clock, br.Close()
 }
 
-// readSlots reads the next result of br, rows of key, times and owners,
-// into rows.
-func readSlots(br pgx.BatchResults, rows map[string][]slot) error {
+// readSlots reads the next result of br, rows of key and times, into
+// rows.
+func readSlots(br pgx.BatchResults, rows map[string][]int64) error {
 	res, err := br.Query()
 	if err != nil {
 		return err
@@ -204,37 +203,20 @@ func readSlots(br pgx.BatchResults, rows map[string][]slot) error {
 	defer res.Close()
 	for res.Next() {
 		var k string
-		var t, o []byte
-		if err := res.Scan(&k, &t, &o); err != nil {
+		var t []byte
+		if err := res.Scan(&k, &t); err != nil {
 			return err
 		}
-		rows[k] = unpackSlots(t, o)
+		rows[k] = unpackTimes(t)
 	}
 	return res.Err()
 }
 
-// slot is one reservation under a key: its time and a hash of who
-// reserved it (0: not known).
-type slot struct {
-	at    int64
-	owner uint32
-}
-
-// ownerOf is the hash stored for reserver; 0 for "", which is nobody's.
-func ownerOf(reserver string) uint32 {
-	if reserver == "" {
-		return 0
-	}
-	h := fnv.New32a()
-	h.Write([]byte(reserver))
-	return max(h.Sum32(), 1)
-}
-
 // slotWrite is a leaf's row as a reservation leaves it.
 type slotWrite struct {
-	key           string
-	times, owners []byte
-	exists        bool // the row was there (and is locked): updated, not inserted
+	key    string
+	times  []byte
+	exists bool // the row was there (and is locked): updated, not inserted
 }
 
 // planReservation is the reservation at now of r given the rows read
@@ -242,16 +224,16 @@ type slotWrite struct {
 // keeping its reservations within the longest window of the limits it
 // carries (its own and those of the keys it extends). It refuses a key
 // holding maxReserved reservations or more.
-func planReservation(now int64, r reservation, rows map[string][]slot) (int64, []slotWrite, error) {
-	times := make([][]slot, len(r.limits))
+func planReservation(now int64, r reservation, rows map[string][]int64) (int64, []slotWrite, error) {
+	times := make([][]int64, len(r.limits))
 	for i, l := range r.limits {
-		var under []slot
+		var under []int64
 		for k, ts := range rows {
 			if k == l.Key || extends(k, l.Key) {
 				under = append(under, recent(ts, now-int64(l.Per))...)
 			}
 		}
-		slices.SortStableFunc(under, func(a, b slot) int { return cmpInt(a.at, b.at) })
+		slices.Sort(under)
 		if len(under) >= maxReserved {
 			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", len(under), l.Key)
 		}
@@ -260,18 +242,14 @@ func planReservation(now int64, r reservation, rows map[string][]slot) (int64, [
 	at := earliest(now, r.limits, times)
 	writes := make([]slotWrite, 0, len(r.leaves))
 	for _, leaf := range r.leaves {
-		keep, owner := time.Duration(0), uint32(0)
+		keep := time.Duration(0)
 		for _, l := range r.limits {
 			if l.Key == leaf || extends(leaf, l.Key) {
 				keep = max(keep, l.Per)
 			}
-			if l.Key == leaf {
-				owner = ownerOf(l.Reserver)
-			}
 		}
 		own, exists := rows[leaf]
-		w := slotWrite{key: leaf, exists: exists}
-		w.times, w.owners = packSlots(insertSorted(recent(own, now-int64(keep)), slot{at: at, owner: owner}))
+		w := slotWrite{key: leaf, exists: exists, times: packTimes(insertSorted(recent(own, now-int64(keep)), at))}
 		writes = append(writes, w)
 	}
 	return at, writes, nil
@@ -284,8 +262,8 @@ func planReservation(now int64, r reservation, rows map[string][]slot) (int64, [
 // open.
 func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) error {
 	var upd, ins struct {
-		keys          []string
-		times, owners [][]byte
+		keys  []string
+		times [][]byte
 	}
 	for _, w := range writes {
 		to := &ins
@@ -294,19 +272,18 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 		}
 		to.keys = append(to.keys, w.key)
 		to.times = append(to.times, w.times)
-		to.owners = append(to.owners, w.owners)
 	}
 	// last is the newest reservation under each key.
 	b := &pgx.Batch{}
 	if len(upd.keys) > 0 {
-		b.Queue(`UPDATE send_slots SET times = u.times, owners = u.owners, last = greatest(send_slots.last, $4)
-			FROM unnest($1::text[], $2::bytea[], $3::bytea[]) AS u(key, times, owners) WHERE send_slots.key = u.key`,
-			upd.keys, upd.times, upd.owners, at)
+		b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
+			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`,
+			upd.keys, upd.times, at)
 	}
 	if len(ins.keys) > 0 {
-		b.Queue(`INSERT INTO send_slots (key, times, owners, last)
-			SELECT k, t, o, $4 FROM unnest($1::text[], $2::bytea[], $3::bytea[]) AS u(k, t, o) ORDER BY k`,
-			ins.keys, ins.times, ins.owners, at)
+		b.Queue(`INSERT INTO send_slots (key, times, last)
+			SELECT k, t, $3 FROM unnest($1::text[], $2::bytea[]) AS u(k, t) ORDER BY k`,
+			ins.keys, ins.times, at)
 	}
 	b.Queue(`COMMIT`)
 	br := conn.SendBatch(ctx, b)
@@ -325,8 +302,8 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 const maxReserved = 10_000
 
 // recent is times (sorted) from the first not before since.
-func recent(times []slot, since int64) []slot {
-	i, _ := slices.BinarySearchFunc(times, since, func(s slot, t int64) int { return cmpInt(s.at, t) })
+func recent(times []int64, since int64) []int64 {
+	i, _ := slices.BinarySearch(times, since)
 	return times[i:]
 }
 
@@ -335,17 +312,13 @@ func recent(times []slot, since int64) []slot {
 // Reservations may lie in the future (other requests waiting for their
 // slot); a request may take a free slot before them, so a chat held back
 // by its own limit does not hold back the token's other chats. The
-// candidates are now and the end of each reservation's window (the
-// shorter one of a reserver's own requests too); the last of them always
-// fits.
-func earliest(now int64, limits []store.SendLimit, times [][]slot) int64 {
+// candidates are now and the end of each reservation's window; the last
+// of them always fits.
+func earliest(now int64, limits []store.SendLimit, times [][]int64) int64 {
 	cands := []int64{now}
 	for i, l := range limits {
 		for _, t := range times[i] {
-			if c := t.at + int64(l.Per); c > now {
-				cands = append(cands, c)
-			}
-			if c := t.at + int64(l.Per-l.Margin); l.Margin > 0 && c > now {
+			if c := t + int64(l.Per); c > now {
 				cands = append(cands, c)
 			}
 		}
@@ -354,7 +327,7 @@ func earliest(now int64, limits []store.SendLimit, times [][]slot) int64 {
 	for _, x := range slices.Compact(cands) {
 		ok := true
 		for i, l := range limits {
-			if !fits(times[i], l, slot{at: x, owner: ownerOf(l.Reserver)}) {
+			if !fits(times[i], l, x) {
 				ok = false
 				break
 			}
@@ -366,85 +339,47 @@ func earliest(now int64, limits []store.SendLimit, times [][]slot) int64 {
 	return cands[len(cands)-1] // not reached: see above
 }
 
-// fits reports whether a request x keeps times (sorted) within l: with x
-// added, no N+1 consecutive requests lie within a window of Per, or of
-// Per-Margin when x's reserver (known) reserved all N+1.
-func fits(times []slot, l store.SendLimit, x slot) bool {
+// fits reports whether a request at x keeps times (sorted) within l: with
+// x added, no N+1 consecutive requests lie within a window of Per.
+func fits(times []int64, l store.SendLimit, x int64) bool {
 	all := insertSorted(times, x)
-	first, _ := slices.BinarySearchFunc(all, x.at, func(s slot, t int64) int { return cmpInt(s.at, t) })
+	first, _ := slices.BinarySearch(all, x)
 	last := first
-	for last+1 < len(all) && all[last+1].at == x.at {
+	for last+1 < len(all) && all[last+1] == x {
 		last++
 	}
 	// Only the runs of N+1 that hold an x can be new.
 	for j := max(0, first-l.N); j <= last && j+l.N < len(all); j++ {
-		need := int64(l.Per)
-		if l.Margin > 0 && x.owner != 0 && ownedBy(all[j:j+l.N+1], x.owner) {
-			need -= int64(l.Margin)
-		}
-		if all[j+l.N].at-all[j].at < need {
+		if all[j+l.N]-all[j] < int64(l.Per) {
 			return false
 		}
 	}
 	return true
 }
 
-// ownedBy reports whether owner reserved every one of run.
-func ownedBy(run []slot, owner uint32) bool {
-	for _, s := range run {
-		if s.owner != owner {
-			return false
-		}
-	}
-	return true
-}
-
-// cmpInt compares a and b.
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// insertSorted returns a new slice: times with x in its place (after
-// those at the same time).
-func insertSorted(times []slot, x slot) []slot {
-	i, _ := slices.BinarySearchFunc(times, x.at+1, func(s slot, t int64) int { return cmpInt(s.at, t) })
-	out := make([]slot, 0, len(times)+1)
+// insertSorted returns a new slice: times with x in its place.
+func insertSorted(times []int64, x int64) []int64 {
+	i, _ := slices.BinarySearch(times, x)
+	out := make([]int64, 0, len(times)+1)
 	out = append(out, times[:i]...)
 	out = append(out, x)
 	return append(out, times[i:]...)
 }
 
-// packSlots is times as big-endian int64s and their owners as big-endian
-// uint32s, in the same order.
-func packSlots(times []slot) (packed, owners []byte) {
-	packed = make([]byte, 0, 8*len(times))
-	owners = make([]byte, 0, 4*len(times))
+// packTimes is times as big-endian int64s.
+func packTimes(times []int64) []byte {
+	b := make([]byte, 0, 8*len(times))
 	for _, t := range times {
-		packed = binary.BigEndian.AppendUint64(packed, uint64(t.at))
-		owners = binary.BigEndian.AppendUint32(owners, t.owner)
+		b = binary.BigEndian.AppendUint64(b, uint64(t))
 	}
-	return packed, owners
+	return b
 }
 
-// unpackSlots reverses packSlots; a trailing partial value is dropped,
-// and owners that do not match the times (a row written before they were
-// kept) are all 0, nobody's.
-func unpackSlots(packed, owners []byte) []slot {
-	n := len(packed) / 8
-	times := make([]slot, 0, n)
-	keep := len(owners) == 4*n
-	for i := range n {
-		s := slot{at: int64(binary.BigEndian.Uint64(packed[8*i:]))}
-		if keep {
-			s.owner = binary.BigEndian.Uint32(owners[4*i:])
-		}
-		times = append(times, s)
+// unpackTimes reverses packTimes; a trailing partial value is dropped.
+func unpackTimes(b []byte) []int64 {
+	times := make([]int64, 0, len(b)/8)
+	for ; len(b) >= 8; b = b[8:] {
+		times = append(times, int64(binary.BigEndian.Uint64(b)))
 	}
 	return times
 }

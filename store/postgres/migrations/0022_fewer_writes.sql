@@ -1,6 +1,6 @@
 -- +goose Up
 -- 0022: fewer row writes per message on a shared store (store/sqlite's
--- 0022 has the same columns, unused: SQLite is not shared).
+-- 0022 has the same column, unused: SQLite is not shared).
 --
 -- A history row written by a journaled turn names its inbox entry: the
 -- history then shows how far the turn got (the user's message in it, the
@@ -8,8 +8,3 @@
 -- stages; a takeover reads them from here.
 ALTER TABLE messages ADD COLUMN inbox_id BIGINT;
 CREATE INDEX messages_inbox ON messages (inbox_id) WHERE inbox_id IS NOT NULL;
--- Who reserved each send slot (a 4-byte hash of the instance per time,
--- in the order of times; '' for rows written before): two requests of one
--- instance need not be SharedMargin further apart than its own pacer
--- keeps them, only requests of different instances.
-ALTER TABLE send_slots ADD COLUMN owners BYTEA NOT NULL DEFAULT '';
