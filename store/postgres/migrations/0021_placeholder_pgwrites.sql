@@ -1,4 +1,0 @@
--- +goose Up
--- 0021: a placeholder on branch pgwrites only, so that its 0022 numbers
--- without gaps; 0021 is another branch's. Drop this file at merge.
-SELECT 1;
