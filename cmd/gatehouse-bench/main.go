@@ -13,7 +13,7 @@
 // Usage (from the repository):
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
-//	                             [-bot PATH] [-cpuprofile FILE]
+//	                             [-bot PATH] [-cpuprofile FILE] [-request FILE]
 //	                             [-instances 1,2,3 [-dsn postgres://…]]
 //
 // With -instances and a PostgreSQL server (-dsn, or the variable
@@ -57,6 +57,7 @@ func main() {
 type options struct {
 	messages, chats, runs int
 	bot, cpuprofile       string
+	request               string // -request: where the "hi" request body goes
 	// instances lists the multi-instance runs (-instances 1,2,3): that
 	// many bots on one PostgreSQL database on the server dsn names.
 	instances []int
@@ -74,6 +75,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.runs, "runs", 7, "start-ups measured (the median is reported)")
 	short := fs.Bool("short", false, "CI size: 200 messages over 20 chats, 3 start-ups")
 	fs.StringVar(&o.bot, "bot", "", "bot binary to measure (default: build ./cmd/bot into a temporary directory)")
+	fs.StringVar(&o.request, "request", "", "write the LLM request body of the \"hi\" turn to FILE")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
 	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
 	fs.StringVar(&o.dsn, "dsn", "", "PostgreSQL server for -instances, as a role that may create databases (default $"+dsnEnv+"); each run gets a fresh database, dropped afterwards")
@@ -123,6 +125,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	rep.print(stdout)
+	if o.request != "" {
+		if err := os.WriteFile(o.request, rep.hiText, 0o600); err != nil {
+			fmt.Fprintln(stderr, "gatehouse-bench:", err)
+			return exitFail
+		}
+	}
 	if !rep.tally.ok() {
 		fmt.Fprintln(stderr, "gatehouse-bench: FAIL: every message must get exactly one reply of its own")
 		return exitFail
