@@ -14,6 +14,7 @@
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
 //	                             [-bot PATH] [-cpuprofile FILE] [-request FILE]
+//	                             [-baseline REF]
 //	                             [-instances 1,2,3 [-dsn postgres://…]]
 //
 // With -instances and a PostgreSQL server (-dsn, or the variable
@@ -58,6 +59,7 @@ type options struct {
 	messages, chats, runs int
 	bot, cpuprofile       string
 	request               string // -request: where the "hi" request body goes
+	baseline              string // -baseline: the git ref measured beside this build
 	// instances lists the multi-instance runs (-instances 1,2,3): that
 	// many bots on one PostgreSQL database on the server dsn names.
 	instances []int
@@ -75,6 +77,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.runs, "runs", 7, "start-ups measured (the median is reported)")
 	short := fs.Bool("short", false, "CI size: 200 messages over 20 chats, 3 start-ups")
 	fs.StringVar(&o.bot, "bot", "", "bot binary to measure (default: build ./cmd/bot into a temporary directory)")
+	fs.StringVar(&o.baseline, "baseline", "", "also build ./cmd/bot at this git ref (e.g. main) and measure it the same way, one after the other, each figure beside this build's")
 	fs.StringVar(&o.request, "request", "", "write the LLM request body of the \"hi\" turn to FILE")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
 	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
@@ -119,12 +122,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer os.RemoveAll(dir)
-	rep, err := measure(ctx, o, dir, stderr)
+	rep, base, err := measureAll(ctx, o, dir, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gatehouse-bench:", err)
 		return exitFail
 	}
-	rep.print(stdout)
+	rep.print(stdout, base, o.baseline)
 	if o.request != "" {
 		if err := os.WriteFile(o.request, rep.hiText, 0o600); err != nil {
 			fmt.Fprintln(stderr, "gatehouse-bench:", err)
@@ -159,4 +162,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// measureAll measures this build and, with -baseline, the baseline's,
+// each with its release binary's size (outside the module, with -bot,
+// the size is not measured).
+func measureAll(ctx context.Context, o options, dir string, progress io.Writer) (rep, base *report, err error) {
+	if rep, err = measure(ctx, o, dir, progress); err != nil {
+		return nil, nil, err
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil && o.bot != "" && o.baseline == "" {
+		return rep, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if rep.release, err = releaseSize(ctx, root, dir); err != nil {
+		return nil, nil, err
+	}
+	if o.baseline != "" {
+		if base, err = measureBaseline(ctx, o, root, dir, progress); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rep, base, nil
 }

@@ -26,6 +26,7 @@ type report struct {
 	idle     memory          // after start-up and one message
 	hiBody   int             // bytes of the LLM request body for "hi"
 	hiText   []byte          // that body
+	release  int64           // bytes of the release's bot (-tags nopostgres)
 	cpu      time.Duration   // bot CPU time over the burst
 	burst    time.Duration   // from the first message injected to the last reply sent
 	tally    tally

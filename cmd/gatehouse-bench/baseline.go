@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// extractRef writes the tree of the git ref (a commit, branch or tag of
+// the repository at root) into dir, as git archive has it.
+func extractRef(ctx context.Context, root, ref, dir string) error {
+	tarball := dir + ".tar"
+	defer os.Remove(tarball)
+	var stderr bytes.Buffer
+	archive := exec.CommandContext(ctx, "git", "-C", root, "archive", "--format=tar", "-o", tarball, ref)
+	archive.Stderr = &stderr
+	if err := archive.Run(); err != nil {
+		return fmt.Errorf("baseline: git archive %s: %w\n%s", ref, err, stderr.Bytes())
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	untar := exec.CommandContext(ctx, "tar", "-x", "-f", tarball, "-C", dir)
+	untar.Stderr = &stderr
+	if err := untar.Run(); err != nil {
+		return fmt.Errorf("baseline: tar: %w\n%s", err, stderr.Bytes())
+	}
+	return nil
+}
+
+// measureBaseline builds ./cmd/bot at the git ref o.baseline in a
+// directory of its own under dir and measures it as measure measures the
+// change: the same fakes, burst and start-ups, one after the other on the
+// same machine.
+func measureBaseline(ctx context.Context, o options, root, dir string, progress io.Writer) (*report, error) {
+	src := filepath.Join(dir, "baseline-src")
+	if err := extractRef(ctx, root, o.baseline, src); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "building ./cmd/bot at %s …\n", o.baseline)
+	run := filepath.Join(dir, "baseline")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	bin, err := buildIn(ctx, src, filepath.Join(run, "bot"))
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
+	}
+	bo := o
+	bo.bot, bo.cpuprofile = bin, ""
+	rep, err := measure(ctx, bo, run, progress)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
+	}
+	if rep.release, err = releaseSize(ctx, src, run); err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
+	}
+	return rep, nil
+}
+
+// releaseSize builds the release's bot of the module at root (SQLite only:
+// -tags nopostgres, as .goreleaser.yaml does) into dir and returns its
+// size in bytes.
+func releaseSize(ctx context.Context, root, dir string) (int64, error) {
+	bin, err := buildIn(ctx, root, filepath.Join(dir, "bot-release"), "nopostgres")
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return 0, fmt.Errorf("release size: %w", err)
+	}
+	return fi.Size(), nil
+}
