@@ -66,6 +66,9 @@ type Config struct {
 	Redact func(string) string
 
 	SystemPrompt string
+	// TypingDelay is how long the model may take to answer before the
+	// turn shows "typing…"; default TypingDelay.
+	TypingDelay time.Duration
 	// Model names the model for /status; empty uses Provider.Name().
 	Model        string
 	MaxSteps     int           // tool steps in one turn; default 10
@@ -131,6 +134,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	setDefault(&cfg.MaxMessage, DefaultMaxMessage)
 	setDefault(&cfg.Concurrency, 8)
 	setDefault(&cfg.QueueSize, 64)
+	if cfg.TypingDelay <= 0 {
+		cfg.TypingDelay = TypingDelay
+	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 10 * time.Second
 	}
