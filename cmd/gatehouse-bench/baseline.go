@@ -32,34 +32,19 @@ func extractRef(ctx context.Context, root, ref, dir string) error {
 	return nil
 }
 
-// measureBaseline builds ./cmd/bot at the git ref o.baseline in a
-// directory of its own under dir and measures it as measure measures the
-// change: the same fakes, burst and start-ups, one after the other on the
-// same machine.
-func measureBaseline(ctx context.Context, o options, root, dir string, progress io.Writer) (*report, error) {
-	src := filepath.Join(dir, "baseline-src")
+// buildBaseline builds ./cmd/bot at the git ref o.baseline, extracted
+// under dir, and returns the binary and the extracted tree.
+func buildBaseline(ctx context.Context, o options, root, dir string, progress io.Writer) (bin, src string, err error) {
+	src = filepath.Join(dir, "baseline-src")
 	if err := extractRef(ctx, root, o.baseline, src); err != nil {
-		return nil, err
+		return "", "", err
 	}
 	fmt.Fprintf(progress, "building ./cmd/bot at %s …\n", o.baseline)
-	run := filepath.Join(dir, "baseline")
-	if err := os.MkdirAll(run, 0o700); err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-	bin, err := buildIn(ctx, src, filepath.Join(run, "bot"))
+	bin, err = buildIn(ctx, src, filepath.Join(dir, "bot-baseline"))
 	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
+		return "", "", fmt.Errorf("baseline %s: %w", o.baseline, err)
 	}
-	bo := o
-	bo.bot, bo.cpuprofile = bin, ""
-	rep, err := measure(ctx, bo, run, progress)
-	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
-	}
-	if rep.release, err = releaseSize(ctx, src, run); err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", o.baseline, err)
-	}
-	return rep, nil
+	return bin, src, nil
 }
 
 // releaseSize builds the release's bot of the module at root (SQLite only:

@@ -14,7 +14,7 @@
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
 //	                             [-bot PATH] [-cpuprofile FILE] [-request FILE]
-//	                             [-baseline REF]
+//	                             [-baseline REF [-rounds N]]
 //	                             [-instances 1,2,3 [-dsn postgres://…]]
 //
 // With -instances and a PostgreSQL server (-dsn, or the variable
@@ -60,6 +60,7 @@ type options struct {
 	bot, cpuprofile       string
 	request               string // -request: where the "hi" request body goes
 	baseline              string // -baseline: the git ref measured beside this build
+	rounds                int    // -rounds: bursts of each build, alternated
 	// instances lists the multi-instance runs (-instances 1,2,3): that
 	// many bots on one PostgreSQL database on the server dsn names.
 	instances []int
@@ -78,6 +79,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	short := fs.Bool("short", false, "CI size: 200 messages over 20 chats, 3 start-ups")
 	fs.StringVar(&o.bot, "bot", "", "bot binary to measure (default: build ./cmd/bot into a temporary directory)")
 	fs.StringVar(&o.baseline, "baseline", "", "also build ./cmd/bot at this git ref (e.g. main) and measure it the same way, one after the other, each figure beside this build's")
+	fs.IntVar(&o.rounds, "rounds", 1, "with -baseline: measure each build this many times, alternating (change, baseline, change, …); the start-ups of all rounds and the median round's CPU are reported")
 	fs.StringVar(&o.request, "request", "", "write the LLM request body of the \"hi\" turn to FILE")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
 	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
@@ -101,8 +103,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			}
 		}
 	}
-	if o.messages < 1 || o.chats < 1 || o.runs < 1 {
-		return o, fmt.Errorf("-messages, -chats and -runs must be at least 1")
+	if o.messages < 1 || o.chats < 1 || o.runs < 1 || o.rounds < 1 {
+		return o, fmt.Errorf("-messages, -chats, -runs and -rounds must be at least 1")
 	}
 	return o, nil
 }
@@ -162,29 +164,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
-}
-
-// measureAll measures this build and, with -baseline, the baseline's,
-// each with its release binary's size (outside the module, with -bot,
-// the size is not measured).
-func measureAll(ctx context.Context, o options, dir string, progress io.Writer) (rep, base *report, err error) {
-	if rep, err = measure(ctx, o, dir, progress); err != nil {
-		return nil, nil, err
-	}
-	root, err := moduleRoot(ctx)
-	if err != nil && o.bot != "" && o.baseline == "" {
-		return rep, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if rep.release, err = releaseSize(ctx, root, dir); err != nil {
-		return nil, nil, err
-	}
-	if o.baseline != "" {
-		if base, err = measureBaseline(ctx, o, root, dir, progress); err != nil {
-			return nil, nil, err
-		}
-	}
-	return rep, base, nil
 }

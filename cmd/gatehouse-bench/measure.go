@@ -27,6 +27,7 @@ type report struct {
 	hiBody   int             // bytes of the LLM request body for "hi"
 	hiText   []byte          // that body
 	release  int64           // bytes of the release's bot (-tags nopostgres)
+	rounds   int             // rounds combined (-rounds)
 	cpu      time.Duration   // bot CPU time over the burst
 	burst    time.Duration   // from the first message injected to the last reply sent
 	tally    tally

@@ -67,7 +67,7 @@ func (r *report) rows() [][2]string {
 			fmt.Sprintf("%s / %s (%s + %s)", mib(r.idle.rssKiB), mib(r.idle.hwmKiB), mib(r.idle.anonKiB), mib(r.idle.fileKiB))},
 		{fmt.Sprintf("start-up: exec to first `getUpdates` (median of %d; min–max)", len(r.startups)),
 			fmt.Sprintf("%s (%s–%s)", ms(median(r.startups)), ms(r.startups[0]), ms(r.startups[len(r.startups)-1]))},
-		{fmt.Sprintf("CPU time per message (utime+stime over %d messages)", t.messages), ms(r.cpu / time.Duration(t.messages))},
+		{fmt.Sprintf("CPU time per message (utime+stime over %d messages%s)", t.messages, roundsNote(r.rounds)), ms(r.cpuPerMessage())},
 		{fmt.Sprintf("replies/s, %d messages over %d chats", t.messages, r.opts.chats),
 			fmt.Sprintf("%.1f (%d in %s)", float64(t.replies)/r.burst.Seconds(), t.replies, r.burst.Round(time.Millisecond))},
 		{"messages lost / merged / duplicated (misrouted, unidentified)",
@@ -97,4 +97,11 @@ func bytesOrUnknown(n int64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+func roundsNote(n int) string {
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; the median of %d rounds", n)
 }
