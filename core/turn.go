@@ -127,8 +127,8 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 		return
 	}
 	if typer, ok := e.typer(s.Conv); ok && s.Kind == KindMessage {
-		stop := typer.StartTyping(ctx, s.Conv)
-		defer stop()
+		t.typing = startTypingAfter(ctx, typer, s.Conv, e.cfg.TypingDelay)
+		defer t.typing.end()
 	}
 	if s.journal.stage() < StageInHistory { // a takeover's history has it already
 		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
@@ -223,6 +223,7 @@ type turnState struct {
 	shortened  bool         // the history was shortened once after "context too long"
 	live       *liveSink    // the last request's live reply; nil when the gateway has none
 	profile    *Profile     // the conversation's, as the turn began; nil when none
+	typing     *typing      // nil without a typing indicator
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -397,6 +398,7 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
 		return false, t.append(ctx, msg, note)
 	}
+	t.typing.decided()
 	if err := t.append(ctx, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
 	}

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -49,7 +47,7 @@ type OpenAIConfig struct {
 }
 
 // OpenAI is a Provider speaking the OpenAI chat completions API (OpenAI,
-// Ollama, vLLM, llama.cpp, OpenRouter, …) through go-openai.
+// Ollama, vLLM, llama.cpp, OpenRouter, …).
 type OpenAI struct {
 	name      string
 	model     string
@@ -57,7 +55,9 @@ type OpenAI struct {
 	timeout   time.Duration
 	maxTokens int
 	vision    bool
-	client    *openai.Client
+	client    *http.Client
+	baseURL   string // without a trailing slash
+	apiKey    string
 	secrets   *secrets.Set
 	tools     atomic.Pointer[toolCache]
 }
@@ -87,9 +87,6 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Transport: newTransport()}
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = tapDoer{client: cfg.HTTPClient}
 	return &OpenAI{
 		name:      cfg.Name,
 		model:     cfg.Model,
@@ -97,7 +94,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		timeout:   cfg.Timeout,
 		maxTokens: cfg.MaxTokens,
 		vision:    cfg.Vision,
-		client:    openai.NewClientWithConfig(oc),
+		client:    cfg.HTTPClient,
+		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
+		apiKey:    cfg.APIKey,
 		secrets:   secrets.New(cfg.APIKey, urlPassword(cfg.BaseURL)),
 	}, nil
 }
@@ -156,8 +155,6 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	creq := p.chatRequest(req)
 	rctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	tap := &httpTap{}
-	rctx = context.WithValue(rctx, tapKey{}, tap)
 
 	var resp Response
 	var err error
@@ -167,14 +164,14 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		resp, err = p.completeOnce(rctx, creq)
 	}
 	if err != nil {
-		return Response{}, p.wrapError(ctx, rctx, tap, err)
+		return Response{}, p.wrapError(ctx, rctx, err)
 	}
 	resp.Provider = p.name
 	return resp, nil
 }
 
-func (p *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
-	creq := openai.ChatCompletionRequest{
+func (p *OpenAI) chatRequest(req Request) wireRequest {
+	creq := wireRequest{
 		Model:    p.model,
 		Messages: toOpenAIMessages(req.Messages, p.vision),
 		Tools:    p.toolsFor(req.Tools),
@@ -188,12 +185,12 @@ func (p *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	}
 	if p.stream {
 		creq.Stream = true
-		creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+		creq.StreamOptions = &wireStreamOptions{IncludeUsage: true}
 	}
 	return creq
 }
 
-// reasoningModel reports models for which go-openai (and OpenAI) refuse
+// reasoningModel reports models for which OpenAI refuses
 // max_tokens in favour of max_completion_tokens.
 func reasoningModel(model string) bool {
 	for _, prefix := range []string{"o1", "o3", "o4", "gpt-5"} {
@@ -204,16 +201,17 @@ func reasoningModel(model string) bool {
 	return false
 }
 
-func (p *OpenAI) completeOnce(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
-	resp, err := p.client.CreateChatCompletion(ctx, creq)
-	if err != nil {
+func (p *OpenAI) completeOnce(ctx context.Context, creq wireRequest) (Response, error) {
+	var resp wireAnswer
+	if err := p.postJSON(ctx, "/chat/completions", creq, &resp); err != nil {
 		return Response{}, err
 	}
 	if len(resp.Choices) == 0 {
 		return Response{}, errNoChoices
 	}
-	return Response{
-		Message: fromOpenAIMessage(resp.Choices[0].Message),
-		Usage:   Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens},
-	}, nil
+	out := Response{Message: fromOpenAIMessage(resp.Choices[0].Message)}
+	if u := resp.Usage; u != nil {
+		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	}
+	return out, nil
 }
