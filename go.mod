@@ -17,6 +17,7 @@ require (
 	github.com/prometheus/common v0.73.1
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/rs/zerolog v1.35.1
+	github.com/sashabaranov/go-openai v1.43.0
 	github.com/slack-go/slack v0.35.0
 	golang.org/x/sys v0.50.0
 	gopkg.in/yaml.v3 v3.0.1

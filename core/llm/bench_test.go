@@ -20,7 +20,7 @@ var benchTools = []llm.ToolSpec{
 }
 
 // BenchmarkOpenAIComplete measures one completion of a one-line question
-// through the OpenAI client against the loopback fake (which does not record, so
+// through go-openai against the loopback fake (which does not record, so
 // that its own work stays small). Allocations include the fake's and
 // net/http's on both sides. "fresh-tools" passes a new tool slice each
 // time, defeating the conversion cache.

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
 
@@ -47,7 +49,7 @@ type OpenAIConfig struct {
 }
 
 // OpenAI is a Provider speaking the OpenAI chat completions API (OpenAI,
-// Ollama, vLLM, llama.cpp, OpenRouter, …).
+// Ollama, vLLM, llama.cpp, OpenRouter, …) through go-openai.
 type OpenAI struct {
 	name      string
 	model     string
@@ -55,9 +57,7 @@ type OpenAI struct {
 	timeout   time.Duration
 	maxTokens int
 	vision    bool
-	client    *http.Client
-	baseURL   string // without a trailing slash
-	apiKey    string
+	client    *openai.Client
 	secrets   *secrets.Set
 	tools     atomic.Pointer[toolCache]
 }
@@ -87,6 +87,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Transport: newTransport()}
 	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = tapDoer{client: cfg.HTTPClient}
 	return &OpenAI{
 		name:      cfg.Name,
 		model:     cfg.Model,
@@ -94,9 +97,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		timeout:   cfg.Timeout,
 		maxTokens: cfg.MaxTokens,
 		vision:    cfg.Vision,
-		client:    cfg.HTTPClient,
-		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
-		apiKey:    cfg.APIKey,
+		client:    openai.NewClientWithConfig(oc),
 		secrets:   secrets.New(cfg.APIKey, urlPassword(cfg.BaseURL)),
 	}, nil
 }
@@ -155,6 +156,8 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	creq := p.chatRequest(req)
 	rctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
+	tap := &httpTap{}
+	rctx = context.WithValue(rctx, tapKey{}, tap)
 
 	var resp Response
 	var err error
@@ -164,14 +167,14 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		resp, err = p.completeOnce(rctx, creq)
 	}
 	if err != nil {
-		return Response{}, p.wrapError(ctx, rctx, err)
+		return Response{}, p.wrapError(ctx, rctx, tap, err)
 	}
 	resp.Provider = p.name
 	return resp, nil
 }
 
-func (p *OpenAI) chatRequest(req Request) wireRequest {
-	creq := wireRequest{
+func (p *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
+	creq := openai.ChatCompletionRequest{
 		Model:    p.model,
 		Messages: toOpenAIMessages(req.Messages, p.vision),
 		Tools:    p.toolsFor(req.Tools),
@@ -185,12 +188,12 @@ func (p *OpenAI) chatRequest(req Request) wireRequest {
 	}
 	if p.stream {
 		creq.Stream = true
-		creq.StreamOptions = &wireStreamOptions{IncludeUsage: true}
+		creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
 	return creq
 }
 
-// reasoningModel reports models for which OpenAI refuses
+// reasoningModel reports models for which go-openai (and OpenAI) refuse
 // max_tokens in favour of max_completion_tokens.
 func reasoningModel(model string) bool {
 	for _, prefix := range []string{"o1", "o3", "o4", "gpt-5"} {
@@ -201,17 +204,16 @@ func reasoningModel(model string) bool {
 	return false
 }
 
-func (p *OpenAI) completeOnce(ctx context.Context, creq wireRequest) (Response, error) {
-	var resp wireAnswer
-	if err := p.postJSON(ctx, "/chat/completions", creq, &resp); err != nil {
+func (p *OpenAI) completeOnce(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	resp, err := p.client.CreateChatCompletion(ctx, creq)
+	if err != nil {
 		return Response{}, err
 	}
 	if len(resp.Choices) == 0 {
 		return Response{}, errNoChoices
 	}
-	out := Response{Message: fromOpenAIMessage(resp.Choices[0].Message)}
-	if u := resp.Usage; u != nil {
-		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
-	}
-	return out, nil
+	return Response{
+		Message: fromOpenAIMessage(resp.Choices[0].Message),
+		Usage:   Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens},
+	}, nil
 }

@@ -1,16 +1,15 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"mime/multipart"
-	"path/filepath"
 	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // Transcriber turns recorded speech into text.
@@ -34,6 +33,11 @@ type Transcript struct {
 	Seconds float64
 }
 
+// maxTranscriptionAnswer bounds the copy of a transcription's answer kept
+// to read its usage (go-openai drops the field); a longer answer's usage
+// is not read.
+const maxTranscriptionAnswer = 1 << 20
+
 // Transcriber returns a Transcriber over the provider's OpenAI-compatible
 // POST /audio/transcriptions with model (e.g. whisper-1). One request is
 // bounded by the provider's timeout; errors, like Complete's, name the
@@ -53,53 +57,21 @@ func (t openAITranscriber) Transcribe(ctx context.Context, name string, r io.Rea
 	}
 	rctx, cancel := context.WithTimeout(ctx, t.p.timeout)
 	defer cancel()
-	out, err := t.transcribe(rctx, name, r)
+	tap := &httpTap{keep: maxTranscriptionAnswer}
+	rctx = context.WithValue(rctx, tapKey{}, tap)
+	resp, err := t.p.client.CreateTranscription(rctx, openai.AudioRequest{
+		Model:    t.model,
+		FilePath: name,
+		Reader:   r,
+		Format:   openai.AudioResponseFormatJSON,
+	})
 	if err != nil {
-		return Transcript{}, fmt.Errorf("llm: transcribe: %w", t.p.wrapError(ctx, rctx, err))
+		return Transcript{}, fmt.Errorf("llm: transcribe: %w", t.p.wrapError(ctx, rctx, tap, err))
 	}
-	return out, nil
-}
-
-// transcribe posts the audio as multipart/form-data (file, model,
-// response_format json) and reads the text and usage of the answer.
-func (t openAITranscriber) transcribe(ctx context.Context, name string, r io.Reader) (Transcript, error) {
-	var form bytes.Buffer
-	w := multipart.NewWriter(&form)
-	f, err := w.CreateFormFile("file", filepath.Base(name))
-	if err != nil {
-		return Transcript{}, err
+	out := Transcript{Text: resp.Text}
+	if !tap.cut {
+		out.Usage, out.Seconds = transcriptionUsage(tap.body.Bytes())
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		return Transcript{}, fmt.Errorf("read the audio: %w", err)
-	}
-	for k, v := range map[string]string{"model": t.model, "response_format": "json"} {
-		if err := w.WriteField(k, v); err != nil {
-			return Transcript{}, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return Transcript{}, err
-	}
-	resp, err := t.p.do(ctx, "/audio/transcriptions", w.FormDataContentType(), &form, false)
-	if err != nil {
-		return Transcript{}, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return Transcript{}, err
-	}
-	if len(body) > maxAnswer {
-		return Transcript{}, errAnswerTooLarge
-	}
-	var a struct {
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(body, &a); err != nil {
-		return Transcript{}, err
-	}
-	out := Transcript{Text: a.Text}
-	out.Usage, out.Seconds = transcriptionUsage(body)
 	return out, nil
 }
 

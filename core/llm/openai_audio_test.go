@@ -9,8 +9,7 @@ import (
 	fakeopenai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 )
 
-// TestTranscriptionUsageIsRead: go-openai, the client before issue 34,
-// dropped a transcription's
+// TestTranscriptionUsageIsRead: go-openai drops a transcription's
 // "usage"; the transcriber reads it from the answer: tokens as prompt
 // and completion tokens, a duration as seconds, none as zero.
 func TestTranscriptionUsageIsRead(t *testing.T) {

@@ -9,16 +9,18 @@ import (
 	"net"
 	"net/url"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
-// wrapError turns a failed request into a provider error without secrets.
+// wrapError turns a go-openai failure into a provider error without secrets.
 // ctx is the caller's context, rctx the request's (with the timeout).
-func (p *OpenAI) wrapError(ctx, rctx context.Context, err error) error {
+func (p *OpenAI) wrapError(ctx, rctx context.Context, tap *httpTap, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return &providerError{msg: fmt.Sprintf("%s: %v", p.name, cerr), errs: []error{cerr}}
 	}
-	if se := p.statusError(err); se != nil {
+	if se := p.statusError(tap, err); se != nil {
 		return se
 	}
 	if errors.Is(rctx.Err(), context.DeadlineExceeded) {
@@ -39,13 +41,22 @@ func (p *OpenAI) wrapError(ctx, rctx context.Context, err error) error {
 
 // statusError returns a *StatusError when the server answered with an
 // error status, nil otherwise.
-func (p *OpenAI) statusError(err error) *StatusError {
-	var apiErr *apiError
-	if !errors.As(err, &apiErr) {
+func (p *OpenAI) statusError(tap *httpTap, err error) *StatusError {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	se := &StatusError{Provider: p.name, RetryAfter: tap.retryAfter}
+	var code any
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
+		se.Status, se.Message, code = apiErr.HTTPStatusCode, apiErr.Message, apiErr.Code
+	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
+		se.Status = reqErr.HTTPStatusCode
+	case tap.status >= 400:
+		se.Status = tap.status
+	default:
 		return nil
 	}
-	se := &StatusError{Provider: p.name, Status: apiErr.status, Message: apiErr.message, RetryAfter: apiErr.retryAfter}
-	se.ContextTooLong = contextTooLong(se.Status, apiErr.code, se.Message)
+	se.ContextTooLong = contextTooLong(se.Status, code, se.Message)
 	se.Message = textutil.Shorten(p.secrets.Redact(se.Message), 300)
 	return se
 }
@@ -66,5 +77,5 @@ func isBadResponse(err error) bool {
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	return errors.As(err, &syntaxErr) || errors.As(err, &typeErr) ||
-		errors.Is(err, errNoChoices) || errors.Is(err, errCallIndex) || errors.Is(err, errAnswerTooLarge)
+		errors.Is(err, errNoChoices) || errors.Is(err, errCallIndex)
 }

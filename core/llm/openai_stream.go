@@ -1,14 +1,12 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // Failures of an answer that arrived.
@@ -21,38 +19,21 @@ var (
 // maxStreamCalls bounds the tool-call index a stream may use.
 const maxStreamCalls = 128
 
-// maxStreamLine bounds one line of a stream (one event's data);
-// maxStreamNoise bounds the lines in a row that carry no data (comments,
-// keep-alives, event names).
-const (
-	maxStreamLine  = 1 << 20
-	maxStreamNoise = 300
-)
-
 // completeStream receives the answer as server-sent events, telling sink
 // (when not nil) the text each time it grows.
-func (p *OpenAI) completeStream(ctx context.Context, creq wireRequest, sink TextSink) (Response, error) {
-	b, err := json.Marshal(creq)
-	if err != nil {
-		return Response{}, fmt.Errorf("encode the request: %w", err)
-	}
-	resp, err := p.do(ctx, "/chat/completions", "application/json", bytes.NewReader(b), true)
+func (p *OpenAI) completeStream(ctx context.Context, creq openai.ChatCompletionRequest, sink TextSink) (Response, error) {
+	stream, err := p.client.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		return Response{}, err
 	}
-	defer resp.Body.Close()
-	events := &sseReader{r: bufio.NewReaderSize(resp.Body, 4096)}
+	defer stream.Close()
 	var acc streamAcc
 	for {
-		data, err := events.next()
+		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Response{}, err
-		}
-		var chunk wireAnswer
-		if err := json.Unmarshal(data, &chunk); err != nil {
 			return Response{}, err
 		}
 		grew, err := acc.add(chunk)
@@ -73,7 +54,7 @@ func (p *OpenAI) completeStream(ctx context.Context, creq wireRequest, sink Text
 type streamAcc struct {
 	content strings.Builder
 	calls   []callAcc
-	finish  string
+	finish  openai.FinishReason
 	usage   Usage
 }
 
@@ -85,7 +66,7 @@ type callAcc struct {
 }
 
 // add merges one chunk and reports whether the text grew.
-func (a *streamAcc) add(chunk wireAnswer) (grew bool, err error) {
+func (a *streamAcc) add(chunk openai.ChatCompletionStreamResponse) (grew bool, err error) {
 	if u := chunk.Usage; u != nil {
 		a.usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	}
@@ -93,14 +74,14 @@ func (a *streamAcc) add(chunk wireAnswer) (grew bool, err error) {
 		if ch.Index != 0 {
 			continue
 		}
-		a.content.WriteString(string(ch.Delta.Content))
+		a.content.WriteString(ch.Delta.Content)
 		grew = grew || ch.Delta.Content != ""
 		for _, tc := range ch.Delta.ToolCalls {
 			if err := a.addCall(tc); err != nil {
 				return grew, err
 			}
 		}
-		if ch.FinishReason != "" && ch.FinishReason != "null" {
+		if ch.FinishReason != "" && ch.FinishReason != openai.FinishReasonNull {
 			a.finish = ch.FinishReason
 		}
 	}
@@ -111,7 +92,7 @@ func (a *streamAcc) add(chunk wireAnswer) (grew bool, err error) {
 // in the call's first delta, the arguments in pieces. A delta without an
 // index (some servers) starts a new call when it has an id and continues
 // the last one otherwise.
-func (a *streamAcc) addCall(tc wireToolCall) error {
+func (a *streamAcc) addCall(tc openai.ToolCall) error {
 	idx := len(a.calls) - 1
 	switch {
 	case tc.Index != nil:
@@ -143,64 +124,4 @@ func (a *streamAcc) response() Response {
 		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: callID(c.id, i), Name: c.name, Args: string(c.args)})
 	}
 	return Response{Message: msg, Usage: a.usage}
-}
-
-// sseReader reads the data of server-sent events, one line each, as the
-// chat completions API sends them ("data: {…}", "data: [DONE]").
-type sseReader struct {
-	r     *bufio.Reader
-	noise int
-}
-
-// next returns the next event's data; io.EOF after [DONE] or at the end
-// of the body. An event whose data is an error object ("data: {"error":
-// …}") ends the stream with its message.
-func (s *sseReader) next() ([]byte, error) {
-	for {
-		line, err := s.line()
-		if err != nil {
-			return nil, err
-		}
-		data, ok := bytes.CutPrefix(line, []byte("data:"))
-		if !ok {
-			if s.noise++; s.noise > maxStreamNoise {
-				return nil, errors.New("stream: too many lines without data")
-			}
-			continue
-		}
-		s.noise = 0
-		data = bytes.TrimSpace(data)
-		switch {
-		case string(data) == "[DONE]":
-			return nil, io.EOF
-		case bytes.HasPrefix(data, []byte(`{"error"`)):
-			var w struct {
-				Error struct {
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			_ = json.Unmarshal(data, &w)
-			return nil, fmt.Errorf("error, %s", w.Error.Message)
-		}
-		return data, nil
-	}
-}
-
-// line reads one line, trimmed, within maxStreamLine.
-func (s *sseReader) line() ([]byte, error) {
-	var buf []byte
-	for {
-		part, err := s.r.ReadSlice('\n')
-		if len(buf)+len(part) > maxStreamLine {
-			return nil, fmt.Errorf("stream: a line over %d KiB", maxStreamLine>>10)
-		}
-		buf = append(buf, part...)
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err != nil && len(buf) == 0:
-			return nil, err
-		}
-		return bytes.TrimSpace(buf), nil
-	}
 }
