@@ -321,6 +321,7 @@ func (h *HTTP) check(ch *checker) {
 	if h.Listen != "" {
 		ch.listen("http.listen", h.Listen)
 	}
+	h.checkConsole(ch)
 }
 
 func (l *Log) check(ch *checker) {

@@ -344,6 +344,7 @@ type Store interface {
 	Instances
 	Pairings
 	Webhooks
+	WebSessions
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

@@ -167,3 +167,11 @@ func TestWebhookContract(t *testing.T) {
 		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
 	})
 }
+
+func TestWebSessionContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.WebSessionContract(t, func(t *testing.T, now func() time.Time) (a, b store.WebSessions) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
+	})
+}

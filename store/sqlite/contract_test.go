@@ -123,3 +123,10 @@ func TestWebhookContract(t *testing.T) {
 		return db, db
 	})
 }
+
+func TestWebSessionContract(t *testing.T) {
+	storetest.WebSessionContract(t, func(t *testing.T, now func() time.Time) (a, b store.WebSessions) {
+		db := openTemp(t, sqlite.Options{Now: now}) // one process per file: both handles are one
+		return db, db
+	})
+}
