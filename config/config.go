@@ -222,7 +222,7 @@ type HTTP struct {
 	Reload bool `yaml:"reload"`
 	// PublicURL is how people's browsers reach Listen (behind a TLS
 	// proxy): the web console's sign-in links use it, and its origin is
-	// the only one the console accepts. Empty is http://<Listen>.
+	// the only one the web console accepts. Empty is http://<Listen>.
 	PublicURL string `yaml:"public_url"`
 	// Console turns on the web console at /web/ on Listen; off by
 	// default, like Reload.

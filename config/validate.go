@@ -321,7 +321,7 @@ func (h *HTTP) check(ch *checker) {
 	if h.Listen != "" {
 		ch.listen("http.listen", h.Listen)
 	}
-	h.checkConsole(ch)
+	h.checkWeb(ch)
 }
 
 func (l *Log) check(ch *checker) {

@@ -105,3 +105,10 @@ func (b *Broker) Decide(ctx context.Context, gateway string, from core.Identity,
 	ans.begin(false)
 	return ans.toast
 }
+
+// ApprovesAnything reports whether id is an approver of hitl.approvers or
+// of a step of hitl.escalate (a profile's approvers are the caller's to
+// add: the broker knows them by conversation only).
+func (b *Broker) ApprovesAnything(id core.Identity) bool {
+	return b.IsApprover(id) || b.escalationApprover(id)
+}

@@ -23,7 +23,7 @@ func WebSessionContract(t *testing.T, newPair func(t *testing.T, now func() time
 	clock := NewClock(clusterEpoch)
 	a, b := newPair(t, clock.Now)
 	now := clock.Now()
-	const ann, bob = core.Identity("telegram:1"), core.Identity("slack:U2")
+	const ann, bob = core.Identity("slack:U1"), core.Identity("discord:2")
 	if err := a.AddWebLink(ctx, record.WebLink{Hash: "l1", Identity: ann, Created: now, Expires: now.Add(10 * time.Minute)}); err != nil {
 		t.Fatalf("AddWebLink: %v", err)
 	}

@@ -10,15 +10,15 @@ import (
 // must not outlive a month.
 const maxConsoleSession = 30 * 24 * time.Hour
 
-// checkConsole checks the web console's keys: public_url an http(s)
+// checkWeb checks the web console's keys: public_url an http(s)
 // origin (no path, query or user), a session between a minute and
 // maxConsoleSession, and, with the console on, an http.listen to serve it
 // on and an address people's browsers can reach.
-func (h *HTTP) checkConsole(ch *checker) {
+func (h *HTTP) checkWeb(ch *checker) {
 	if h.PublicURL != "" {
 		ch.url("http.public_url", h.PublicURL, "http", "https")
 		if u, err := url.Parse(h.PublicURL); err == nil && ((u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil) {
-			ch.fail("http.public_url", "want only scheme://host[:port] (the console is served at /web/ of it), got %q", h.PublicURL)
+			ch.fail("http.public_url", "want only scheme://host[:port] (the web console is served at /web/ of it), got %q", h.PublicURL)
 		}
 	}
 	if d := h.ConsoleSession.D(); d < time.Minute || d > maxConsoleSession {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestConsoleErrorsNameTheKey(t *testing.T) {
+func TestWebConsoleErrorsNameTheKey(t *testing.T) {
 	tests := []struct {
 		name, src, key, msg string
 	}{
