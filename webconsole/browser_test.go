@@ -103,7 +103,6 @@ func rendered(t *testing.T, shot []byte) (w, h int) {
 	return b.Dx(), b.Dy()
 }
 
-
 // linkIn finds the sign-in link the fake Telegram got for chat.
 func linkIn(tg *faketg.Server, chat int64, from int) (string, bool) {
 	for _, s := range tg.Sent()[from:] {
@@ -138,4 +137,3 @@ func waitText(t *testing.T, ctx context.Context, want string) string {
 	})
 	return body
 }
-
