@@ -3,12 +3,14 @@ package app
 import (
 	"cmp"
 	"context"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/hitl"
+	"github.com/gatehouse-bot/gatehouse/store/auditfmt"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/webconsole"
 )
@@ -22,6 +24,7 @@ func (a *App) mountWeb(cfg *config.Config) error {
 	c, err := webconsole.New(webconsole.Options{
 		Store: a.store, Audit: a.store, Approvals: webApprovals{a}, Chat: a.engine,
 		Views:     webViews{a},
+		WriteJSON: func(out io.Writer, entries []record.AuditEntry) error { return auditfmt.WriteAudit(out, entries, true) },
 		PublicURL: strings.TrimSuffix(cmp.Or(cfg.HTTP.PublicURL, "http://"+cfg.HTTP.Listen), "/"),
 		Session:   cfg.HTTP.ConsoleSession.D(),
 		Log:       a.log.With().Str("component", "webconsole").Logger(),
@@ -65,6 +68,14 @@ func (w webApprovals) MaySignIn(id core.Identity) bool {
 		}
 	}
 	return false
+}
+
+func (w webApprovals) Approves(id core.Identity, conv string) bool {
+	if w.a.broker.IsApprover(id) {
+		return true
+	}
+	c, err := core.ParseConversation(conv)
+	return err == nil && slices.Contains(w.a.profiles.Approvers(c), id)
 }
 
 func (w webApprovals) MayResolve(id core.Identity, ap record.Approval) bool {

@@ -77,7 +77,7 @@ func (c *Console) signoutAll(ctx context.Context, s core.Signal) {
 		c.reply(ctx, s.Conv, s.MessageID, "Could not end your sessions (storage error). Try again.")
 		return
 	}
-	c.audit(ctx, s.From, "signed-out", fmt.Sprintf("/web signout: %d session(s) ended", n))
+	c.record(ctx, s.From, "signed-out", fmt.Sprintf("/web signout: %d session(s) ended", n))
 	c.reply(ctx, s.Conv, s.MessageID, fmt.Sprintf("Signed out of the web console: %d session(s) ended.", n))
 }
 

@@ -2,6 +2,7 @@ package webconsole
 
 import (
 	"context"
+	"io"
 	_ "embed" // the stylesheet
 	"net/http"
 	"net/url"
@@ -56,6 +57,10 @@ type Approvals interface {
 	// MaySignIn reports whether id approves anything (hitl.approvers,
 	// a profile's approvers, an escalation step's).
 	MaySignIn(id core.Identity) bool
+	// Approves reports whether id approves the conversation conv (a
+	// key): hitl.approvers approve every one; a profile's approvers its
+	// conversations'. The audit shows id only those entries.
+	Approves(id core.Identity, conv string) bool
 	// MayResolve reports whether id may approve or deny a.
 	MayResolve(id core.Identity, a record.Approval) bool
 	// OwnRequest reports whether a is id's person's own request, which
@@ -82,6 +87,8 @@ type Options struct {
 	Audit     Audit
 	Approvals Approvals
 	Chat      Chat
+	// WriteJSON writes audit entries as `bot audit -json` does.
+	WriteJSON func(w io.Writer, entries []record.AuditEntry) error
 	// Views, when set, serves the conversations and cluster pages.
 	Views Views
 	// PublicURL is how browsers reach the console, scheme://host[:port]

@@ -2,6 +2,7 @@ package webconsole
 
 import (
 	"context"
+	"encoding/json"
 
 	"io"
 	"net/http"
@@ -44,6 +45,10 @@ func (f *fakeApprovals) Pending(context.Context) ([]record.Approval, error) {
 }
 
 func (f *fakeApprovals) MaySignIn(id core.Identity) bool { return id == ann || id == bob }
+
+func (f *fakeApprovals) Approves(id core.Identity, conv string) bool {
+	return id == ann || (id == bob && strings.HasPrefix(conv, "slack:COPS"))
+}
 
 func (f *fakeApprovals) MayResolve(id core.Identity, a record.Approval) bool {
 	return id == ann || (id == bob && a.Conv.Chat == "COPS")
@@ -135,6 +140,7 @@ func newHarness(t *testing.T) *harness {
 				Rule: "shell", Created: now.Add(-2 * time.Minute), Expires: now.Add(13 * time.Minute), Status: record.StatusPending},
 		}}}
 	c, err := New(Options{Store: db, Audit: db, Approvals: h.appr, Chat: h.chat, PublicURL: origin,
+		WriteJSON: func(w io.Writer, entries []record.AuditEntry) error { return json.NewEncoder(w).Encode(entries) },
 		Session: time.Hour, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

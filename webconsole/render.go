@@ -112,6 +112,8 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("POST /web/signin", c.signin)
 	mux.HandleFunc("POST /web/signout", c.signout)
 	mux.HandleFunc("GET /web/style.css", c.style)
+	mux.HandleFunc("GET /web/audit", c.audit)
+	mux.HandleFunc("GET /web/audit.json", c.audit)
 	c.viewRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		plain(w, http.StatusNotFound, "There is no such page.")

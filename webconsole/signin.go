@@ -78,7 +78,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusInternalServerError, "Could not sign you in (storage error). Send /web for a new link.")
 		return
 	}
-	c.audit(r.Context(), l.Identity, "signed-in", "web console session until "+s.Expires.UTC().Format(time.RFC3339))
+	c.record(r.Context(), l.Identity, "signed-in", "web console session until "+s.Expires.UTC().Format(time.RFC3339))
 	c.setCookie(w, id, expiresIn(now, s.Expires))
 	http.Redirect(w, r, Pattern, http.StatusSeeOther)
 }
@@ -94,13 +94,13 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusInternalServerError, "Could not sign you out (storage error). Try again, or send /web signout in chat.")
 		return
 	}
-	c.audit(r.Context(), s.identity, "signed-out", "this browser")
+	c.record(r.Context(), s.identity, "signed-out", "this browser")
 	c.setCookie(w, "", -1)
 	notice(w, "Signed out", session{}, "You are signed out. Send /web to the bot in chat to sign in again.")
 }
 
-// audit appends a sign-in or sign-out of id to the audit log.
-func (c *Console) audit(ctx context.Context, id core.Identity, outcome, detail string) {
+// record appends a sign-in or sign-out of id to the audit log.
+func (c *Console) record(ctx context.Context, id core.Identity, outcome, detail string) {
 	e := record.AuditEntry{At: c.o.Now(), Conv: Gateway + ":" + string(id), Tool: "web", RequestedBy: id, Outcome: outcome, Detail: detail}
 	if err := c.o.Audit.AppendAudit(ctx, e); err != nil {
 		c.o.Log.Error().Err(err).Str("outcome", outcome).Msg("webconsole: audit append")
