@@ -2,8 +2,8 @@ package webconsole
 
 import (
 	"context"
-	"io"
 	_ "embed" // the stylesheet
+	"io"
 	"net/http"
 	"net/url"
 	"time"

@@ -141,7 +141,7 @@ func newHarness(t *testing.T) *harness {
 		}}}
 	c, err := New(Options{Store: db, Audit: db, Approvals: h.appr, Chat: h.chat, PublicURL: origin,
 		WriteJSON: func(w io.Writer, entries []record.AuditEntry) error { return json.NewEncoder(w).Encode(entries) },
-		Session: time.Hour, Log: zerolog.Nop()})
+		Session:   time.Hour, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
