@@ -102,5 +102,3 @@ func (w webApprovals) Decide(ctx context.Context, from core.Identity, token stri
 	return w.a.broker.Decide(ctx, webconsole.Gateway, from, token, d, reason)
 }
 
-// webViews are the web console's read-only pages' sources.
-type webViews struct{ a *App }

@@ -345,6 +345,7 @@ type Store interface {
 	Pairings
 	Webhooks
 	WebSessions
+	Conversations
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

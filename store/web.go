@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -30,4 +31,12 @@ type WebSessions interface {
 	// EndWebSessions ends every session of id and returns how many were
 	// live (/web signout).
 	EndWebSessions(ctx context.Context, id core.Identity) (int, error)
+}
+
+// Conversations lists the conversations with recent history, for the web
+// console (storetest.WebSessionContract checks it).
+type Conversations interface {
+	// ActiveConversations returns the conversations with a message stored
+	// at or after since, the latest first, at most limit.
+	ActiveConversations(ctx context.Context, since time.Time, limit int) ([]record.Activity, error)
 }

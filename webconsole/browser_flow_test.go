@@ -119,6 +119,24 @@ func TestBrowserApprovesAWrite(t *testing.T) {
 	})
 	waitSent(t, tg, 0, melID, "notes updated")
 
+	// The conversations and the cluster: what a person said only for
+	// those who approve the conversation.
+	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/web/conversations")); err != nil {
+		t.Fatal(err)
+	}
+	if body := waitText(t, ctx, "telegram:43"); !strings.Contains(body, "update the notes") || !strings.Contains(body, "Usage today") {
+		t.Errorf("ann's conversations page lacks mel's message or the usage:\n%s", body)
+	}
+	if _, body := bob.do(http.MethodGet, "/web/conversations", nil); !strings.Contains(body, "telegram:43") || strings.Contains(body, "update the notes") {
+		t.Errorf("bob's conversations page shows what was said where he approves nothing:\n%s", body)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/web/cluster")); err != nil {
+		t.Fatal(err)
+	}
+	if body := waitText(t, ctx, "Gateways"); !strings.Contains(body, "telegram: running") || !strings.Contains(body, "Instances") {
+		t.Errorf("the cluster page lacks the gateways or the instances:\n%s", body)
+	}
+
 	// The same link again: refused.
 	if err := chromedp.Do(ctx, chromedp.Navigate(link),
 		chromedp.Click(chromedp.CSS(`form[action="/web/signin"] button`))); err != nil {

@@ -85,7 +85,7 @@ func (c *Console) requests(r *http.Request, s session, token string) ([]request,
 		q := request{Approval: a, Profile: c.o.Approvals.Profile(a.Conv), Args: showArgs(a.Call.Args),
 			Own: c.o.Approvals.OwnRequest(s.identity, a), Waiting: now.Sub(a.Created), Left: a.Expires.Sub(now)}
 		if ch, ok := c.o.Approvals.Change(a); ok {
-			ch.Text = cut(ch.Text, maxShown)
+			ch.Text = textutil.Shorten(ch.Text, maxShown)
 			q.Change = &ch
 		}
 		out = append(out, q)
@@ -99,19 +99,7 @@ func showArgs(args string) string {
 	if json.Indent(&b, []byte(args), "", "  ") == nil {
 		args = b.String()
 	}
-	return cut(textutil.GraphicJSON(args), maxShown)
-}
-
-// cut shortens s to at most n bytes, on a rune boundary, saying so.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "\n… (shortened for the page)"
+	return textutil.Shorten(textutil.GraphicJSON(args), maxShown)
 }
 
 // decisions maps a form's button to the broker's decision.

@@ -175,3 +175,10 @@ func TestWebSessionContract(t *testing.T) {
 		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
 	})
 }
+
+func TestActivityContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.ActivityContract(t, func(t *testing.T, now func() time.Time) storetest.ActivityStore {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}

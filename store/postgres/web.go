@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -83,4 +84,25 @@ func (db *DB) EndWebSessions(ctx context.Context, id core.Identity) (int, error)
 		return 0, fmt.Errorf("postgres: end web sessions: %w", err)
 	}
 	return n, nil
+}
+
+// ActiveConversations lists the conversations with messages since, the
+// latest first.
+func (db *DB) ActiveConversations(ctx context.Context, since time.Time, limit int) ([]record.Activity, error) {
+	rows, err := db.pool.Query(ctx, `SELECT conv, max(created) AS last FROM messages WHERE created >= $1
+		GROUP BY conv ORDER BY last DESC LIMIT $2`, nanos(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: active conversations: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Activity, error) {
+		var a record.Activity
+		var last int64
+		err := r.Scan(&a.Conv, &last)
+		a.Last = fromNanos(last)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: active conversations: %w", err)
+	}
+	return out, nil
 }

@@ -25,3 +25,9 @@ type WebSession struct {
 	Created  time.Time
 	Expires  time.Time
 }
+
+// Activity is when a conversation last had a message stored.
+type Activity struct {
+	Conv string
+	Last time.Time
+}

@@ -130,3 +130,9 @@ func TestWebSessionContract(t *testing.T) {
 		return db, db
 	})
 }
+
+func TestActivityContract(t *testing.T) {
+	storetest.ActivityContract(t, func(t *testing.T, now func() time.Time) storetest.ActivityStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -101,4 +102,29 @@ func (db *DB) EndWebSessions(ctx context.Context, id core.Identity) (int, error)
 		return nil
 	})
 	return n, err
+}
+
+// ActiveConversations lists the conversations with messages since, the
+// latest first.
+func (db *DB) ActiveConversations(ctx context.Context, since time.Time, limit int) ([]record.Activity, error) {
+	rows, err := db.query(ctx, `SELECT conv, max(created) AS last FROM messages WHERE created >= ?
+		GROUP BY conv ORDER BY last DESC LIMIT ?`, nanos(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: active conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []record.Activity
+	for rows.Next() {
+		var a record.Activity
+		var last int64
+		if err := rows.Scan(&a.Conv, &last); err != nil {
+			return nil, fmt.Errorf("sqlite: active conversations: %w", err)
+		}
+		a.Last = fromNanos(last)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: active conversations: %w", err)
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
@@ -104,5 +105,38 @@ func webSessions(t *testing.T, clock *Clock, a, b store.WebSessions, ann, bob co
 	}
 	if s, err := a.WebSession(ctx, "s3"); err != nil || s.Identity != bob {
 		t.Errorf("WebSession(s3) = %+v, %v; want %s's, untouched", s, err, bob)
+	}
+}
+
+// ActivityStore is a history that lists its active conversations.
+type ActivityStore interface {
+	core.History
+	store.Conversations
+}
+
+// ActivityContract tests store.Conversations: the conversations with a
+// message since a time, the latest first, at most a limit. newStore makes
+// the store read its time from now.
+func ActivityContract(t *testing.T, newStore func(t *testing.T, now func() time.Time) ActivityStore) {
+	t.Helper()
+	ctx := context.Background()
+	clock := NewClock(clusterEpoch)
+	s := newStore(t, clock.Now)
+	at := func(d time.Duration, conv string) {
+		clock.Set(clusterEpoch.Add(d))
+		if err := s.Append(ctx, conv, llm.Message{Role: llm.RoleUser, Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at(-48*time.Hour, "slack:COLD")
+	at(0, "slack:CX")
+	at(time.Minute, "slack:CY")
+	at(2*time.Minute, "slack:CX")
+	got, err := s.ActiveConversations(ctx, clusterEpoch.Add(-time.Hour), 10)
+	if err != nil || len(got) != 2 || got[0].Conv != "slack:CX" || !got[0].Last.Equal(clusterEpoch.Add(2*time.Minute)) || got[1].Conv != "slack:CY" {
+		t.Errorf("ActiveConversations = %+v, %v; want slack:CX (at +2m) then slack:CY", got, err)
+	}
+	if got, err := s.ActiveConversations(ctx, clusterEpoch.Add(-time.Hour), 1); err != nil || len(got) != 1 {
+		t.Errorf("ActiveConversations(limit 1) = %+v, %v; want one", got, err)
 	}
 }
