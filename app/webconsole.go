@@ -101,4 +101,3 @@ func (w webApprovals) Change(ap record.Approval) (webconsole.Change, bool) {
 func (w webApprovals) Decide(ctx context.Context, from core.Identity, token string, d core.ApprovalDecision, reason string) string {
 	return w.a.broker.Decide(ctx, webconsole.Gateway, from, token, d, reason)
 }
-
