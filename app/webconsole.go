@@ -25,7 +25,7 @@ func (a *App) mountWeb(cfg *config.Config) error {
 		Store: a.store, Audit: a.store, Approvals: webApprovals{a}, Chat: a.engine,
 		Views:     webViews{a},
 		WriteJSON: func(out io.Writer, entries []record.AuditEntry) error { return auditfmt.WriteAudit(out, entries, true) },
-		PublicURL: strings.TrimSuffix(cmp.Or(cfg.HTTP.PublicURL, "http://"+cfg.HTTP.Listen), "/"),
+		PublicURL: webOrigin(cfg),
 		Session:   cfg.HTTP.ConsoleSession.D(),
 		Log:       a.log.With().Str("component", "webconsole").Logger(),
 	})
@@ -35,6 +35,21 @@ func (a *App) mountWeb(cfg *config.Config) error {
 	a.routes = append(a.routes, route{pattern: webconsole.Pattern, handler: c})
 	a.engine.UseHITL(a.broker, webCommands{Broker: a.broker, web: c})
 	return nil
+}
+
+// webOrigin is where people's browsers reach the web console.
+func webOrigin(cfg *config.Config) string {
+	return strings.TrimSuffix(cmp.Or(cfg.HTTP.PublicURL, "http://"+cfg.HTTP.Listen), "/")
+}
+
+// webPage is the address of a request's page, for the requests in chat;
+// nil when the web console is off.
+func webPage(cfg *config.Config) func(token string) string {
+	if !cfg.HTTP.Console || cfg.HTTP.Listen == "" {
+		return nil
+	}
+	origin := webOrigin(cfg)
+	return func(token string) string { return origin + webconsole.PagePath(token) }
 }
 
 // webCommands are the broker's chat commands and /web.

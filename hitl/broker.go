@@ -29,6 +29,9 @@ const DefaultTTL = 15 * time.Minute
 type Options struct {
 	// TTL is how long a request waits for a decision (DefaultTTL if zero).
 	TTL time.Duration
+	// Page, when set, is the address of a request's page in the web
+	// console (http.console), which each request then carries.
+	Page func(token string) string
 	// Approvers are the identities whose messages and button presses may
 	// resolve approvals. It must not be empty: deny by default.
 	Approvers []core.Identity

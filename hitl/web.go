@@ -112,3 +112,12 @@ func (b *Broker) Decide(ctx context.Context, gateway string, from core.Identity,
 func (b *Broker) ApprovesAnything(id core.Identity) bool {
 	return b.IsApprover(id) || b.escalationApprover(id)
 }
+
+// pageLine is the line of a request that links to its page in the web
+// console, "" when the console is off.
+func (b *Broker) pageLine(token string) string {
+	if b.o.Page == nil {
+		return ""
+	}
+	return "\nOn the web: " + b.o.Page(token)
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,13 +100,29 @@ func TestBrowserApprovesAWrite(t *testing.T) {
 	// Another origin's page posts an approval: refused, nothing runs.
 	evil := attackerPage(origin + "/web/r/" + token)
 	t.Cleanup(evil.Close)
-	if err := chromedp.Do(ctx, chromedp.Navigate(evil.URL)); err != nil {
+	// Another port of the host is another origin of the same site (its
+	// form comes with the cookie); localhost is another site.
+	crossSite := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)
+	for _, from := range []string{evil.URL, crossSite} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(from)); err != nil {
+			t.Fatal(err)
+		}
+		waitText(t, ctx, "Refused")
+		if b, _ := os.ReadFile(notes); !strings.HasPrefix(string(b), "old line") {
+			t.Fatalf("the form of %s approved the write: %q", from, b)
+		}
+	}
+
+	// The request's link in chat, followed from another site (a chat
+	// app): the SameSite=Strict session still opens the request's page.
+	page := regexp.MustCompile(`On the web: (http://\S+)`).FindStringSubmatch(req)
+	if page == nil || page[1] != origin+"/web/r/"+token {
+		t.Fatalf("the request in chat has no link to its page (%v):\n%s", page, req)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(crossSite+"/link"), chromedp.Click(chromedp.CSS("#l"))); err != nil {
 		t.Fatal(err)
 	}
-	waitText(t, ctx, "Refused")
-	if b, _ := os.ReadFile(notes); !strings.HasPrefix(string(b), "old line") {
-		t.Fatalf("another site's form approved the write: %q", b)
-	}
+	waitText(t, ctx, "Request "+token)
 
 	// Approve: the file is written, once, and the chat hears of it.
 	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/web/"),

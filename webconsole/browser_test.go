@@ -114,9 +114,13 @@ func linkIn(tg *faketg.Server, chat int64, from int) (string, bool) {
 }
 
 // attackerPage is another origin's page that posts an approval as soon
-// as it opens.
+// as it opens; at /link, a page with a link to target, as a chat app's.
 func attackerPage(target string) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/link" {
+			fmt.Fprintf(w, `<!doctype html><a id="l" href="%s">the request</a>`, target)
+			return
+		}
 		fmt.Fprintf(w, `<!doctype html><form id="f" method="post" action="%s"><input name="decision" value="approve"></form>
 <script>document.getElementById("f").submit()</script>`, target)
 	}))

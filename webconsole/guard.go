@@ -116,6 +116,15 @@ func (c *Console) session(r *http.Request) (session, bool) {
 // signedIn returns r's session, or answers 401 and returns false.
 func (c *Console) signedIn(w http.ResponseWriter, r *http.Request) (session, bool) {
 	s, ok := c.session(r)
+	if !ok && r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Site") == "cross-site" && len(r.Cookies()) == 0 {
+		// A link from a chat app is a navigation from another site, which
+		// a SameSite=Strict cookie does not come with: the page loads
+		// itself again from here, and the cookie comes.
+		var d doc
+		d.tag(`<!doctype html><html lang="en"><head><meta http-equiv="refresh" content="0"><title>gatehouse</title></head><body><p>Opening…`)
+		d.send(w, http.StatusOK)
+		return s, false
+	}
 	if !ok {
 		plain(w, http.StatusUnauthorized, "You are not signed in, or your session ended. Send /web to the bot in chat for a sign-in link.")
 	}

@@ -70,7 +70,7 @@ func (d *doc) change(c Change) {
 // buttons writes the form that decides q.
 func (d *doc) buttons(q request, csrf string) {
 	d.tag(`<form method="post" action="`)
-	d.text(pathTo(q.Token))
+	d.text(PagePath(q.Token))
 	d.tag(`">`)
 	d.hidden("csrf", csrf)
 	if q.Own {

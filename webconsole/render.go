@@ -99,8 +99,8 @@ func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC")
 // itoa is strconv.Itoa.
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// pathTo is the console's path of a request's page.
-func pathTo(token string) string { return Pattern + "r/" + url.PathEscape(token) }
+// PagePath is the console's path of a request's page.
+func PagePath(token string) string { return Pattern + "r/" + url.PathEscape(token) }
 
 // routes are the console's pages; anything else is a plain 404.
 func (c *Console) routes() *http.ServeMux {
