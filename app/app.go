@@ -17,7 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/budget"
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -102,10 +102,10 @@ type App struct {
 	enabled map[string]bool
 	// instance names this instance in the store (Options.Instance).
 	instance string
-	cluster  *cluster         // its heartbeat and /status lines
-	fence    *durable.Fence   // stops its calls when it cannot renew; nil unless the store is shared
-	journal  *durable.Replies // the store's outbox, nil unless the store is shared
-	durable  *durable.Inbox   // the durable inbox; nil unless the store is shared
+	member   *cluster.Member  // its heartbeat and /status lines
+	fence    *cluster.Fence   // stops its calls when it cannot renew; nil unless the store is shared
+	journal  *cluster.Replies // the store's outbox, nil unless the store is shared
+	durable  *cluster.Inbox   // the durable inbox; nil unless the store is shared
 
 	reload reloader
 
@@ -185,11 +185,11 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		return a.broker.Run(gctx)
 	})
 	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
-	g.Go(func() error { return a.cluster.run(hctx, a.heartbeatInterval()) })
+	g.Go(func() error { return a.member.Run(hctx, a.heartbeatInterval()) })
 	g.Go(func() error { return a.fence.Run(hctx) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
-		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.cluster.self.Started, a.log) })
+		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.member.Started(), a.log) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
 	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
@@ -308,7 +308,7 @@ func (t toolAudit) AuditTool(ctx context.Context, a core.Action, rule string, re
 // statusReporters are the parts that add lines to /status: the instances
 // sharing the store and the leases held, and the MCP servers, when there
 // are any.
-func statusReporters(c *cluster, m *mcp.Manager) []core.StatusReporter {
+func statusReporters(c *cluster.Member, m *mcp.Manager) []core.StatusReporter {
 	if m == nil {
 		return []core.StatusReporter{c}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/app/storetable"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -60,9 +61,9 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
-	a.cluster = newCluster(a.store, a.instance, o.Version, time.Now(), o.Log)
+	a.member = cluster.NewMember(a.store, a.instance, o.Version, time.Now(), o.Log)
 	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
-		a.cluster.driver, a.cluster.schema = d.Name, d.SchemaVersion
+		a.member.UseStore(d.Name, d.SchemaVersion)
 	}
 	if err := a.useFingerprint(cfg, o.Secrets.Redact); err != nil {
 		return err
@@ -152,7 +153,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		Profiles:     a.profiles,
 		ToolAudit:    toolAudit{audit: stampAudit(a.store, a.instance), log: o.Log},
 		Schedules:    a.sched,
-		Status:       append(statusReporters(a.cluster, a.mcp), webhookStatus{a}),
+		Status:       append(statusReporters(a.member, a.mcp), webhookStatus{a}),
 		Undo:         p.undo,
 		Attachments:  p.attachments,
 		Journal:      journal,

@@ -4,27 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// TestFingerprintPath: a key as a reload names it falls in the key path
-// of the fingerprint that holds it.
-func TestFingerprintPath(t *testing.T) {
-	for key, want := range map[string]string{
-		"gateways.telegram.token":      "gateways.telegram",
-		"llm.providers[0].model":       "llm.providers",
-		"llm.providers":                "llm.providers",
-		"schedules[1].prompt":          "schedules",
-		"schedules":                    "schedules",
-		"store.dsn":                    "store.dsn",
-		"tools.workspace":              "tools.workspace",
-		"mcp.servers[0].env.TOKEN":     "mcp.servers",
-		"gateways.slack.allow_bots[0]": "gateways.slack",
-	} {
-		if got := fingerprintPath(key); got != want {
-			t.Errorf("fingerprintPath(%q) = %q; want %q", key, got, want)
-		}
-	}
-}
+	"github.com/gatehouse-bot/gatehouse/cluster"
+)
 
 // TestReloadedFingerprintIsWhatIsInForce: after a reload that changes
 // policy.rules (applied) and llm.providers[0].model (needs a restart),
@@ -50,11 +32,11 @@ store: {driver: sqlite, dsn: gatehouse.db}
 	if !slices.Equal(restart, []string{"llm.providers[0].model"}) {
 		t.Fatalf("restartKeys = %v; this test expects the model alone", restart)
 	}
-	live := liveFingerprint(fr, fn, restart)
-	if got := differingKeys(fr, live); !slices.Equal(got, []string{"policy.rules"}) {
+	live := cluster.LiveFingerprint(fr, fn, restart)
+	if got := cluster.DifferingKeys(fr, live); !slices.Equal(got, []string{"policy.rules"}) {
 		t.Errorf("live differs from the running configuration in %v; want policy.rules alone", got)
 	}
-	if got := differingKeys(fn, live); !slices.Equal(got, []string{"llm.providers"}) {
+	if got := cluster.DifferingKeys(fn, live); !slices.Equal(got, []string{"llm.providers"}) {
 		t.Errorf("live differs from the reloaded file in %v; want llm.providers alone", got)
 	}
 }

@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -18,9 +17,6 @@ import (
 // unfingerprinted are the key paths that differ between instances by
 // design and are left out of the fingerprint.
 var unfingerprinted = map[string]bool{"store.instance": true}
-
-// maxDiffKeys bounds the keys one warning names.
-const maxDiffKeys = 32
 
 // configFingerprint is cfg's fingerprint, for comparing the configuration
 // of instances sharing a store without storing it: for each top-level key
@@ -67,69 +63,10 @@ func configFingerprint(cfg *config.Config, redact func(string) string) (map[stri
 	return fp, nil
 }
 
-// differingKeys lists, sorted and at most maxDiffKeys (then "…"), the key
-// paths whose hash differs between mine and theirs or that only one has.
-func differingKeys(mine, theirs map[string]string) []string {
-	var keys []string
-	for _, k := range slices.Sorted(maps.Keys(mine)) {
-		if theirs[k] != mine[k] {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(theirs)) {
-		if _, ok := mine[k]; !ok {
-			keys = append(keys, shown(k))
-		}
-	}
-	slices.Sort(keys)
-	if len(keys) > maxDiffKeys {
-		keys = append(keys[:maxDiffKeys], "…")
-	}
-	return keys
-}
-
-// compareConfig records this instance's configuration fingerprint (as
-// it is in force now) beside its heartbeat row and warns, once per other
-// instance alive, naming the keys whose values differ from this one's:
-// several instances with different configurations on one store are
-// allowed, and easy to get by mistake. It runs at start and after each
-// reload. It reports whether it is done (false: the store did not
-// answer; the heartbeat loop tries again after the next heartbeat).
-func (c *cluster) compareConfig(ctx context.Context) bool {
-	if c.prints == nil {
-		return true
-	}
-	fp, version := c.fp.get()
-	if err := c.prints.SetConfigFingerprint(ctx, c.self.Name, fp); err != nil {
-		c.log.Debug().Err(err).Msg("configuration fingerprint not recorded yet")
-		return false
-	}
-	all, err := c.prints.ConfigFingerprints(ctx, aliveWindow)
-	if err != nil {
-		c.log.Debug().Err(err).Msg("configuration fingerprints not read yet")
-		return false
-	}
-	c.fp.done(version)
-	c.log.Debug().Int("instances", len(all)).Msg("configuration fingerprint recorded; compared with the instances alive")
-	for _, name := range slices.Sorted(maps.Keys(all)) {
-		if name == c.self.Name {
-			continue
-		}
-		if keys := differingKeys(fp, all[name]); len(keys) > 0 {
-			c.log.Warn().Str("other", shown(name)).Strs("keys", keys).
-				Msgf("instance %s shares this store with another configuration: %d keys differ (allowed; check that it is meant)", shown(name), len(keys))
-		}
-	}
-	return true
-}
-
-// configPrints is the store's side of compareConfig.
-type configPrints = store.ConfigFingerprints
-
 // useFingerprint has the cluster compare cfg with the configurations of
 // the other instances alive, when the store is shared.
 func (a *App) useFingerprint(cfg *config.Config, redact func(string) string) error {
-	prints, ok := a.store.(configPrints)
+	prints, ok := a.store.(store.ConfigFingerprints)
 	if !ok || !a.sharedStore() {
 		return nil
 	}
@@ -137,7 +74,31 @@ func (a *App) useFingerprint(cfg *config.Config, redact func(string) string) err
 	if err != nil {
 		return err
 	}
-	a.cluster.prints, a.cluster.redact = prints, redact
-	a.cluster.fp.set(fp)
+	a.member.UseFingerprints(prints, fp)
 	return nil
+}
+
+// reloadedFingerprint has the cluster record, and compare with the other
+// instances', the configuration in force after a reload to cfg
+// (cluster.Member.Reloaded), restart naming the keys not applied until a
+// restart.
+func (a *App) reloadedFingerprint(ctx context.Context, cfg *config.Config, restart []string) {
+	next := func() (map[string]string, error) { return configFingerprint(cfg, a.reload.redact) }
+	a.member.Reloaded(ctx, next, restart)
+}
+
+// ConfigDiffs is what `bot doctor` says of the configurations of the
+// instances alive on a shared store (st, read-only): each pair of
+// instances whose configurations differ, with the keys (differ), and each
+// instance whose configuration differs from cfg, the file doctor read,
+// with the keys (fromFile); redact is the bot's (doctor's secrets). Keys
+// and names from the store are shown on one line, bounded; each list is
+// capped as /status caps its lists. alive counts the instances that
+// recorded a configuration (cluster.ConfigDiffs).
+func ConfigDiffs(ctx context.Context, st store.ConfigFingerprints, cfg *config.Config, redact func(string) string) (differ, fromFile []string, alive int, err error) {
+	mine, err := configFingerprint(cfg, redact)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return cluster.ConfigDiffs(ctx, st, mine)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 )
 
@@ -54,7 +55,7 @@ store: {driver: sqlite, dsn: gatehouse.db, instance: %s}
 	if _, ok := fa["store.instance"]; ok {
 		t.Error("store.instance is fingerprinted; it differs by design")
 	}
-	if got := differingKeys(fa, fb); !slices.Equal(got, []string{"llm.providers", "policy.rules"}) {
+	if got := cluster.DifferingKeys(fa, fb); !slices.Equal(got, []string{"llm.providers", "policy.rules"}) {
 		t.Errorf("differing keys %q; want llm.providers and policy.rules", got)
 	}
 	for k, v := range fa {
@@ -68,26 +69,7 @@ store: {driver: sqlite, dsn: gatehouse.db, instance: %s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := differingKeys(fa, fc); len(got) != 0 {
+	if got := cluster.DifferingKeys(fa, fc); len(got) != 0 {
 		t.Errorf("only the secret differs, yet keys %q differ", got)
-	}
-}
-
-// TestDifferingKeysBounded: keys only the other instance has are named
-// too, shown on one line, and a warning names at most maxDiffKeys.
-func TestDifferingKeysBounded(t *testing.T) {
-	theirs := map[string]string{"odd\nkey": "1"}
-	mine := map[string]string{}
-	for i := range 50 {
-		mine[strings.Repeat("k", i+1)] = "x"
-	}
-	got := differingKeys(mine, theirs)
-	if len(got) != maxDiffKeys+1 || got[maxDiffKeys] != "…" {
-		t.Fatalf("%d keys, last %q; want %d and an ellipsis", len(got), got[len(got)-1], maxDiffKeys)
-	}
-	for _, k := range differingKeys(map[string]string{}, theirs) {
-		if strings.Contains(k, "\n") {
-			t.Errorf("a key from the store shown with a line break: %q", k)
-		}
 	}
 }

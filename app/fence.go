@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/hitl"
 )
-
-// heartbeatRenewal names the heartbeat among the renewals the fence
-// watches (cluster.Fence).
-const heartbeatRenewal = "heartbeat"
 
 // useFence makes the fence of this instance's calls on a shared store,
 // which the heartbeat feeds: it trips once the heartbeat or the workspace
@@ -23,8 +19,8 @@ const heartbeatRenewal = "heartbeat"
 // own.
 func (a *App) useFence() {
 	if a.sharedStore() {
-		a.fence = durable.NewFence(a.cfg.Store.LeaseTTL.D()/2, a.log)
-		a.cluster.fence = a.fence
+		a.fence = cluster.NewFence(a.cfg.Store.LeaseTTL.D()/2, a.log)
+		a.member.UseFence(a.fence)
 	}
 }
 
@@ -34,7 +30,7 @@ func (a *App) useFence() {
 // restore the workspace under it or mark it interrupted.
 type fencedTools struct {
 	*tools.Registry
-	fence *durable.Fence
+	fence *cluster.Fence
 }
 
 var _ core.Actuator = fencedTools{}
@@ -48,8 +44,8 @@ func (f fencedTools) Act(ctx context.Context, a core.Action) (core.Result, error
 	gctx, release := f.fence.Guard(ctx)
 	defer release()
 	res, err := f.Registry.Act(gctx, a)
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(gctx), durable.ErrFenced) {
-		err = fmt.Errorf("%w (%w)", durable.ErrFenced, err)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(gctx), cluster.ErrFenced) {
+		err = fmt.Errorf("%w (%w)", cluster.ErrFenced, err)
 	}
 	return res, err
 }
@@ -64,7 +60,7 @@ func (a *App) toolActuator() core.Actuator {
 }
 
 // brokerFence is fence as the broker takes it: nil stays a nil interface.
-func brokerFence(fence *durable.Fence) hitl.Fence {
+func brokerFence(fence *cluster.Fence) hitl.Fence {
 	if fence == nil {
 		return nil
 	}

@@ -1,7 +1,7 @@
 package app
 
 import (
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -20,7 +20,7 @@ func (a *App) buildInbox() (core.Journal, error) {
 	if !ok {
 		return nil, nil
 	}
-	in, err := durable.New(durable.Config{Store: st, Instance: a.instance, TTL: a.cfg.Store.LeaseTTL.D(),
+	in, err := cluster.New(cluster.Config{Store: st, Instance: a.instance, TTL: a.cfg.Store.LeaseTTL.D(),
 		Slots: a.cfg.Engine.Concurrency, Log: a.log})
 	if err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 package app
 
 import (
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -24,6 +24,6 @@ func (a *App) sharedDelivery() *gateways.Shared {
 	if !ok {
 		return nil
 	}
-	a.journal = durable.NewReplies(box, a.instance)
-	return &gateways.Shared{Slots: durable.Slots{St: slots}, Journal: a.journal}
+	a.journal = cluster.NewReplies(box, a.instance)
+	return &gateways.Shared{Slots: cluster.Slots{St: slots}, Journal: a.journal}
 }

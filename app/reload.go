@@ -137,7 +137,7 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 	restart := restartKeys(a.cfg, cfg)
 	// The other instances' /status and doctor compare with what is now
 	// in force here.
-	a.cluster.reloaded(ctx, cfg, restart)
+	a.reloadedFingerprint(ctx, cfg, restart)
 	return restart, nil
 }
 

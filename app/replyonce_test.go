@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -94,7 +94,7 @@ type inboxOutbox interface {
 // named name on db, sending to p as token "gw:1".
 type replyInstance struct {
 	eng *core.Engine
-	in  *durable.Inbox
+	in  *cluster.Inbox
 	llm *fakeoai.Server
 }
 
@@ -108,7 +108,7 @@ func startReplyInstance(t *testing.T, name string, db inboxOutbox, p *platform) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := durable.New(durable.Config{Store: db, Instance: name, TTL: 2 * time.Second, Poll: 20 * time.Millisecond, Log: log})
+	in, err := cluster.New(cluster.Config{Store: db, Instance: name, TTL: 2 * time.Second, Poll: 20 * time.Millisecond, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func startReplyInstance(t *testing.T, name string, db inboxOutbox, p *platform) 
 	}
 	ob, err := gateways.NewOutbox(gateways.OutboxConfig{Limit: 4096, Log: log, Sender: "gw:1",
 		Classify: func(error) gateways.Failure { return gateways.Failure{Verdict: gateways.Permanent} },
-		Shared:   &gateways.Shared{Journal: durable.NewReplies(db, name)}})
+		Shared:   &gateways.Shared{Journal: cluster.NewReplies(db, name)}})
 	if err != nil {
 		t.Fatal(err)
 	}

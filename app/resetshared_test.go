@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -32,7 +32,7 @@ func startResetInstance(t *testing.T, name string, db *postgres.DB, f *fakeoai.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := durable.New(durable.Config{Store: db, Instance: name, TTL: 2 * time.Second, Poll: 20 * time.Millisecond, Log: log})
+	in, err := cluster.New(cluster.Config{Store: db, Instance: name, TTL: 2 * time.Second, Poll: 20 * time.Millisecond, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

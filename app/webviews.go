@@ -25,7 +25,7 @@ type webViews struct{ a *App }
 // schedules, the MCP servers, and each gateway's readiness.
 func (v webViews) Cluster(ctx context.Context) []webconsole.Section {
 	a := v.a
-	out := []webconsole.Section{{Title: "Instances and leases", Lines: a.cluster.StatusLines(ctx, core.Conversation{})}}
+	out := []webconsole.Section{{Title: "Instances and leases", Lines: a.member.StatusLines(ctx, core.Conversation{})}}
 	var sched []string
 	for _, s := range a.sched.Schedules() {
 		sched = append(sched, fmt.Sprintf("%s — %s in %s, next run %s", s.Name, s.Cron, s.Conv.Key(), s.Next.UTC().Format("2006-01-02 15:04 UTC")))

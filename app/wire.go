@@ -20,7 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/attach"
 	"github.com/gatehouse-bot/gatehouse/budget"
 	"github.com/gatehouse-bot/gatehouse/checkpoint"
-	durable "github.com/gatehouse-bot/gatehouse/cluster"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
@@ -116,7 +116,7 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 // otherwise in the directory beside the store, as always. On a shared
 // store the workspace is held through its leases too, as instance: an
 // /undo is refused while another instance runs a changing call.
-func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, fence *durable.Fence, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
+func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, fence *cluster.Fence, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
 		return nil, nil
@@ -132,7 +132,7 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 			return nil, errors.New("tools.checkpoints: this store is shared but cannot keep checkpoint blobs")
 		}
 		o.BlobStore, o.Shared = checkpoint.NewTableBlobs(table, o.MaxFile, 0), true
-		o.Leases, o.Instance, o.LeaseTTL = checkpointLeases{st}, instance, cfg.Store.LeaseTTL.D()
+		o.Leases, o.Instance, o.LeaseTTL = cluster.PrefixLeases{Leases: st}, instance, cfg.Store.LeaseTTL.D()
 		if fence != nil {
 			o.Fence = fence
 		}
@@ -360,7 +360,7 @@ type brokerEngine interface {
 
 // buildBroker builds the approval broker on the store; profiles add
 // approvers to their conversations' requests.
-func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, fence *durable.Fence, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
+func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance string, fence *cluster.Fence, profiles hitl.ProfileApprovers, m *metrics.Registry, log zerolog.Logger) (*hitl.Broker, error) {
 	notify, err := notifyConversations(cfg)
 	if err != nil {
 		return nil, err

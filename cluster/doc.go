@@ -27,15 +27,27 @@
 //     or restore the workspace; app feeds it the renewals and guards the
 //     calls with it (hitl.Options.Fence, the tool actuator), checkpoint
 //     tells it of the run lease.
+//   - The members (member.go, Member, a core.StatusReporter): this
+//     instance's heartbeat, its name claimed before anything runs
+//     (claim.go, ClaimName: a second live process under one name is
+//     refused, ErrInstanceInUse; a crashed one's heartbeat is waited
+//     out), and /status's lines on the store, the instances alive and
+//     the leases held; View (view.go) is the same for bot doctor, and
+//     PrefixLeases (leases.go) the store's leases as checkpoint asks for
+//     them.
+//   - The configurations compared (fingerprint.go): each instance
+//     records the fingerprint of the configuration in force (at start,
+//     and after a reload: the reloaded keys, the running ones for keys a
+//     restart applies) beside its heartbeat, and warns of the keys in
+//     which the others alive differ; /status and bot doctor (ConfigDiffs)
+//     name them.
 //
-// Elsewhere (the part in app is still to move here; the rest by design):
-//   - app: this instance's name, its claim (a second live process under
-//     one name is refused) and heartbeat, the /status and bot doctor
-//     lines on the instances alive and the leases held, the configuration
-//     fingerprints compared between instances (recorded at start and after
-//     each reload; /status and bot doctor name the keys that differ), the
-//     store's probe behind
-//     /readyz (a message refused while the database does not answer).
+// Elsewhere (by design):
+//   - app: the fingerprint itself (a hash of each top-level key of the
+//     configuration, secrets redacted: cluster knows no config), the
+//     wiring of the parts above when the store is shared, and the
+//     store's probe behind /readyz (a message refused while the database
+//     does not answer).
 //   - gateways: Shared (the delivery layer's seam for Slots and Replies) and
 //     RunUnderLease (a receiver the platform allows once per token, long
 //     polling or a websocket session, run by the one instance holding its

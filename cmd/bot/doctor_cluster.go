@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/app"
+	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -25,7 +26,7 @@ func doctorCluster(ctx context.Context, r *report, cfg *config.Config, db store.
 	}
 	r.line("cluster", "tools.workspace %s must be storage every instance mounts, at this same path: any instance may run a turn or an /undo on it (checkpoint blobs are in the database)",
 		cfg.Tools.Workspace)
-	instances, leases, err := app.ClusterView(ctx, db, time.Now())
+	instances, leases, err := cluster.View(ctx, db, time.Now())
 	if err != nil {
 		r.problem("cluster", "%v", err)
 		return

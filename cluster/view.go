@@ -1,26 +1,18 @@
-package app
+package cluster
 
 import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// ClusterStore is what the cluster view reads of a shared store.
-type ClusterStore interface {
-	store.Instances
-	store.Leases
-}
-
-// ClusterView is what `bot doctor` shows of the instances sharing a store
+// View is what `bot doctor` shows of the instances sharing a store
 // (read-only: it is no instance itself): the instances alive, as /status
 // counts them (a heartbeat within its window), each with its version and
 // how long ago it was last seen, and the leases held, each with its holder
 // and expiry. Names come from the store (other instances' configurations):
 // one line each, bounded, their lists capped as /status caps them.
-func ClusterView(ctx context.Context, st ClusterStore, now time.Time) (instances, leases string, err error) {
+func View(ctx context.Context, st MemberStore, now time.Time) (instances, leases string, err error) {
 	ins, err := st.Instances(ctx, aliveWindow)
 	if err != nil {
 		return "", "", fmt.Errorf("instances: %w", err)

@@ -1,4 +1,4 @@
-package app
+package cluster
 
 import (
 	"context"
@@ -10,37 +10,27 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// ErrInstanceInUse is returned by Run when another live process, on the
-// shared store, runs under this instance's name (store.instance): the
-// bot stops before it does anything, and exits 1.
+// ErrInstanceInUse is returned by ClaimName (and so by app's Run) when
+// another live process, on the shared store, runs under this instance's
+// name (store.instance): the bot stops before it does anything, and
+// exits 1.
 var ErrInstanceInUse = errors.New("instance name in use")
 
 // newProcessID is the random id this process writes with its heartbeats
 // (store.Instance.Process): two processes under one name differ by it.
 func newProcessID() string { return rand.Text() }
 
-// claimName makes the instance's name this process's on a shared store
-// (cluster.claimName), polling a tenth of store.lease_ttl; with a store
-// that is not shared it does nothing.
-func (a *App) claimName(ctx context.Context) error {
-	if !a.sharedStore() {
-		return nil
-	}
-	ttl := a.cfg.Store.LeaseTTL.D()
-	return a.cluster.claimName(ctx, ttl, max(ttl/10, 50*time.Millisecond))
-}
-
-// claimName makes the instance's name this process's on a shared store,
+// ClaimName makes the instance's name this process's on a shared store,
 // before anything runs (restart recovery, receivers, leases: all keyed by
 // the name). The name is free when it has no heartbeat, or one last seen
 // store.lease_ttl or longer ago. A fresher heartbeat is either a live
-// process's or one a crash left behind (a restart at once): claimName
+// process's or one a crash left behind (a restart at once): ClaimName
 // watches it, polling every poll, and refuses (ErrInstanceInUse) as soon
 // as it is renewed, which a live process does every heartbeat interval
 // (at most a third of lease_ttl); one that is not renewed ages out within
 // lease_ttl, and the name is taken then. So a crashed instance restarts
 // within lease_ttl, and a second live process under one name exits.
-func (c *cluster) claimName(ctx context.Context, ttl, poll time.Duration) error {
+func (c *Member) ClaimName(ctx context.Context, ttl, poll time.Duration) error {
 	var first store.Instance
 	waiting := false
 	t := time.NewTicker(poll)

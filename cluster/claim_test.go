@@ -1,4 +1,4 @@
-package app
+package cluster
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// claims is a clusterStore whose ClaimInstance answers from a script: the
+// claims is a MemberStore whose ClaimInstance answers from a script: the
 // rows another process holds, one a call, then the claim granted.
 type claims struct {
-	clusterStore
+	MemberStore
 	mu    sync.Mutex
 	held  []store.Instance
 	calls int
@@ -36,28 +36,28 @@ func (c *claims) ClaimInstance(_ context.Context, in store.Instance, _ time.Dura
 
 // TestClaimNameWaitsOutACrashedHeartbeat: a heartbeat under the name
 // that is not renewed (a crashed process's) is waited out, and the name
-// then taken; one renewed while claimName watches (a live process's) is
+// then taken; one renewed while ClaimName watches (a live process's) is
 // refused with ErrInstanceInUse, naming the name and how to choose
 // another.
 func TestClaimNameWaitsOutACrashedHeartbeat(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	old := store.Instance{Name: "a", Process: "old", LastSeen: t0}
 	st := &claims{held: []store.Instance{old, old, old}}
-	c := newCluster(st, "a", "v1", t0, zerolog.Nop())
-	if err := c.claimName(context.Background(), time.Second, time.Millisecond); err != nil {
-		t.Fatalf("claimName past a heartbeat not renewed: %v; want the name taken", err)
+	c := NewMember(st, "a", "v1", t0, zerolog.Nop())
+	if err := c.ClaimName(context.Background(), time.Second, time.Millisecond); err != nil {
+		t.Fatalf("ClaimName past a heartbeat not renewed: %v; want the name taken", err)
 	}
 	if st.calls != 4 {
-		t.Errorf("claimName asked %d times; want 4 (three refusals, then the claim)", st.calls)
+		t.Errorf("ClaimName asked %d times; want 4 (three refusals, then the claim)", st.calls)
 	}
 
 	renewed := old
 	renewed.LastSeen = t0.Add(300 * time.Millisecond)
 	st = &claims{held: []store.Instance{old, old, renewed, renewed}}
-	c = newCluster(st, "a", "v1", t0, zerolog.Nop())
-	err := c.claimName(context.Background(), time.Second, time.Millisecond)
+	c = NewMember(st, "a", "v1", t0, zerolog.Nop())
+	err := c.ClaimName(context.Background(), time.Second, time.Millisecond)
 	if !errors.Is(err, ErrInstanceInUse) {
-		t.Fatalf("claimName against a renewed heartbeat: %v; want ErrInstanceInUse", err)
+		t.Fatalf("ClaimName against a renewed heartbeat: %v; want ErrInstanceInUse", err)
 	}
 	for _, want := range []string{`"a"`, "store.instance", "GATEHOUSE_INSTANCE"} {
 		if !strings.Contains(err.Error(), want) {

@@ -1,4 +1,4 @@
-package app
+package cluster
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
-// checkpointLeases are the store's leases as checkpoint asks for
-// them (checkpoint.Leases): the holders of the leases of a name's prefix.
-type checkpointLeases struct{ store.Leases }
+// PrefixLeases are the store's leases as checkpoint asks for them
+// (checkpoint.Leases): the holders of the leases of a name's prefix.
+type PrefixLeases struct{ store.Leases }
 
 // LeaseHoldersOf lists the holders of the unexpired leases whose name
 // starts with prefix.
-func (l checkpointLeases) LeaseHoldersOf(ctx context.Context, prefix string) ([]string, error) {
+func (l PrefixLeases) LeaseHoldersOf(ctx context.Context, prefix string) ([]string, error) {
 	all, err := l.LeaseHolders(ctx)
 	if err != nil {
 		return nil, err
