@@ -33,7 +33,7 @@ func (a *App) mountWeb(cfg *config.Config) error {
 		return err
 	}
 	a.routes = append(a.routes, route{pattern: webconsole.Pattern, handler: c})
-	a.engine.UseHITL(a.broker, webCommands{Broker: a.broker, web: c})
+	a.engine.UseHITL(a.broker, webCommands{b: a.broker, web: c})
 	return nil
 }
 
@@ -52,18 +52,35 @@ func webPage(cfg *config.Config) func(token string) string {
 	return func(token string) string { return origin + webconsole.PagePath(token) }
 }
 
-// webCommands are the broker's chat commands and /web.
+// webCommands are the broker's chat commands and /web. It names the
+// broker's abilities the engine looks for rather than embedding the
+// broker, whose every method would be wrapped (the release binary is
+// near its 20 MB).
 type webCommands struct {
-	*hitl.Broker
+	b   *hitl.Broker
 	web *webconsole.Console
 }
 
+var (
+	_ core.GuestCommandHandler = webCommands{}
+	_ core.CommandLister       = webCommands{}
+	_ core.StatusReporter      = webCommands{}
+)
+
 func (w webCommands) HandleCommand(ctx context.Context, s core.Signal) bool {
-	return w.web.HandleCommand(ctx, s) || w.Broker.HandleCommand(ctx, s)
+	return w.web.HandleCommand(ctx, s) || w.b.HandleCommand(ctx, s)
+}
+
+func (w webCommands) HandleGuestCommand(ctx context.Context, s core.Signal) bool {
+	return w.b.HandleGuestCommand(ctx, s)
+}
+
+func (w webCommands) StatusLines(ctx context.Context, conv core.Conversation) []string {
+	return w.b.StatusLines(ctx, conv)
 }
 
 func (w webCommands) Commands() []core.CommandHelp {
-	return append(w.Broker.Commands(), w.web.Commands()...)
+	return append(w.b.Commands(), w.web.Commands()...)
 }
 
 // webApprovals is the broker and the profiles as the web console asks them.

@@ -3,14 +3,17 @@ package webconsole
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 )
 
-// webCommand matches /web, and /web@botname as platforms send in groups.
-var webCommand = regexp.MustCompile(`(?i)^/web(@[A-Za-z0-9_]+)?$`)
+// isWeb reports whether word is /web, or /web@botname as platforms send
+// in groups.
+func isWeb(word string) bool {
+	name, _, _ := strings.Cut(word, "@")
+	return strings.EqualFold(name, "/web")
+}
 
 // Commands lists /web for /help.
 func (c *Console) Commands() []core.CommandHelp {
@@ -25,7 +28,7 @@ func (c *Console) HandleCommand(ctx context.Context, s core.Signal) bool {
 		return false
 	}
 	word, rest, _ := strings.Cut(strings.TrimSpace(s.Text), " ")
-	if !webCommand.MatchString(word) {
+	if !isWeb(word) {
 		return false
 	}
 	rest = strings.TrimSpace(rest)

@@ -26,15 +26,23 @@ type markup string
 type doc struct{ b strings.Builder }
 
 // tag writes trusted markup.
+//
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
 func (d *doc) tag(m markup) { d.b.WriteString(string(m)) }
 
 // text writes s escaped: in text, or inside a quoted attribute value.
+//
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
 func (d *doc) text(s string) { d.b.WriteString(html.EscapeString(s)) }
 
 // el writes <open>s</close> with s escaped.
+//
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
 func (d *doc) el(open, close markup, s string) { d.tag(open); d.text(s); d.tag(close) }
 
 // row writes one <dt>/<dd> pair.
+//
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
 func (d *doc) row(k markup, v string) { d.el("<dt>"+k+"</dt><dd>", "</dd>", v) }
 
 // link writes <a href="path">s</a>, path escaped.
