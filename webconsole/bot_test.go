@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/app"
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/config"
+	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
 	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -26,6 +29,24 @@ const (
 	annID, bobID, melID = 42, 44, 43
 	opsGroup            = -1001
 )
+
+// fakes makes a temporary directory with a workspace whose notes.txt
+// holds notes, the fake Telegram and the fake OpenAI.
+func fakes(t *testing.T, notes string) (dir, ws, file string, tg *faketg.Server, ai *fakeoai.Server) {
+	t.Helper()
+	dir = t.TempDir()
+	ws = filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(ws, "notes.txt")
+	if err := os.WriteFile(file, []byte(notes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg = faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
+	t.Cleanup(tg.Close)
+	return dir, ws, file, tg, fakeoai.Start(t)
+}
 
 // botConfig is a configuration on the fakes with the web console on addr.
 func botConfig(aiURL string, tg *faketg.Server, ws, storeYAML, addr string) string {

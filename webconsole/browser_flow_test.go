@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
-	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
@@ -32,18 +30,7 @@ import (
 // outcome; the same link again is refused.
 func TestBrowserApprovesAWrite(t *testing.T) {
 	ctx := browser(t)
-	dir := t.TempDir()
-	ws := filepath.Join(dir, "ws")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	notes := filepath.Join(ws, "notes.txt")
-	if err := os.WriteFile(notes, []byte("old line\nkept <b>line</b>\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tg := faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
-	t.Cleanup(tg.Close)
-	ai := fakeoai.Start(t)
+	dir, ws, notes, tg, ai := fakes(t, "old line\nkept <b>line</b>\n")
 	addr := freeAddr(t)
 	origin := "http://" + addr
 	cfg := startBot(t, botConfig(ai.URL(), tg, ws, `{dsn: "`+filepath.Join(dir, "gatehouse.db")+`"}`, addr))

@@ -4,14 +4,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	fakeoai "github.com/gatehouse-bot/gatehouse/internal/fake/openai"
-	faketg "github.com/gatehouse-bot/gatehouse/internal/fake/telegram"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
@@ -22,18 +19,7 @@ import (
 // the write runs once.
 func TestTwoInstancesShareTheConsole(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	dir := t.TempDir()
-	ws := filepath.Join(dir, "ws")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	notes := filepath.Join(ws, "notes.txt")
-	if err := os.WriteFile(notes, []byte("old line\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tg := faketg.New(faketg.Options{MaxPollWait: 50 * time.Millisecond})
-	t.Cleanup(tg.Close)
-	ai := fakeoai.Start(t)
+	_, ws, notes, tg, ai := fakes(t, "old line\n")
 	addrA, addrB := freeAddr(t), freeAddr(t)
 	storeOf := func(name string) string {
 		return `{driver: postgres, dsn: "` + dsn + `", instance: ` + name + `, lease_ttl: 3s}`
