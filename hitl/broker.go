@@ -115,12 +115,6 @@ type Fence interface {
 	Guard(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
-// ProfileApprovers names the approvers a conversation's profile adds to
-// Options.Approvers for that conversation's requests only (profiles[].approvers).
-type ProfileApprovers interface {
-	Approvers(conv core.Conversation) []core.Identity
-}
-
 // Rejudger decides a tool call as the engine's gates do now, without
 // holding it (core.Engine implements it). The broker runs an approved
 // call only when the verdict is not core.Deny: a hold is what a human
