@@ -113,8 +113,8 @@ func (b *Broker) ApprovesAnything(id core.Identity) bool {
 	return b.IsApprover(id) || b.escalationApprover(id)
 }
 
-// pageLine is the line of a request that links to its page in the web
-// console, "" when the console is off.
+// pageLine is the line of a request that links to its page in the
+// web console, "" when it is off.
 func (b *Broker) pageLine(token string) string {
 	if b.o.Page == nil {
 		return ""

@@ -33,8 +33,8 @@ type WebSessions interface {
 	EndWebSessions(ctx context.Context, id core.Identity) (int, error)
 }
 
-// Conversations lists the conversations with recent history, for the web
-// console (storetest.WebSessionContract checks it).
+// Conversations lists the conversations with recent history, for the
+// web console (storetest.ActivityContract checks it).
 type Conversations interface {
 	// ActiveConversations returns the conversations with a message stored
 	// at or after since, the latest first, at most limit.

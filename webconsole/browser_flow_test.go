@@ -47,6 +47,14 @@ func TestBrowserApprovesAWrite(t *testing.T) {
 		t.Errorf("a member who approves nothing got a sign-in link: %s", l)
 	}
 
+	// A stranger's /web is a stranger's message: no link.
+	from = say(tg, 99, 99, "/web")
+	say(tg, melID, melID, "/web") // a marker: answered once the stranger's message was
+	waitSent(t, tg, from, melID, "Not authorised")
+	if l, ok := linkIn(tg, 99, from); ok {
+		t.Errorf("a stranger got a sign-in link: %s", l)
+	}
+
 	// bob's session cannot approve ann's request.
 	from = say(tg, bobID, bobID, "/web")
 	waitSent(t, tg, from, bobID, "/web/signin?t=")
