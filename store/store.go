@@ -336,6 +336,16 @@ type Webhooks interface {
 // redelivers, and than an incident stays open.
 const WebhookKeep = 30 * 24 * time.Hour
 
+// Skills keeps what approvers decided of skills (skills.Store), shared
+// by the instances on one store: the digest of each skill's enabled
+// content, or its being disabled.
+type Skills interface {
+	// SetSkillState records st for st.Name, replacing what was.
+	SetSkillState(ctx context.Context, st record.SkillState) error
+	// SkillStates returns every skill's recorded state, by name.
+	SkillStates(ctx context.Context) ([]record.SkillState, error)
+}
+
 // Store is everything a persistent implementation offers; app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
 // StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
@@ -358,6 +368,7 @@ type Store interface {
 	Webhooks
 	WebSessions
 	Conversations
+	Skills
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

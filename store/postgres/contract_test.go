@@ -182,3 +182,11 @@ func TestActivityContract(t *testing.T) {
 		return openFresh(t, postgres.Options{Now: now})
 	})
 }
+
+func TestSkillContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{}), openAt(t, dsn, postgres.Options{})
+	})
+}

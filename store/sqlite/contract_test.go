@@ -136,3 +136,10 @@ func TestActivityContract(t *testing.T) {
 		return openTemp(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestSkillContract(t *testing.T) {
+	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {
+		db := openTemp(t, sqlite.Options{}) // one process per file: both handles are one
+		return db, db
+	})
+}

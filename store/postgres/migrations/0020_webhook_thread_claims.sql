@@ -1,5 +1,5 @@
 -- +goose Up
--- 0023 (assigned; 0020 here as migrate refuses a gap: renumber at merge): an incident's thread is claimed before it is opened (opener: the
+-- 0020: an incident's thread is claimed before it is opened (opener: the
 -- instance opening it, conv '' until it is recorded), so that of two
 -- instances taking the incident's first deliveries at once only one opens
 -- a thread and the other waits for it; reply_to is the incident's first
