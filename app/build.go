@@ -202,6 +202,9 @@ func (a *App) buildEdges(ctx context.Context, o Options) error {
 	if err := a.mountWebhooks(cfg); err != nil {
 		return err
 	}
+	if err := a.mountWeb(cfg); err != nil {
+		return err
+	}
 	a.inboxGateways()
 	a.health = newHealth(a.metrics, a.store, a.routes, a.gateways)
 	a.probe = newStoreProbe(a.store, o.Log)

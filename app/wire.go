@@ -376,6 +376,7 @@ func buildBroker(cfg *config.Config, d brokerEngine, st store.Store, instance st
 		return nil, err
 	}
 	b, err := hitl.NewBroker(d, hitl.Options{
+		Page:              webPage(cfg),
 		Nudges:            nudge,
 		Instance:          instance,
 		Policy:            d,

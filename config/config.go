@@ -222,6 +222,15 @@ type HTTP struct {
 	// --web.enable-lifecycle); off by default, since anyone who can
 	// reach Listen could then reload. SIGHUP reloads either way.
 	Reload bool `yaml:"reload"`
+	// PublicURL is how people's browsers reach Listen (behind a TLS
+	// proxy): the web console's sign-in links use it, and its origin is
+	// the only one the web console accepts. Empty is http://<Listen>.
+	PublicURL string `yaml:"public_url"`
+	// Console turns on the web console at /web/ on Listen; off by
+	// default, like Reload.
+	Console bool `yaml:"console"`
+	// ConsoleSession is how long a web console session lasts.
+	ConsoleSession Duration `yaml:"console_session"`
 }
 
 // Log configures logging.
@@ -257,7 +266,7 @@ func Default(table []GatewaySpec) *Config {
 		},
 		Store: Store{Driver: "sqlite", DSN: "gatehouse.db", Retention: Duration(2160 * time.Hour),
 			LeaseTTL: Duration(15 * time.Second)},
-		HTTP: HTTP{Listen: "127.0.0.1:9090"},
+		HTTP: HTTP{Listen: "127.0.0.1:9090", ConsoleSession: Duration(12 * time.Hour)},
 		Log:  Log{Level: "info", Format: "auto"},
 
 		Attachments: defaultAttachments(),

@@ -322,6 +322,7 @@ func (h *HTTP) check(ch *checker) {
 	if h.Listen != "" {
 		ch.listen("http.listen", h.Listen)
 	}
+	h.checkWeb(ch)
 }
 
 func (l *Log) check(ch *checker) {

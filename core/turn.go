@@ -10,7 +10,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
-	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
 // maxRejections bounds how often the gates may turn down the LLM's proposals
@@ -127,8 +126,8 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 		return
 	}
 	if typer, ok := e.typer(s.Conv); ok && s.Kind == KindMessage {
-		stop := typer.StartTyping(ctx, s.Conv)
-		defer stop()
+		t.typing = startTypingAfter(ctx, typer, s.Conv, e.cfg.TypingDelay)
+		defer t.typing.end()
 	}
 	if s.journal.stage() < StageInHistory { // a takeover's history has it already
 		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
@@ -203,6 +202,9 @@ func (t *turnState) cancelled(ctx context.Context) {
 // append adds msgs to the turn's conversation's history, unless /reset
 // forgot that history since the turn began.
 func (t *turnState) append(ctx context.Context, msgs ...llm.Message) error {
+	// A journaled turn's rows name its message (JournalEntry): a shared
+	// store reads from them how far the turn got.
+	ctx = t.sig.journal.entry(ctx)
 	return t.rt.write(func() error { return t.cfg.History.Append(ctx, t.key, msgs...) })
 }
 
@@ -220,6 +222,7 @@ type turnState struct {
 	shortened  bool         // the history was shortened once after "context too long"
 	live       *liveSink    // the last request's live reply; nil when the gateway has none
 	profile    *Profile     // the conversation's, as the turn began; nil when none
+	typing     *typing      // nil without a typing indicator
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -394,6 +397,7 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
 		return false, t.append(ctx, msg, note)
 	}
+	t.typing.decided()
 	if err := t.append(ctx, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
 	}
@@ -460,38 +464,4 @@ func (e *Engine) typer(c Conversation) (Typer, bool) {
 	}
 	t, ok := a.(Typer)
 	return t, ok
-}
-
-// userError says in plain words why a turn failed. Errors of our own making
-// (tool failures, refusals) are shown; infrastructure errors are classified,
-// never shown raw: they can name internal hosts, resolvers or key fragments
-// that have no place in a group chat. The log has the detail.
-func userError(err error) string {
-	switch {
-	case errors.Is(err, errGiveUp), errors.Is(err, errRefused), errors.Is(err, errEmptyAnswer), errors.Is(err, errContextFull):
-		return firstLine(err.Error())
-	case errors.Is(err, ErrUnavailable):
-		return "I'm temporarily unavailable (my database does not answer); try again in a moment."
-	}
-	switch llm.ErrorClass(err) {
-	case "timeout":
-		return "the language model took too long to answer."
-	case "rate_limited":
-		return "the language model is rate-limited right now; try again in a minute."
-	case "server_error", "transport":
-		return "the language model is unreachable right now; try again later."
-	case "client_error", "bad_response":
-		return "the language model rejected the request (the bot's log has the details)."
-	}
-	return "an internal error (the bot's log has the details)."
-}
-
-func firstLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			s = s[:i]
-			break
-		}
-	}
-	return textutil.Shorten(s, 300)
 }

@@ -29,6 +29,9 @@ const DefaultTTL = 15 * time.Minute
 type Options struct {
 	// TTL is how long a request waits for a decision (DefaultTTL if zero).
 	TTL time.Duration
+	// Page, when set, is the address of a request's page in the web
+	// console (http.console), which each request then carries.
+	Page func(token string) string
 	// Approvers are the identities whose messages and button presses may
 	// resolve approvals. It must not be empty: deny by default.
 	Approvers []core.Identity
@@ -110,12 +113,6 @@ type Fence interface {
 	// Guard returns a context derived from ctx that also ends when this
 	// instance may soon be taken for dead, and the func that releases it.
 	Guard(ctx context.Context) (context.Context, context.CancelFunc)
-}
-
-// ProfileApprovers names the approvers a conversation's profile adds to
-// Options.Approvers for that conversation's requests only (profiles[].approvers).
-type ProfileApprovers interface {
-	Approvers(conv core.Conversation) []core.Identity
 }
 
 // Rejudger decides a tool call as the engine's gates do now, without

@@ -191,7 +191,7 @@ func (b *Broker) reply(ctx context.Context, a core.Action) {
 
 // audit appends an audit entry about a, logging a failure.
 func (b *Broker) audit(ctx context.Context, a record.Approval, outcome, detail string) {
-	e := b.auditEntry(a, outcome, detail)
+	e := b.auditEntry(a, outcome, via(ctx, detail))
 	if err := b.o.Audit.AppendAudit(ctx, e); err != nil {
 		b.log.Error().Err(err).Str("approval", b.ref(a.Token)).Str("outcome", outcome).Msg("hitl: audit append failed")
 	}

@@ -185,7 +185,8 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 		room = core.DefaultPromptRoom
 	}
 	// What the request takes besides the call, as it reads when shortened.
-	other := utf8.RuneCountInString(h.head+requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
+	page := b.pageLine(h.a.Token)
+	other := utf8.RuneCountInString(page+h.head+requestText(h.a, now, note, rendered{shortened: true}, attachFailed)) +
 		max(utf8.RuneCountInString(p.Hint), utf8.RuneCountInString(showHintFor(h.a)))
 	r := h.render(room, other)
 	state := attachNone
@@ -208,7 +209,7 @@ func (b *Broker) promptTo(ctx context.Context, conv core.Conversation, h heldCal
 	if h.head != "" {
 		text = h.head + "\n" + text
 	}
-	return b.d.Prompt(ctx, conv, text, p)
+	return b.d.Prompt(ctx, conv, text+page, p)
 }
 
 // showFirstHint is the reply hint of a request sent without buttons

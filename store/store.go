@@ -366,6 +366,8 @@ type Store interface {
 	Instances
 	Pairings
 	Webhooks
+	WebSessions
+	Conversations
 	Skills
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps

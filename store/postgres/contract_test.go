@@ -168,6 +168,21 @@ func TestWebhookContract(t *testing.T) {
 	})
 }
 
+func TestWebSessionContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.WebSessionContract(t, func(t *testing.T, now func() time.Time) (a, b store.WebSessions) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
+	})
+}
+
+func TestActivityContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.ActivityContract(t, func(t *testing.T, now func() time.Time) storetest.ActivityStore {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}
+
 func TestSkillContract(t *testing.T) {
 	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {

@@ -124,6 +124,19 @@ func TestWebhookContract(t *testing.T) {
 	})
 }
 
+func TestWebSessionContract(t *testing.T) {
+	storetest.WebSessionContract(t, func(t *testing.T, now func() time.Time) (a, b store.WebSessions) {
+		db := openTemp(t, sqlite.Options{Now: now}) // one process per file: both handles are one
+		return db, db
+	})
+}
+
+func TestActivityContract(t *testing.T) {
+	storetest.ActivityContract(t, func(t *testing.T, now func() time.Time) storetest.ActivityStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
+
 func TestSkillContract(t *testing.T) {
 	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {
 		db := openTemp(t, sqlite.Options{}) // one process per file: both handles are one
