@@ -1,5 +1,5 @@
 -- +goose Up
--- 0022 (0021 as assigned; main's 0021 is skills): the web console's one-time sign-in links and its sessions. Only
+-- 0023: the web console's one-time sign-in links and its sessions. Only
 -- the hex SHA-256 of a link's token and of a session's id is stored: a
 -- copy of the database signs nobody in. Times are Unix nanoseconds; the
 -- expired rows are deleted when new ones are added.
