@@ -3,6 +3,8 @@ package webconsole
 import (
 	"net/http"
 	"strings"
+
+	"github.com/gatehouse-bot/gatehouse/core"
 )
 
 // pendingPage writes the requests, each with its buttons.
@@ -75,6 +77,8 @@ func (d *doc) buttons(q request, csrf string) {
 	d.hidden("csrf", csrf)
 	if q.Own {
 		d.tag("<p>You asked for this: another approver must approve it; you may deny it.</p>")
+	} else if core.ApprovedOnce(q.Call.Name) { // a skill: exactly the content shown, once
+		d.tag(`<button class="ok" name="decision" value="approve">Approve</button>`)
 	} else {
 		d.tag(`<button class="ok" name="decision" value="approve">Approve</button><button name="decision" value="always">Approve always</button><button name="decision" value="grant">Approve 30 min</button>`)
 	}
