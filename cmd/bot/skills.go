@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/app/storetable"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -187,11 +188,13 @@ func allowedToolsPolicy(ctx context.Context, cfg *config.Config, sec *secrets.Se
 }
 
 // directApprover reports whether an approver is on a gateway that opens
-// direct messages (every chat gateway, not the console): a skill's
-// approval request goes there.
+// direct messages (every chat gateway, not the bot's own terminal): a
+// skill's approval request goes there.
 func directApprover(approvers []string) bool {
+	local, _ := gatewaytable.LocalCaller()
+	terminal, _, _ := strings.Cut(local, ":")
 	for _, id := range approvers {
-		if gw, _, ok := strings.Cut(strings.TrimSpace(id), ":"); ok && gw != "console" {
+		if gw, _, ok := strings.Cut(strings.TrimSpace(id), ":"); ok && gw != terminal {
 			return true
 		}
 	}
