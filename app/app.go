@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
 	"github.com/gatehouse-bot/gatehouse/pairing"
 	"github.com/gatehouse-bot/gatehouse/schedule"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -146,16 +147,19 @@ func (a *App) Run(ctx context.Context) error {
 		}
 		defer ln.Close()
 	}
+	starttrace.Mark(ctx, "run: http.listen bound")
 	// The name first: a second live process under it stops here, before
 	// its recovery takes the first's runs for a dead instance's.
 	if err := a.claimName(ctx); err != nil {
 		return err
 	}
+	starttrace.Mark(ctx, "run: instance name claimed")
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.
 	if _, err := a.broker.Recover(ctx); err != nil {
 		return err
 	}
+	starttrace.Mark(ctx, "run: approvals recovered")
 	g, gctx := newGroup(ctx)
 	// The heartbeat outlives the broker's Run: the approved calls still
 	// running in their grace period at shutdown are this instance's, and
@@ -166,6 +170,7 @@ func (a *App) Run(ctx context.Context) error {
 	a.runInside(g, gctx, hctx, stopHeartbeat)
 	a.runEdges(g, gctx, ln, cancel)
 	a.health.setReady()
+	starttrace.Mark(ctx, "run: everything started")
 	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {

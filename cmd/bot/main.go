@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 )
@@ -34,7 +35,13 @@ const (
 	exitConfig = 2 // bad configuration or usage: nothing was started
 )
 
+// mainStarted is when main began: the start of -trace-startup's trace
+// (the runtime's start and the packages' initialisation come before it;
+// GODEBUG=inittrace=1 shows the latter).
+var mainStarted time.Time
+
 func main() {
+	mainStarted = time.Now()
 	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()

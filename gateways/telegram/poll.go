@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
 )
 
 // allowedUpdates are the update kinds the gateway asks for.
@@ -33,7 +34,9 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 // polled in a tight loop.
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
+	starttrace.Mark(ctx, "telegram: getWebhookInfo")
 	o := g.loadOffsets(ctx)
+	starttrace.Mark(ctx, "telegram: update offset read")
 	short := true
 	refused := 0 // batches refused in a row because the store is unreachable
 	for attempt := 0; ctx.Err() == nil; {
@@ -43,6 +46,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			timeout = 0
 		}
 		began := time.Now()
+		starttrace.Ready(ctx, "telegram: first getUpdates sent")
 		raws, err := g.fetch(ctx, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {

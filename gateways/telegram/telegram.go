@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
 )
 
 // Name is the gateway's name, the first part of its conversation keys and
@@ -99,6 +100,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	if err := g.connect(ctx); err != nil {
 		return nil, err
 	}
+	starttrace.Mark(ctx, "telegram: getMe")
 	if g.out, err = g.newOutbox(); err != nil { // after connect: the sender is the bot's id
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -109,15 +110,18 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if db.w, err = openPool(dsn, writerParams, 1); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	starttrace.Mark(ctx, "store: lock, file, writer")
 	if err := db.setUp(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	starttrace.Mark(ctx, "store: schema version, WAL")
 	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	if _, err := db.Prune(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	starttrace.Mark(ctx, "store: prune")
 	return db, nil
 }
 
