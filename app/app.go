@@ -26,7 +26,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
-	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/pairing"
 	"github.com/gatehouse-bot/gatehouse/schedule"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -147,19 +147,19 @@ func (a *App) Run(ctx context.Context) error {
 		}
 		defer ln.Close()
 	}
-	starttrace.Mark(ctx, "run: http.listen bound")
+	startup.Mark(ctx, "run: http.listen bound")
 	// The name first: a second live process under it stops here, before
 	// its recovery takes the first's runs for a dead instance's.
 	if err := a.claimName(ctx); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "run: instance name claimed")
+	startup.Mark(ctx, "run: instance name claimed")
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.
 	if _, err := a.broker.Recover(ctx); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "run: approvals recovered")
+	startup.Mark(ctx, "run: approvals recovered")
 	g, gctx := newGroup(ctx)
 	// The heartbeat outlives the broker's Run: the approved calls still
 	// running in their grace period at shutdown are this instance's, and
@@ -167,10 +167,15 @@ func (a *App) Run(ctx context.Context) error {
 	// heartbeat has stopped.
 	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
 	defer stopHeartbeat()
-	a.runInside(g, gctx, hctx, stopHeartbeat)
+	recv := startup.NewReceiving()
+	gctx = startup.WithReceiving(gctx, recv)
+	a.runInside(g, gctx, hctx, stopHeartbeat, recv)
 	a.runEdges(g, gctx, ln, cancel)
+	if !a.anyReceiverReports() {
+		recv.Open()
+	}
 	a.health.setReady()
-	starttrace.Mark(ctx, "run: everything started")
+	startup.Mark(ctx, "run: everything started")
 	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
@@ -182,8 +187,9 @@ func (a *App) Run(ctx context.Context) error {
 // runInside starts in g what runs behind the gateways: the engine, the
 // broker (whose end stops the heartbeat), the scheduler, the heartbeat and
 // the fence (under hctx), the replies of instances gone, pairing, the
-// durable inbox, MCP servers and the daily prune.
-func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc) {
+// durable inbox, MCP servers and the prunes: the first at once after the
+// first receive (recv), then daily.
+func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc, recv *startup.Receiving) {
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error {
 		defer stopHeartbeat()
@@ -209,11 +215,7 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		// child has exited.
 		g.Go(func() error { return a.mcp.Run(gctx) })
 	}
-	// A shared store prunes daily whatever the retention: its outbox
-	// gains a row a reply (store.OutboxKeep).
-	if a.cfg.Store.Retention > 0 || a.journal != nil {
-		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
-	}
+	g.Go(func() error { return a.pruneAfter(gctx, recv) })
 }
 
 // runEdges starts in g the health server on ln (when there is one) and

@@ -10,7 +10,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
-	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // build constructs the App's parts in dependency order: the store and
@@ -25,23 +25,23 @@ func (a *App) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: tooling (checkpoints, tools, MCP, providers, attachments, policy, profiles)")
+	startup.Mark(ctx, "build: tooling (checkpoints, tools, MCP, providers, attachments, policy, profiles)")
 	if err := a.buildPeople(ctx, o); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: people (allow lists, pairing, scheduler)")
+	startup.Mark(ctx, "build: people (allow lists, pairing, scheduler)")
 	if err := a.buildEngine(o, p); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: engine")
+	startup.Mark(ctx, "build: engine")
 	if err := a.buildApprovals(o, p.policy); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: approvals")
+	startup.Mark(ctx, "build: approvals")
 	if err := a.buildEdges(ctx, o); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: edges (gateways, health)")
+	startup.Mark(ctx, "build: edges (gateways, health)")
 	return nil
 }
 
@@ -67,11 +67,11 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 	if err := checkApprovers(cfg, a.enabled); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: configuration checks")
+	startup.Mark(ctx, "build: configuration checks")
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
-	starttrace.Mark(ctx, "build: store open and schema")
+	startup.Mark(ctx, "build: store open and schema")
 	a.member = cluster.NewMember(a.store, a.instance, o.Version, time.Now(), o.Log)
 	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
 		a.member.UseStore(d.Name, d.SchemaVersion)
@@ -80,7 +80,7 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.useFence()
-	starttrace.Mark(ctx, "build: instance (member, fingerprint, fence)")
+	startup.Mark(ctx, "build: instance (member, fingerprint, fence)")
 	return nil
 }
 

@@ -20,7 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/dotenv"
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
-	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // runBot loads the configuration and runs the bot until ctx ends (SIGINT,
@@ -33,8 +33,8 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return code
 	}
 	if *trace {
-		ctx = starttrace.With(ctx, starttrace.New(stderr, cmp.Or(mainStarted, time.Now())))
-		starttrace.Mark(ctx, "flags")
+		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())))
+		startup.Mark(ctx, "flags")
 	}
 	// Caught from now on, so that a SIGHUP during start-up does not kill
 	// the bot; it is handled once the bot is built.
@@ -45,14 +45,14 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if cfg == nil {
 		return code
 	}
-	starttrace.Mark(ctx, "configuration: file, .env, secrets")
+	startup.Mark(ctx, "configuration: file, .env, secrets")
 	interactive := isTerminal(stdin) && gatewaytable.UsesTerminal(cfg.Gateways)
 	// The chat shares the terminal with the logs when the user types there,
 	// or when piped input's replies and the logs both land on it.
 	chatOnTerminal := interactive || gatewaytable.UsesTerminal(cfg.Gateways) && isTerminal(stdout) && isTerminal(stderr)
 	var level logging.LevelVar
 	log := newLogger(cfg, sec, stderr, chatOnTerminal && !*verbose, &level)
-	starttrace.Mark(ctx, "logger")
+	startup.Mark(ctx, "logger")
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 		Load:        func() (*config.Config, error) { return loadConfigFile(*path) },

@@ -11,7 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
-	"github.com/gatehouse-bot/gatehouse/internal/starttrace"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // allowedUpdates are the update kinds the gateway asks for.
@@ -34,9 +34,9 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 // polled in a tight loop.
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	g.clearWebhook(ctx)
-	starttrace.Mark(ctx, "telegram: getWebhookInfo")
+	startup.Mark(ctx, "telegram: getWebhookInfo")
 	o := g.loadOffsets(ctx)
-	starttrace.Mark(ctx, "telegram: update offset read")
+	startup.Mark(ctx, "telegram: update offset read")
 	short := true
 	refused := 0 // batches refused in a row because the store is unreachable
 	for attempt := 0; ctx.Err() == nil; {
@@ -46,7 +46,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			timeout = 0
 		}
 		began := time.Now()
-		starttrace.Ready(ctx, "telegram: first getUpdates sent")
+		startup.Ready(ctx, "telegram: first getUpdates sent")
 		raws, err := g.fetch(ctx, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -108,6 +108,11 @@ func (g *Gateway) awaitProgress(ctx context.Context, moved <-chan struct{}) erro
 	}
 	return nil
 }
+
+// ReportsReceiving reports whether Run says when it first receives
+// (startup.Ready): in polling mode, before its first getUpdates, or before
+// it waits for the receiver lease.
+func (g *Gateway) ReportsReceiving() bool { return g.cfg.Mode != ModeWebhook }
 
 // fetch makes one getUpdates request that Telegram may hold for timeout
 // (rounded up to whole seconds; 0 answers at once). The request's deadline

@@ -1,4 +1,4 @@
-package starttrace
+package startup
 
 import (
 	"context"
