@@ -29,6 +29,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/pairing"
 	"github.com/gatehouse-bot/gatehouse/schedule"
+	"github.com/gatehouse-bot/gatehouse/skills"
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 	"github.com/gatehouse-bot/gatehouse/webhooks"
@@ -90,6 +91,7 @@ type App struct {
 	routes   []route // extra handlers on http.listen
 	sched    *schedule.Scheduler
 	webhooks *webhooks.Server
+	skills   *skills.Catalog // nil without skills.dirs
 	auth     *core.Auth
 	pairing  *pairing.Manager
 	policy   *core.PolicyGate
@@ -203,6 +205,9 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.member.Started(), a.log) })
 	}
 	g.Go(func() error { return a.pairing.Run(gctx) })
+	if a.skills != nil {
+		g.Go(func() error { return a.watchSkills(gctx) })
+	}
 	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
 		g.Go(func() error { return watchPairings(gctx, w, a.pairing, a.log) })
 	}

@@ -124,7 +124,7 @@ func (a *App) buildTooling(ctx context.Context, o Options) (p engineParts, err e
 	}
 	a.profiles = core.NewProfiles(profiles)
 	p.policy.Profiles = a.profiles
-	return p, nil
+	return p, a.buildSkills(cfg, o.Log, o.Now)
 }
 
 // buildPeople makes who may talk to the bot (allow lists, approvers,
@@ -156,7 +156,8 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		Provider:     p.provider,
 		Tools:        a.tools,
 		Actuators:    p.actuators,
-		Gates:        []core.Gate{core.SecretGate{Secrets: o.Secrets}, p.policy},
+		Gates:        append([]core.Gate{core.SecretGate{Secrets: o.Secrets}, p.policy}, a.skillGates()...),
+		Skills:       a.skillLister(),
 		Auth:         a.auth,
 		History:      a.store,
 		Usage:        a.store,
@@ -191,7 +192,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 // buildApprovals makes the broker and hands it to the engine, the policy
 // (standing allows) and the scheduler, and registers the tool actuator.
 func (a *App) buildApprovals(o Options, policy *core.PolicyGate) (err error) {
-	if a.broker, err = buildBroker(o.Config, a.engine, a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
+	if a.broker, err = buildBroker(o.Config, a.brokerDispatcher(), a.store, a.instance, a.fence, a.profiles, a.metrics, o.Log); err != nil {
 		return err
 	}
 	policy.Standing = a.broker

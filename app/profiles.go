@@ -25,7 +25,7 @@ func profilePolicy(cfg *config.Config) ([]core.Profile, error) {
 			return nil, err
 		}
 		out[i] = core.Profile{
-			Name: p.Name, Match: p.Match, Tools: p.Tools, Rules: rules,
+			Name: p.Name, Match: p.Match, Tools: p.Tools, Skills: p.Skills, Rules: rules,
 			SystemPrompt: p.SystemPrompt, Approvers: identities(p.Approvers),
 		}
 	}

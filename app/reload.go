@@ -134,6 +134,7 @@ func (a *App) reloadLocked(ctx context.Context, how string) ([]string, error) {
 		a.reload.setLogLevel(cfg.Log.Level)
 	}
 	a.auditReload(ctx, cfg, how)
+	a.reloadSkills(ctx)
 	restart := restartKeys(a.cfg, cfg)
 	// The other instances' /status and doctor compare with what is now
 	// in force here.

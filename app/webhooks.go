@@ -99,11 +99,11 @@ func (g webhookGateways) ThreadStarter(gateway string) core.ThreadStarter {
 	return ts
 }
 
-func (g webhookGateways) Send(ctx context.Context, conv core.Conversation, text string) error {
+func (g webhookGateways) Send(ctx context.Context, conv core.Conversation, replyTo, text string) error {
 	gw := g.a.gateway(conv.Gateway)
 	if gw == nil {
 		return fmt.Errorf("gateway %s is not running", conv.Gateway)
 	}
-	_, err := gw.Act(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, Escaped: true})
+	_, err := gw.Act(ctx, core.Action{Kind: core.ActionReply, Conv: conv, Text: text, ReplyTo: replyTo, Escaped: true})
 	return err
 }

@@ -30,6 +30,8 @@ type Config struct {
 	Webhooks []Webhook `yaml:"webhooks"`
 	// Attachments bounds and places files received from chat.
 	Attachments Attachments `yaml:"attachments"`
+	// Skills are folders of skills in the Agent Skills format (see Skills).
+	Skills Skills `yaml:"skills"`
 	// Profiles give the conversations they match their own providers,
 	// model, system prompt, tools, rules, approvers and budget (see
 	// Profile); the first that matches wins.
@@ -259,6 +261,7 @@ func Default(table []GatewaySpec) *Config {
 		Log:  Log{Level: "info", Format: "auto"},
 
 		Attachments: defaultAttachments(),
+		Skills:      Skills{MaxListed: defaultMaxListed},
 	}
 }
 

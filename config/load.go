@@ -29,6 +29,10 @@ func Load(path string, lookupEnv func(string) (string, bool), table []GatewaySpe
 		return nil, err
 	}
 	if err := c.resolvePaths(filepath.Dir(path)); err != nil {
+		if e, ok := errors.AsType[*Error](err); ok {
+			e.File = path
+			return nil, e
+		}
 		return nil, &Error{File: path, Msg: err.Error(), err: err}
 	}
 	return c, nil
@@ -50,7 +54,7 @@ func (c *Config) resolvePaths(dir string) error {
 	if c.Store.Driver == "sqlite" {
 		c.Store.DSN = Secret(resolveSQLite(dir, c.Store.DSN.Value()))
 	}
-	return nil
+	return c.Skills.resolve(dir, c.Tools.Workspace)
 }
 
 // resolveSQLite resolves a relative file path in a sqlite DSN, a plain path

@@ -30,6 +30,10 @@ type Profile struct {
 	// model (a call of any other is refused as an unknown tool). Absent
 	// offers every tool; an empty list offers none.
 	Tools []string `yaml:"tools"`
+	// Skills are globs over skill names: the only enabled skills offered
+	// in its conversations. Absent offers every enabled skill; an empty
+	// list offers none.
+	Skills []string `yaml:"skills"`
 	// Policy's rules are checked before the top-level policy.rules.
 	Policy Policy `yaml:"policy"`
 	// Approvers are added to hitl.approvers for the approvals this
@@ -102,6 +106,9 @@ func checkProfiles(ch *checker, profiles []Profile, providers []Provider) {
 		}
 		for j, g := range p.Tools {
 			checkGlob(ch, fmt.Sprintf("%s.tools[%d]", key, j), g)
+		}
+		for j, g := range p.Skills {
+			checkGlob(ch, fmt.Sprintf("%s.skills[%d]", key, j), g)
 		}
 		p.Policy.checkAt(ch, key+".policy")
 		for j, a := range p.Approvers {

@@ -60,6 +60,7 @@ func TestProfileErrors(t *testing.T) {
 		{`{name: ops, match: ["slack:C1"], providers: [openai, nope]}`, "profiles[0].providers[1]", `unknown provider "nope"`},
 		{`{name: ops, match: ["slack:C1"], providers: [local, local]}`, "profiles[0].providers[1]", "twice"},
 		{`{name: ops, match: ["slack:C1"], tools: [shell, "mcp__[x"]}`, "profiles[0].tools[1]", "bad glob"},
+		{`{name: ops, match: ["slack:C1"], skills: ["restart-*", "cert-[x"]}`, "profiles[0].skills[1]", "bad glob"},
 		{`{name: ops, match: ["slack:C1"], policy: {rules: [{tool: shell, decision: maybe}]}}`, "profiles[0].policy.rules[0].decision", "maybe"},
 		{`{name: ops, match: ["slack:C1"], policy: {rules: [{tool: shell, args: "(", decision: deny}]}}`, "profiles[0].policy.rules[0].args", "regexp"},
 		{`{name: ops, match: ["slack:C1"], approvers: [lead]}`, "profiles[0].approvers[0]", "identity"},

@@ -60,6 +60,7 @@ func (c *Config) validate() error {
 	c.Budget.check(ch, c.LLM.Providers)
 	checkProfiles(ch, c.Profiles, c.LLM.Providers)
 	c.Attachments.check(ch)
+	c.Skills.check(ch)
 	c.LLM.Transcribe.check(ch, c.LLM.Providers)
 	if err := ch.err(); err != nil {
 		return err

@@ -126,6 +126,11 @@ func (e *Engine) coreCommand(ctx context.Context, log zerolog.Logger, s Signal, 
 			return false
 		}
 		reply = e.pairCommand(ctx, log, s, p, name)
+	case "skills", "skill":
+		var ok bool
+		if reply, ok = e.skillCommand(ctx, s, name); !ok {
+			return false
+		}
 	case "undo", "checkpoints":
 		if e.cfg.Undo == nil {
 			return false
@@ -159,6 +164,9 @@ func (e *Engine) commands() []CommandHelp {
 	}
 	if _, on := e.cfg.Auth.pairer(); on {
 		out = append(out, pairCommands...)
+	}
+	if _, on := e.cfg.Skills.(SkillCommander); on {
+		out = append(out, skillCommands...)
 	}
 	if l, ok := e.cfg.Commands.(CommandLister); ok {
 		out = append(out, l.Commands()...)

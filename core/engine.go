@@ -59,6 +59,9 @@ type Config struct {
 	// a new one. Given, it can be shared with what is built before the
 	// Engine (the send_file tool finds its gateway there).
 	Actuators *Actuators
+	// Skills lists the skills a conversation may use in its system
+	// prompt (and may answer /skills and /skill); optional.
+	Skills SkillLister
 	// ToolAudit records tool calls run on a rule's allow; optional.
 	ToolAudit ToolAudit
 	// Redact removes secrets from text the LLM is about to see and from

@@ -29,6 +29,9 @@ type Profile struct {
 	// Tools are globs over tool names: the only tools offered to the
 	// model, and the only ones a call may name. nil offers every tool.
 	Tools []string
+	// Skills are globs over skill names: the only enabled skills its
+	// conversations may use. nil is every enabled skill.
+	Skills []string
 	// Rules are checked before the policy gate's own rules.
 	Rules []Rule
 	// Approvers may resolve the approvals of the profile's conversations,

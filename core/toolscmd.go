@@ -58,6 +58,9 @@ func (e *Engine) toolsText(conv Conversation) string {
 		if policy != nil {
 			decision = policy.policyIn(profile, s.Name, readOnly)
 		}
+		if alwaysHeld(e.cfg.Gates, s.Name) {
+			decision = "approve (always)"
+		}
 		lines = append(lines, fmt.Sprintf("%s — %s — %s", textutil.Visible(s.Name), toolOrigin(s.Name), decision))
 	}
 	return strings.Join(lines, "\n")

@@ -303,11 +303,12 @@ func (t *turnState) reason(ctx context.Context) (llm.Response, error) {
 	if p := t.profile; p != nil && p.Provider != nil {
 		provider = p.Provider
 	}
+	prompt, specs := t.withSkills(ctx, prompt, t.profile.offered(t.cfg.Tools.Specs()))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: prompt})
 	msgs = append(msgs, hist...)
 	t.attachImages(msgs)
 	t.counters.llmRequests.Add(1)
-	req := llm.Request{Messages: msgs, Tools: t.profile.offered(t.cfg.Tools.Specs())}
+	req := llm.Request{Messages: msgs, Tools: specs}
 	t.live.abandon(withdrawnNote) // an earlier request's, never left open
 	t.live = t.newLiveSink(ctx)
 	if t.live != nil {

@@ -24,9 +24,12 @@ func fromWebhook(s Signal) bool {
 }
 
 // ThreadStarter is an optional ability of a gateway actuator: post text
-// as a new message in conv (a chat, without a thread) and return the
-// conversation of the thread under it (Slack: the message's ts), where
-// the replies to an incident's deliveries go.
+// as a new message in conv (a chat, without a thread) and return where
+// the replies to an incident's deliveries go: the conversation of the
+// thread under it (a thread under the message, a thread that is a
+// channel of its own, a forum topic), or, in a chat without threads, conv
+// itself and replyTo, the id of that message, which the incident's later
+// messages reply to (a reply chain).
 type ThreadStarter interface {
-	StartThread(ctx context.Context, conv Conversation, text string) (Conversation, error)
+	StartThread(ctx context.Context, conv Conversation, text string) (thread Conversation, replyTo string, err error)
 }

@@ -311,18 +311,40 @@ type Webhooks interface {
 	// ReleaseWebhookDelivery forgets instance's unfinished claim, so that
 	// the sender's retry is taken again.
 	ReleaseWebhookDelivery(ctx context.Context, hook, id, instance string) error
-	// WebhookThread returns the conversation key recorded for the incident
-	// of hook, or "" when none is.
-	WebhookThread(ctx context.Context, hook, incident string) (string, error)
-	// SetWebhookThread records conv for the incident unless one is
-	// recorded already, and returns the one recorded: conv, or the first.
-	SetWebhookThread(ctx context.Context, hook, incident, conv string) (string, error)
+	// WebhookThread returns the thread recorded for the incident of hook:
+	// the zero value when none is, Conv "" and Opener set while an
+	// instance's claim to open it is recorded.
+	WebhookThread(ctx context.Context, hook, incident string) (record.WebhookThread, error)
+	// ClaimWebhookThread records that instance opens the incident's
+	// thread, when none is recorded or the claim of an instance that never
+	// recorded its thread is at least stale old: then it returns true.
+	// Otherwise it returns what is recorded (a thread, or another's
+	// younger claim). Of concurrent callers exactly one claims it.
+	ClaimWebhookThread(ctx context.Context, hook, incident, instance string, stale time.Duration) (record.WebhookThread, bool, error)
+	// SetWebhookThread records t (Conv, ReplyTo) as the incident's thread
+	// for instance's claim, and returns the one recorded: t, or the
+	// thread of whoever took the claim over.
+	SetWebhookThread(ctx context.Context, hook, incident, instance string, t record.WebhookThread) (record.WebhookThread, error)
+	// ReleaseWebhookThread forgets instance's claim while it recorded no
+	// thread (the thread could not be opened), so that the next delivery
+	// claims it again.
+	ReleaseWebhookThread(ctx context.Context, hook, incident, instance string) error
 }
 
 // WebhookKeep is how long webhook deliveries and incident threads are
 // kept before Prune deletes them: longer than any sender retries or
 // redelivers, and than an incident stays open.
 const WebhookKeep = 30 * 24 * time.Hour
+
+// Skills keeps what approvers decided of skills (skills.Store), shared
+// by the instances on one store: the digest of each skill's enabled
+// content, or its being disabled.
+type Skills interface {
+	// SetSkillState records st for st.Name, replacing what was.
+	SetSkillState(ctx context.Context, st record.SkillState) error
+	// SkillStates returns every skill's recorded state, by name.
+	SkillStates(ctx context.Context) ([]record.SkillState, error)
+}
 
 // Store is everything a persistent implementation offers; app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
@@ -344,6 +366,7 @@ type Store interface {
 	Instances
 	Pairings
 	Webhooks
+	Skills
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or

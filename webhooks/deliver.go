@@ -3,9 +3,11 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -73,65 +75,114 @@ func (s *Server) act(ctx context.Context, log zerolog.Logger, h *Hook, d Deliver
 		log.Info().Msg("webhook: an event not in events: ignored")
 		return "ignored", nil
 	}
-	conv, err := s.thread(ctx, h, d)
+	th, err := s.thread(ctx, h, d)
 	if err != nil {
 		return "", err
 	}
-	sig := core.Signal{Kind: core.KindMessage, Conv: conv, From: core.WebhookIdentity(h.Name), Webhook: h.Name,
-		Text: strings.TrimSpace(h.Prompt) + "\n\n" + d.Quote(h.Name), At: s.o.Now()}
+	// MessageID: in a reply chain, the turn's replies answer the
+	// incident's first message.
+	sig := core.Signal{Kind: core.KindMessage, Conv: th.conv, From: core.WebhookIdentity(h.Name), Webhook: h.Name,
+		Text: strings.TrimSpace(h.Prompt) + "\n\n" + d.Quote(h.Name), MessageID: th.replyTo, At: s.o.Now()}
 	if err := s.o.Inbox.Submit(ctx, sig); err != nil {
 		return "", fmt.Errorf("submit: %w", err)
 	}
-	s.audit(ctx, log, h, d, conv)
-	log.Info().Str("conv", conv.Key()).Msg("webhook: delivery accepted")
+	s.audit(ctx, log, h, d, th.conv)
+	log.Info().Str("conv", th.conv.Key()).Msg("webhook: delivery accepted")
 	return "accepted", nil
 }
 
-// thread returns the conversation of d's incident: the one recorded, or,
-// for its first delivery, a thread opened under h's conversation where the
-// gateway can (else the conversation itself), recorded for the next.
-func (s *Server) thread(ctx context.Context, h *Hook, d Delivery) (core.Conversation, error) {
+// incidentThread is where an incident's deliveries run: a conversation
+// and, in a reply chain, the message they reply to.
+type incidentThread struct {
+	conv    core.Conversation
+	replyTo string
+}
+
+// thread returns the thread of d's incident: the one recorded, or, for
+// its first delivery, one opened under h's conversation where the gateway
+// can (else the conversation itself) and recorded for the next. Opening
+// is claimed in the store first: of the instances taking an incident's
+// first deliveries at once, one opens the thread and the others wait for
+// it (at most threadWait, then the delivery is answered 503 and retried).
+func (s *Server) thread(ctx context.Context, h *Hook, d Delivery) (incidentThread, error) {
 	if d.Incident == "" {
 		return s.open(ctx, h, d)
 	}
-	s.mu.Lock() // one thread per incident among this instance's deliveries
-	defer s.mu.Unlock()
-	key, err := s.o.Store.WebhookThread(ctx, h.Name, d.Incident)
-	if err != nil {
-		return core.Conversation{}, fmt.Errorf("incident thread: %w", err)
-	}
-	if key == "" {
-		conv, err := s.open(ctx, h, d)
+	wait := time.NewTimer(threadWait)
+	defer wait.Stop()
+	poll := time.NewTicker(threadPoll)
+	defer poll.Stop()
+	for {
+		rec, err := s.o.Store.WebhookThread(ctx, h.Name, d.Incident)
 		if err != nil {
-			return core.Conversation{}, err
+			return incidentThread{}, fmt.Errorf("incident thread: %w", err)
 		}
-		// Of two instances opening one incident at once, the first
-		// recorded wins; the other's first message stays a thread of its own.
-		if key, err = s.o.Store.SetWebhookThread(ctx, h.Name, d.Incident, conv.Key()); err != nil {
-			return core.Conversation{}, fmt.Errorf("incident thread: %w", err)
+		if rec.Conv == "" {
+			var mine bool
+			if rec, mine, err = s.o.Store.ClaimWebhookThread(ctx, h.Name, d.Incident, s.o.Instance, staleThread); err != nil {
+				return incidentThread{}, fmt.Errorf("incident thread: %w", err)
+			}
+			if mine {
+				return s.openClaimed(ctx, h, d)
+			}
+		}
+		if rec.Conv != "" {
+			return parseThread(rec)
+		}
+		select { // another instance is opening it
+		case <-poll.C:
+		case <-wait.C:
+			return incidentThread{}, fmt.Errorf("incident thread: still being opened by %s", rec.Opener)
+		case <-ctx.Done():
+			return incidentThread{}, fmt.Errorf("incident thread: %w", ctx.Err())
 		}
 	}
-	conv, err := core.ParseConversation(key)
+}
+
+// openClaimed opens the incident's thread under this instance's claim
+// and records it, or releases the claim when it cannot be opened.
+func (s *Server) openClaimed(ctx context.Context, h *Hook, d Delivery) (incidentThread, error) {
+	th, err := s.open(ctx, h, d)
 	if err != nil {
-		return core.Conversation{}, fmt.Errorf("incident thread: %w", err)
+		if rerr := s.o.Store.ReleaseWebhookThread(ctx, h.Name, d.Incident, s.o.Instance); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("release the incident's thread: %w", rerr))
+		}
+		return incidentThread{}, err
 	}
-	return conv, nil
+	rec, err := s.o.Store.SetWebhookThread(ctx, h.Name, d.Incident, s.o.Instance,
+		record.WebhookThread{Conv: th.conv.Key(), ReplyTo: th.replyTo})
+	if err != nil {
+		return incidentThread{}, fmt.Errorf("incident thread: %w", err)
+	}
+	if rec.Conv == "" { // the claim was taken over meanwhile: ours it is not
+		return incidentThread{}, errors.New("incident thread: the claim to open it was taken over")
+	}
+	return parseThread(rec)
+}
+
+// parseThread reads a recorded thread.
+func parseThread(rec record.WebhookThread) (incidentThread, error) {
+	conv, err := core.ParseConversation(rec.Conv)
+	if err != nil {
+		return incidentThread{}, fmt.Errorf("incident thread: %w", err)
+	}
+	return incidentThread{conv: conv, replyTo: rec.ReplyTo}, nil
 }
 
 // open opens a thread for d under h's conversation where its gateway can.
-func (s *Server) open(ctx context.Context, h *Hook, d Delivery) (core.Conversation, error) {
+func (s *Server) open(ctx context.Context, h *Hook, d Delivery) (incidentThread, error) {
 	var ts core.ThreadStarter
 	if s.o.Gateways != nil {
 		ts = s.o.Gateways.ThreadStarter(h.Conv.Gateway)
 	}
 	if ts == nil || h.Conv.Thread != "" {
-		return h.Conv, nil
+		return incidentThread{conv: h.Conv}, nil
 	}
-	conv, err := ts.StartThread(ctx, h.Conv, headline(h, d))
+	conv, replyTo, err := ts.StartThread(ctx, h.Conv, headline(h, d))
 	if err != nil {
-		return core.Conversation{}, fmt.Errorf("open a thread: %w", err)
+		return incidentThread{}, fmt.Errorf("open a thread: %w", err)
 	}
-	return conv, nil
+	return incidentThread{conv: conv, replyTo: replyTo}, nil
 }
 
 // headline is the first message of an incident's thread, escaped.
@@ -142,15 +193,15 @@ func headline(h *Hook, d Delivery) string {
 // note says a resolution that starts no turn in one line in the
 // incident's thread, when the incident has one.
 func (s *Server) note(ctx context.Context, h *Hook, d Delivery) error {
-	key, err := s.o.Store.WebhookThread(ctx, h.Name, d.Incident)
-	if err != nil || key == "" || s.o.Gateways == nil {
+	rec, err := s.o.Store.WebhookThread(ctx, h.Name, d.Incident)
+	if err != nil || rec.Conv == "" || s.o.Gateways == nil {
 		return err
 	}
-	conv, err := core.ParseConversation(key)
+	th, err := parseThread(rec)
 	if err != nil {
-		return fmt.Errorf("incident thread: %w", err)
+		return err
 	}
-	if err := s.o.Gateways.Send(ctx, conv, textutil.GraphicLine(textutil.Shorten(d.Title, maxField))); err != nil {
+	if err := s.o.Gateways.Send(ctx, th.conv, th.replyTo, textutil.GraphicLine(textutil.Shorten(d.Title, maxField))); err != nil {
 		return fmt.Errorf("resolution note: %w", err)
 	}
 	return nil

@@ -25,8 +25,9 @@
 //   - deliver.go: the delivery claimed in the store (Store) before it is
 //     answered: a duplicate → 200 and nothing else; one another instance
 //     is taking → 503 with Retry-After. The incident's thread is looked up
-//     in the store, or opened (core.ThreadStarter, where the gateway has
-//     one) and recorded; then the signal is submitted (Inbox) with the
+//     in the store, or, once this instance's claim to open it is recorded
+//     (another's claim: wait for its thread), opened (core.ThreadStarter,
+//     where the gateway has one) and recorded; then the signal is submitted (Inbox) with the
 //     prompt and the payload quoted as data, every control and invisible
 //     format character escaped (textutil). An event not in events starts
 //     nothing (2xx), but a resolution not in events is said in one line in

@@ -18,11 +18,11 @@ import (
 type memStore struct {
 	mu         sync.Mutex
 	deliveries map[string]bool // hook\x00id → done
-	threads    map[string]string
+	threads    map[string]record.WebhookThread
 }
 
 func newMemStore() *memStore {
-	return &memStore{deliveries: map[string]bool{}, threads: map[string]string{}}
+	return &memStore{deliveries: map[string]bool{}, threads: map[string]record.WebhookThread{}}
 }
 
 func (m *memStore) ClaimWebhookDelivery(_ context.Context, hook, id, _ string, _ time.Duration) (record.WebhookClaim, error) {
@@ -53,19 +53,38 @@ func (m *memStore) ReleaseWebhookDelivery(_ context.Context, hook, id, _ string)
 	return nil
 }
 
-func (m *memStore) WebhookThread(_ context.Context, hook, incident string) (string, error) {
+func (m *memStore) WebhookThread(_ context.Context, hook, incident string) (record.WebhookThread, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.threads[hook+"\x00"+incident], nil
 }
 
-func (m *memStore) SetWebhookThread(_ context.Context, hook, incident, conv string) (string, error) {
+func (m *memStore) ClaimWebhookThread(_ context.Context, hook, incident, instance string, _ time.Duration) (record.WebhookThread, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.threads[hook+"\x00"+incident] == "" {
-		m.threads[hook+"\x00"+incident] = conv
+	if t, ok := m.threads[hook+"\x00"+incident]; ok {
+		return t, false, nil
+	}
+	m.threads[hook+"\x00"+incident] = record.WebhookThread{Opener: instance}
+	return record.WebhookThread{Opener: instance}, true, nil
+}
+
+func (m *memStore) SetWebhookThread(_ context.Context, hook, incident, instance string, t record.WebhookThread) (record.WebhookThread, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cur := m.threads[hook+"\x00"+incident]; cur.Conv == "" && cur.Opener == instance {
+		m.threads[hook+"\x00"+incident] = record.WebhookThread{Conv: t.Conv, ReplyTo: t.ReplyTo}
 	}
 	return m.threads[hook+"\x00"+incident], nil
+}
+
+func (m *memStore) ReleaseWebhookThread(_ context.Context, hook, incident, instance string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cur := m.threads[hook+"\x00"+incident]; cur.Conv == "" && cur.Opener == instance {
+		delete(m.threads, hook+"\x00"+incident)
+	}
+	return nil
 }
 
 func (m *memStore) stored() int {
@@ -94,23 +113,29 @@ func (r *recorder) Submit(_ context.Context, s core.Signal) error {
 }
 
 func (r *recorder) ThreadStarter(gateway string) core.ThreadStarter {
-	if gateway != "slack" {
+	if gateway != "slack" && gateway != "telegram" {
 		return nil
 	}
 	return r
 }
 
-func (r *recorder) StartThread(_ context.Context, conv core.Conversation, text string) (core.Conversation, error) {
+func (r *recorder) StartThread(_ context.Context, conv core.Conversation, text string) (core.Conversation, string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.opened = append(r.opened, text)
+	if conv.Gateway == "telegram" { // a chat without topics: a reply chain
+		return conv, fmt.Sprint(len(r.opened)), nil
+	}
 	conv.Thread = fmt.Sprintf("%d.0001", len(r.opened))
-	return conv, nil
+	return conv, "", nil
 }
 
-func (r *recorder) Send(_ context.Context, conv core.Conversation, text string) error {
+func (r *recorder) Send(_ context.Context, conv core.Conversation, replyTo, text string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if replyTo != "" {
+		text = "↩" + replyTo + " " + text
+	}
 	r.notes = append(r.notes, conv.Key()+" "+text)
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +24,19 @@ const Pattern = "/hooks/{name}"
 // taking, or one this instance could not record or submit.
 const busyRetry = 5 * time.Second
 
+// staleThread is how long the claim of an instance that never recorded
+// the incident's thread it was opening holds off the others: longer than
+// opening a thread takes.
+const staleThread = time.Minute
+
+// threadWait bounds how long a delivery waits for another instance to
+// open its incident's thread before it is answered 503 (the sender
+// retries); threadPoll is how often it looks meanwhile.
+const (
+	threadWait = 15 * time.Second
+	threadPoll = 100 * time.Millisecond
+)
+
 // staleClaim is how long a claim of an instance that never finished its
 // delivery holds off the sender's retries before another takes it over.
 const staleClaim = 2 * time.Minute
@@ -40,8 +52,10 @@ type Store interface {
 	ClaimWebhookDelivery(ctx context.Context, hook, id, instance string, stale time.Duration) (record.WebhookClaim, error)
 	FinishWebhookDelivery(ctx context.Context, hook, id, instance string) error
 	ReleaseWebhookDelivery(ctx context.Context, hook, id, instance string) error
-	WebhookThread(ctx context.Context, hook, incident string) (string, error)
-	SetWebhookThread(ctx context.Context, hook, incident, conv string) (string, error)
+	WebhookThread(ctx context.Context, hook, incident string) (record.WebhookThread, error)
+	ClaimWebhookThread(ctx context.Context, hook, incident, instance string, stale time.Duration) (record.WebhookThread, bool, error)
+	SetWebhookThread(ctx context.Context, hook, incident, instance string, t record.WebhookThread) (record.WebhookThread, error)
+	ReleaseWebhookThread(ctx context.Context, hook, incident, instance string) error
 }
 
 // Audit appends to the audit log (hitl.Audit's method).
@@ -51,10 +65,10 @@ type Audit interface {
 
 // Gateways finds what a gateway can do for an incident: open a thread
 // (core.ThreadStarter, nil when it cannot) and send one line (the
-// resolution note).
+// resolution note, replying to replyTo unless it is "").
 type Gateways interface {
 	ThreadStarter(gateway string) core.ThreadStarter
-	Send(ctx context.Context, conv core.Conversation, text string) error
+	Send(ctx context.Context, conv core.Conversation, replyTo, text string) error
 }
 
 // Options configure a Server.
@@ -76,7 +90,6 @@ type Options struct {
 type Server struct {
 	o     Options
 	hooks atomic.Pointer[map[string]*entry] // replaced whole by SetHooks
-	mu    sync.Mutex                        // serialises opening threads per Server
 }
 
 // entry is one hook with its limiter and counts (kept across reloads by

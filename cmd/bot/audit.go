@@ -20,7 +20,7 @@ import (
 var auditStatuses = []string{
 	"requested", "allowed", "approved", "denied", "expired", "executed",
 	"failed", "interrupted", "refused", "unallowed", "received", "paired", "unpaired", "reconfigured",
-	"reminded", "escalated", "granted", "grant-expired",
+	"reminded", "escalated", "granted", "grant-expired", "skill-enabled", "skill-disabled",
 }
 
 // audit prints recent audit entries: executed tool calls and approval

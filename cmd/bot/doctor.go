@@ -48,6 +48,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mcpTools, mcpDown := doctorMCP(ctx, r, cfg, sec)
 	doctorProfiles(r, cfg, sec, mcpTools, mcpDown)
 	doctorSchedules(r, cfg, time.Now())
+	doctorSkills(ctx, r, cfg, sec)
 	doctorStore(ctx, r, cfg, sec.Redact)
 	if cfg.HTTP.Listen != "" {
 		r.line("http", "/healthz /readyz /metrics on %s", cfg.HTTP.Listen)

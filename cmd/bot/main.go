@@ -88,6 +88,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return healthcheck(ctx, args, stdout, stderr)
 	case "policy":
 		return policyCmd(ctx, args, stdout, stderr)
+	case "skills":
+		return skillsCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, buildVersion())
 		return exitOK
@@ -180,7 +182,7 @@ commands:
   policy explain      print the effective rules, numbered from 1, then the
                       default for calls no rule matches
       -config FILE    configuration file (default config.yaml)
-  version             print the version, commit, commit date and Go version
+`+skillsUsage+`  version             print the version, commit, commit date and Go version
   help                print this help (also -h, --help)
 
 exit status: 0 ok, 1 failure, 2 bad configuration or usage

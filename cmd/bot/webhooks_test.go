@@ -31,6 +31,8 @@ type webhookBot struct {
 	sl     *fakeslack.Server
 	model  *fakeopenai.Server
 	listen string
+	dir    string // the bot's directory: config.yaml, gatehouse.db
+	config string // config.yaml as written
 }
 
 func startWebhookBot(t *testing.T, hooks string) *webhookBot {
@@ -40,7 +42,8 @@ func startWebhookBot(t *testing.T, hooks string) *webhookBot {
 	b.model = startFake(t, func(fakeopenai.Request) fakeopenai.Step { return fakeopenai.Text("MODEL: looked into it") })
 	b.model.Record(true)
 	dir := t.TempDir()
-	writeFile(t, dir, "config.yaml", fmt.Sprintf(`llm:
+	b.dir = dir
+	b.config = fmt.Sprintf(`llm:
   providers: [{name: fake, base_url: %s, api_key: sk-unused, model: fake-model}]
 gateways:
   console: {enabled: false}
@@ -51,20 +54,27 @@ store: {dsn: %q}
 http: {listen: %q}
 log: {level: debug, format: json}
 webhooks:
-%s`, b.model.URL(), b.sl.URL()+"/api/", filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"), b.listen, hooks))
+%s`, b.model.URL(), b.sl.URL()+"/api/", filepath.Join(dir, "ws"), filepath.Join(dir, "gatehouse.db"), b.listen, hooks)
+	writeFile(t, dir, "config.yaml", b.config)
 	b.p = startBot(t, dir, baseEnv(dir, "SLACK_BOT_TOKEN="+hookBotToken, "SLACK_APP_TOKEN="+hookAppToken, "HOOK_TOKEN="+hookSecret))
 	testutil.WaitFor(t, "the socket mode connection", func() bool { return b.sl.Connections() == 1 })
+	waitListen(t, b.listen)
+	t.Cleanup(func() {
+		noSecretIn(t, "the bot's log", b.p.stderr.String(), hookSecret)
+	})
+	return b
+}
+
+// waitListen waits until the bot answers on its http.listen.
+func waitListen(t *testing.T, listen string) {
+	t.Helper()
 	testutil.WaitFor(t, "http.listen", func() bool {
-		resp, err := http.Get("http://" + b.listen + "/healthz")
+		resp, err := http.Get("http://" + listen + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil
 	})
-	t.Cleanup(func() {
-		noSecretIn(t, "the bot's log", b.p.stderr.String(), hookSecret)
-	})
-	return b
 }
 
 // threads returns the channel's top-level posts (the incidents' first

@@ -41,7 +41,7 @@ func (g *Gateway) PromptApproval(ctx context.Context, conv core.Conversation, te
 		return fmt.Errorf("discord: approval request to %s: %w", conv.Key(), err)
 	}
 	if len(ids) > 0 {
-		ref := promptRef{channel: conv.Chat, msgID: ids[len(ids)-1]}
+		ref := promptRef{channel: channelOf(conv), msgID: ids[len(ids)-1]}
 		if len(ids) == 1 {
 			ref.text = text // the whole request is in that message
 		}

@@ -95,9 +95,10 @@ func (g *Gateway) onSlash(ctx context.Context, inbox gateways.Inbox, in *discord
 	}
 	key := slashPrefix + in.ID
 	g.slash.add(key, in)
+	conv, _ := g.convOf(ctx, in.ChannelID, in.GuildID == "")
 	err := inbox.Submit(ctx, core.Signal{
 		Kind:      core.KindMessage,
-		Conv:      core.Conversation{Gateway: Name, Chat: in.ChannelID},
+		Conv:      conv,
 		From:      identity(u.ID),
 		Text:      text,
 		MessageID: key,

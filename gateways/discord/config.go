@@ -72,6 +72,9 @@ type Deps struct {
 	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
 	// as "discord:<bot user id>". Nil when the store is not shared.
 	Shared *gateways.Shared
+	// Memory remembers the threads the bot started (an incident's), where
+	// a guild message needs no mention; nil keeps them in memory.
+	Memory gateways.Memory
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -62,6 +62,8 @@ type Gateway struct {
 	prompts     *gateways.PromptBook[promptRef]
 	slash       *slashBook
 	guilds      *channelGuilds
+	threads     gateways.Memory         // the threads the bot started, in threadScope
+	parents     *channelGuilds          // thread → its parent channel, for the threads the bot started
 	queue       chan *discordgo.Message // MESSAGE_CREATE in arrival order
 	run         atomic.Pointer[runState]
 	wg          sync.WaitGroup // interactions and replies started by Run
@@ -95,11 +97,16 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		prompts:   new(gateways.PromptBook[promptRef]),
 		slash:     newSlashBook(),
 		guilds:    newChannelGuilds(4096),
+		threads:   d.Memory,
+		parents:   newChannelGuilds(4096),
 		queue:     make(chan *discordgo.Message, 256),
 
 		delivery:    d.Metrics.Delivery(Name),
 		shared:      d.Shared,
 		reconnected: d.Metrics.Reconnects(Name),
+	}
+	if g.threads == nil {
+		g.threads = memThreads{set: newChannelGuilds(4096)}
 	}
 	if g.cdn, err = cdnOrigin(cfg.APIURL); err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 )
 
@@ -59,7 +58,7 @@ func (g *Gateway) press(ctx context.Context, in *discordgo.Interaction) string {
 	if !ok {
 		return "Unknown button."
 	}
-	conv := core.Conversation{Gateway: Name, Chat: in.ChannelID}
+	conv, _ := g.convOf(ctx, in.ChannelID, in.GuildID == "")
 	from := identity(u.ID)
 	out := g.approvals.Press(ctx, from, conv, token, d, nil)
 	g.log.Info().Str("from", string(from)).Str("conv", conv.Key()).Str("outcome", out).Msg("approval button pressed")

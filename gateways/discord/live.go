@@ -20,7 +20,7 @@ func (g *Gateway) StartLive(ctx context.Context, conv core.Conversation, replyTo
 	if checkChannel(conv) != nil || g.slash.get(replyTo) != nil {
 		return nil, false
 	}
-	channel := conv.Chat
+	channel := channelOf(conv)
 	ref := g.reference(channel, replyTo)
 	return g.out.StartLive(ctx, conv, gateways.LiveFuncs{
 		Send: func(ctx context.Context, text string, index int) (string, error) {

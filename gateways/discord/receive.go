@@ -69,10 +69,13 @@ func (g *Gateway) onMessage(ctx context.Context, inbox gateways.Inbox, m *discor
 		g.guilds.set(m.ChannelID, m.GuildID)
 	}
 	addressed, text := g.addressed(m)
+	conv, started := g.convOf(ctx, m.ChannelID, private)
+	if started {
+		addressed = true // a thread the bot started (an incident's) is for it
+	}
 	if !private && g.cfg.Guild == GuildMention && !addressed {
 		return nil
 	}
-	conv := core.Conversation{Gateway: Name, Chat: m.ChannelID}
 	var atts []core.Attachment
 	if private || addressed { // a guild message's files only when the bot is addressed, even with guild: all
 		atts = g.attachments(m)

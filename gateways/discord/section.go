@@ -123,7 +123,7 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 		d.Tune(&c)
 	}
 	gw, err := New(ctx, c, Deps{Log: d.Log, Approvals: d.Approvals, Metrics: d.Metrics,
-		Lease: d.Lease, Shared: d.Shared})
+		Lease: d.Lease, Shared: d.Shared, Memory: d.Memory})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.discord: %w", err)
 	}

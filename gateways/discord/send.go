@@ -84,12 +84,21 @@ func (g *Gateway) Act(ctx context.Context, a core.Action) (core.Result, error) {
 	return core.Result{}, nil
 }
 
-// checkChannel checks that conv names a channel id.
+// checkChannel checks that conv names a channel id (and a thread's).
 func checkChannel(conv core.Conversation) error {
-	if conv.Gateway != Name || !snowflake(conv.Chat) {
+	if conv.Gateway != Name || !snowflake(conv.Chat) || conv.Thread != "" && !snowflake(conv.Thread) {
 		return fmt.Errorf("discord: conversation %s: not a discord channel", conv.Key())
 	}
 	return nil
+}
+
+// channelOf is the channel conv's messages go to: its thread, a channel
+// of its own on Discord, or else its channel.
+func channelOf(conv core.Conversation) string {
+	if conv.Thread != "" {
+		return conv.Thread
+	}
+	return conv.Chat
 }
 
 // mentions is the allowed_mentions of every message the bot sends: users
@@ -118,7 +127,7 @@ func (g *Gateway) reference(channel, replyTo string) *discordgo.MessageReference
 // returns the ids of the messages sent. The first chunk references
 // a.ReplyTo in a guild channel; rows, when given, go on the last chunk.
 func (g *Gateway) reply(ctx context.Context, a core.Action, rows []discordgo.MessageComponent) ([]string, error) {
-	channel := a.Conv.Chat
+	channel := channelOf(a.Conv)
 	ref := g.reference(channel, a.ReplyTo)
 	return g.out.Reply(ctx, a.Conv, a.Text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		msg := &discordgo.MessageSend{Content: c.Text, AllowedMentions: mentions()}

@@ -37,7 +37,7 @@ func (g *Gateway) SendFile(ctx context.Context, conv core.Conversation, f core.O
 			Files: []*discordgo.File{{Name: f.Name, ContentType: f.MediaType, Reader: bytes.NewReader(f.Data)}}}
 		rctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		_, err := g.s.ChannelMessageSendComplex(conv.Chat, msg, discordgo.WithContext(rctx))
+		_, err := g.s.ChannelMessageSendComplex(channelOf(conv), msg, discordgo.WithContext(rctx))
 		return g.scrub(err)
 	})
 	if err != nil {

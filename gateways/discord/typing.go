@@ -22,7 +22,7 @@ func (g *Gateway) StartTyping(ctx context.Context, conv core.Conversation) (stop
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		g.typing(ctx, conv.Chat)
+		g.typing(ctx, channelOf(conv))
 	}()
 	var once sync.Once
 	return func() {

@@ -19,23 +19,23 @@ var _ core.ThreadStarter = (*Gateway)(nil)
 // is, nothing posted. The text is sent once (ReplyPrivate: never written
 // to the shared outbox, whose resumption could post it again as a second
 // parent).
-func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text string) (core.Conversation, error) {
+func (g *Gateway) StartThread(ctx context.Context, conv core.Conversation, text string) (core.Conversation, string, error) {
 	if conv.Thread != "" {
-		return conv, nil
+		return conv, "", nil
 	}
 	if conv.Chat == "" {
-		return core.Conversation{}, errors.New("slack: start thread: no channel")
+		return core.Conversation{}, "", errors.New("slack: start thread: no channel")
 	}
 	ids, err := g.out.ReplyPrivate(ctx, conv, text, func(ctx context.Context, c gateways.Chunk) (string, error) {
 		return g.post(ctx, conv, false, slack.MsgOptionText(toMrkdwn(c.Text), false))
 	})
 	if err != nil {
-		return core.Conversation{}, fmt.Errorf("slack: start thread in %s: %w", conv.Key(), err)
+		return core.Conversation{}, "", fmt.Errorf("slack: start thread in %s: %w", conv.Key(), err)
 	}
 	if len(ids) == 0 || ids[0] == "" {
-		return core.Conversation{}, fmt.Errorf("slack: start thread in %s: no message ts", conv.Key())
+		return core.Conversation{}, "", fmt.Errorf("slack: start thread in %s: no message ts", conv.Key())
 	}
 	thread := core.Conversation{Gateway: conv.Gateway, Chat: conv.Chat, Thread: ids[0]}
 	g.takePart(ctx, thread)
-	return thread, nil
+	return thread, "", nil
 }

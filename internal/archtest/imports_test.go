@@ -27,7 +27,7 @@ type rule struct {
 // features are the product's features at the top of the module: each knows
 // core, the record types and the leaves, never the wiring, another
 // feature, hitl, a gateway or a store.
-var features = []string{"checkpoint", "schedule", "budget", "attach", "pairing", "webhooks"}
+var features = []string{"checkpoint", "schedule", "budget", "attach", "pairing", "webhooks", "skills"}
 
 // top is every top-level part of the module but core and internal's leaves.
 var top = append([]string{"app", "cmd", "cluster", "config", "gateways", "hitl", "store"}, features...)

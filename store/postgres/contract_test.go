@@ -167,3 +167,11 @@ func TestWebhookContract(t *testing.T) {
 		return openAt(t, dsn, postgres.Options{Now: now}), openAt(t, dsn, postgres.Options{Now: now})
 	})
 }
+
+func TestSkillContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {
+		dsn := pgtest.DSN(t)
+		return openAt(t, dsn, postgres.Options{}), openAt(t, dsn, postgres.Options{})
+	})
+}

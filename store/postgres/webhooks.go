@@ -55,27 +55,56 @@ func (db *DB) ReleaseWebhookDelivery(ctx context.Context, hook, id, instance str
 	return nil
 }
 
-// WebhookThread returns the incident's recorded conversation, or "".
-func (db *DB) WebhookThread(ctx context.Context, hook, incident string) (string, error) {
-	var conv string
-	err := db.pool.QueryRow(ctx, `SELECT conv FROM webhook_threads WHERE hook = $1 AND incident = $2`, hook, incident).Scan(&conv)
+// WebhookThread returns the incident's recorded thread, or the zero value.
+func (db *DB) WebhookThread(ctx context.Context, hook, incident string) (record.WebhookThread, error) {
+	var t record.WebhookThread
+	err := db.pool.QueryRow(ctx, `SELECT conv, reply_to, opener FROM webhook_threads WHERE hook = $1 AND incident = $2`, hook, incident).
+		Scan(&t.Conv, &t.ReplyTo, &t.Opener)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+		return record.WebhookThread{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("postgres: webhook thread %s: %w", hook, err)
+		return record.WebhookThread{}, fmt.Errorf("postgres: webhook thread %s: %w", hook, err)
 	}
-	return conv, nil
+	return t, nil
 }
 
-// SetWebhookThread records conv for the incident unless one is, and
-// returns the recorded one.
-func (db *DB) SetWebhookThread(ctx context.Context, hook, incident, conv string) (string, error) {
-	if _, err := db.pool.Exec(ctx, `INSERT INTO webhook_threads (hook, incident, conv, created) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (hook, incident) DO NOTHING`, hook, incident, conv, nanos(db.now())); err != nil {
-		return "", fmt.Errorf("postgres: set webhook thread %s: %w", hook, err)
+// ClaimWebhookThread records instance's claim to open the incident's
+// thread, or takes over a stale claim that recorded none; otherwise it
+// returns what is recorded.
+func (db *DB) ClaimWebhookThread(ctx context.Context, hook, incident, instance string, stale time.Duration) (record.WebhookThread, bool, error) {
+	now := db.now()
+	res, err := db.pool.Exec(ctx, `INSERT INTO webhook_threads (hook, incident, conv, created, opener) VALUES ($1, $2, '', $3, $4)
+		ON CONFLICT (hook, incident) DO UPDATE SET opener = excluded.opener, created = excluded.created
+		WHERE webhook_threads.conv = '' AND webhook_threads.created <= $5`,
+		hook, incident, nanos(now), instance, nanos(now.Add(-stale)))
+	if err != nil {
+		return record.WebhookThread{}, false, fmt.Errorf("postgres: claim webhook thread %s: %w", hook, err)
+	}
+	if res.RowsAffected() == 1 {
+		return record.WebhookThread{Opener: instance}, true, nil
+	}
+	t, err := db.WebhookThread(ctx, hook, incident)
+	return t, false, err
+}
+
+// SetWebhookThread records t for instance's claim, and returns the
+// recorded thread.
+func (db *DB) SetWebhookThread(ctx context.Context, hook, incident, instance string, t record.WebhookThread) (record.WebhookThread, error) {
+	if _, err := db.pool.Exec(ctx, `UPDATE webhook_threads SET conv = $1, reply_to = $2, opener = ''
+		WHERE hook = $3 AND incident = $4 AND opener = $5 AND conv = ''`, t.Conv, t.ReplyTo, hook, incident, instance); err != nil {
+		return record.WebhookThread{}, fmt.Errorf("postgres: set webhook thread %s: %w", hook, err)
 	}
 	return db.WebhookThread(ctx, hook, incident)
+}
+
+// ReleaseWebhookThread forgets instance's claim that recorded no thread.
+func (db *DB) ReleaseWebhookThread(ctx context.Context, hook, incident, instance string) error {
+	if _, err := db.pool.Exec(ctx, `DELETE FROM webhook_threads WHERE hook = $1 AND incident = $2 AND opener = $3 AND conv = ''`,
+		hook, incident, instance); err != nil {
+		return fmt.Errorf("postgres: release webhook thread %s: %w", hook, err)
+	}
+	return nil
 }
 
 // pruneWebhooks forgets deliveries and incident threads past

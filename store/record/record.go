@@ -98,7 +98,9 @@ type AuditEntry struct {
 	// unpaired, ApprovedBy the approver, Args {"identity": …}),
 	// "reconfigured" (Tool "config": a reload changed who may approve, the
 	// policy or the profiles; Args {"how": …, "changed": [{"key", "old",
-	// "new"}]} with digests of the values, never the values).
+	// "new"}]} with digests of the values, never the values),
+	// "skill-enabled" and "skill-disabled" (Tool "skill": Args {"name",
+	// "digest"}, RequestedBy and ApprovedBy who decided).
 	Outcome string
 	Detail  string
 	// Token is the approval the entry is about ("" for an entry about no

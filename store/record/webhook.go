@@ -15,3 +15,19 @@ const (
 	// asked to retry (503 with Retry-After).
 	WebhookBusy
 )
+
+// WebhookThread is the thread of a webhook's incident
+// (store.Webhooks.WebhookThread): the conversation its deliveries run in
+// and, in a chat without threads, the message they reply to.
+type WebhookThread struct {
+	// Conv is the conversation key; "" while the thread is being opened
+	// (Opener's claim) or when none is recorded.
+	Conv string
+	// ReplyTo is the platform id of the incident's first message, which
+	// its later messages reply to (a reply chain, in a chat without
+	// threads); "" in a thread of its own.
+	ReplyTo string
+	// Opener is the instance whose claim to open the thread is recorded,
+	// while Conv is "".
+	Opener string
+}

@@ -123,3 +123,10 @@ func TestWebhookContract(t *testing.T) {
 		return db, db
 	})
 }
+
+func TestSkillContract(t *testing.T) {
+	storetest.SkillContract(t, func(t *testing.T) (a, b store.Skills) {
+		db := openTemp(t, sqlite.Options{}) // one process per file: both handles are one
+		return db, db
+	})
+}

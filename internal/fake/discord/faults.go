@@ -33,6 +33,9 @@ const (
 	// FaultHang holds the request until Release, Close or the client gives
 	// up.
 	FaultHang
+	// FaultForbidden answers 403 with code 50013 Missing Permissions, as
+	// when the bot lacks a permission in the channel.
+	FaultForbidden
 )
 
 // FailNext makes the next n requests of route (RouteAny: of any route)
@@ -72,6 +75,8 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, route, buck
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusBadGateway)
 		_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
+	case FaultForbidden:
+		writeAPIError(w, &apiError{status: http.StatusForbidden, code: 50013, message: "Missing Permissions"})
 	case FaultUnavailable:
 		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, code: 0, message: "503: Service Unavailable"})
 	case FaultMalformed:

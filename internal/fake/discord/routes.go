@@ -54,6 +54,8 @@ func (s *Server) routes() http.Handler {
 		RouteListGuildCmds:  s.listCommands,
 		RoutePutGuildCmds:   s.putCommands,
 		RouteCreateGuildCmd: s.createCommand,
+		RouteStartThread:    s.startThread,
+		RouteGetChannel:     s.getChannel,
 	}
 	for route, h := range handlers {
 		method, path, _ := strings.Cut(route, " ")

@@ -74,6 +74,7 @@ type Server struct {
 	sent        []Sent
 	files       []File // sent with messages (multipart files[n])
 	edits       []Edit
+	threads     []Thread // started from messages
 	typing      []Typing
 	responses   []InteractionResponse
 	interacts   map[string]*interaction // by id

@@ -140,6 +140,9 @@ func (s *Server) storeSentLocked(chat int64, o outgoing, p params) (any, *apiErr
 	if _, found := s.messages[msgKey{chat, replyTo}]; replyTo != 0 && !found && !p.bool("allow_sending_without_reply") {
 		return nil, badRequest("replied message not found")
 	}
+	if e := s.topicLocked(chat, p.int("message_thread_id")); e != nil {
+		return nil, e
+	}
 	m := Sent{
 		Method: "sendMessage", ChatID: chat, MessageID: s.newMessageIDLocked(chat),
 		Text: o.text, Plain: o.plain, ParseMode: o.mode, Markup: o.markup, ReplyTo: replyTo, Thread: p.int("message_thread_id"), At: time.Now(),

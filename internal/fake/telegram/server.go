@@ -79,7 +79,9 @@ type Server struct {
 	webhook  webhookState
 	migrated map[int64]int64 // group chat id → the supergroup it was upgraded to
 	files    fileState
-	uploads  []Upload // sendDocument and sendPhoto
+	uploads  []Upload          // sendDocument and sendPhoto
+	forums   map[int64][]Topic // forum chats (Forum) → the topics created there
+	noTopics map[int64]bool    // chats where createForumTopic lacks the right (RefuseTopics)
 }
 
 type update struct {
@@ -300,6 +302,8 @@ func (s *Server) handlers() map[string]handler {
 		"setWebhook":             s.setWebhook,
 		"deleteWebhook":          s.deleteWebhook,
 		"getWebhookInfo":         s.getWebhookInfo,
+		"getChat":                s.getChat,
+		"createForumTopic":       s.createForumTopic,
 	}
 }
 

@@ -16,9 +16,10 @@ type User struct {
 // Chat is a Telegram chat. Type is "private", "group", "supergroup" or
 // "channel".
 type Chat struct {
-	ID    int64  `json:"id"`
-	Type  string `json:"type"`
-	Title string `json:"title,omitempty"`
+	ID      int64  `json:"id"`
+	Type    string `json:"type"`
+	Title   string `json:"title,omitempty"`
+	IsForum bool   `json:"is_forum,omitempty"` // a supergroup with topics (Server.Forum)
 }
 
 // Entity is a message entity; Offset and Length count UTF-16 code units.

@@ -37,6 +37,9 @@ func (s *Server) InjectCallback(c Callback) int {
 	msg := Message{MessageID: c.MessageID, From: ptr(s.Bot()), Chat: s.chatLocked(c.ChatID), Date: time.Now().Unix()}
 	if stored, ok := s.messages[msgKey{c.ChatID, c.MessageID}]; ok {
 		msg.Text = stored.Plain
+		if stored.Thread != 0 { // a message in a forum topic
+			msg.Extra = map[string]json.RawMessage{"message_thread_id": json.RawMessage(strconv.Itoa(stored.Thread)), "is_topic_message": json.RawMessage("true")}
+		}
 	}
 	id := s.nextUpd
 	q := map[string]any{
@@ -85,6 +88,9 @@ func (s *Server) queueLocked(raw []byte) int {
 func (s *Server) prepareMessage(m *Message) {
 	if m.Chat.Type == "" {
 		m.Chat.Type = s.chatLocked(m.Chat.ID).Type
+	}
+	if _, forum := s.forums[m.Chat.ID]; forum {
+		m.Chat.IsForum = true
 	}
 	s.chats[m.Chat.ID] = m.Chat
 	if m.MessageID == 0 {
