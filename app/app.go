@@ -197,16 +197,26 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		defer stopHeartbeat()
 		return a.broker.Run(gctx)
 	})
-	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
+	// What can wait starts once the bot receives (recv): the scheduler,
+	// pairing's sweep, the skills' watch, MCP servers, the first prune.
+	later := func(run func() error) func() error {
+		return func() error {
+			if !recv.Wait(gctx) {
+				return nil
+			}
+			return run()
+		}
+	}
+	g.Go(later(func() error { return a.sched.Run(gctx, a.inbox) }))
 	g.Go(func() error { return a.member.Run(hctx, a.heartbeatInterval()) })
 	g.Go(func() error { return a.fence.Run(hctx) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.member.Started(), a.log) })
 	}
-	g.Go(func() error { return a.pairing.Run(gctx) })
+	g.Go(later(func() error { return a.pairing.Run(gctx) }))
 	if a.skills != nil {
-		g.Go(func() error { return a.watchSkills(gctx) })
+		g.Go(later(func() error { return a.watchSkills(gctx) }))
 	}
 	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
 		g.Go(func() error { return watchPairings(gctx, w, a.pairing, a.log) })
@@ -218,7 +228,7 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every
 		// child has exited.
-		g.Go(func() error { return a.mcp.Run(gctx) })
+		g.Go(later(func() error { return a.mcp.Run(gctx) }))
 	}
 	g.Go(func() error { return a.pruneAfter(gctx, recv) })
 }
