@@ -8,8 +8,10 @@
 //     a received message is written to the database before the platform
 //     is told it arrived; any instance claims it and runs its turn through
 //     core.Engine.RunJournaled, one message of a conversation at a time and
-//     in order across instances. A claim is renewed while its turn runs;
-//     an instance that dies leaves it to expire after store.lease_ttl, and
+//     in order across instances (one that finds its conversation idle is
+//     put claimed by its receiver, with a turn free: inbox_put.go). A
+//     claim is renewed while its turn runs; an instance that dies leaves
+//     it to expire after store.lease_ttl, and
 //     the next claimer takes it over at the stage the turn had reached
 //     (never adding the message twice, never running a tool call again,
 //     never sending a reply twice). /cancel and /reset reach a turn held by

@@ -60,6 +60,7 @@ type Inbox struct {
 	cancels  chan struct{} // a turn here may have been asked to stop
 
 	mu      sync.Mutex
+	loop    *loop                       // Run's, while it claims
 	files   map[string]*held            // by gateway and key: the attachments of messages received here
 	running map[int64]core.Conversation // entries whose turns run here
 	forgot  map[int64]bool              // running entries /reset elsewhere was done for here
@@ -133,7 +134,7 @@ func (in *Inbox) Put(ctx context.Context, s core.Signal) (bool, error) {
 		}
 		in.mu.Unlock()
 	}
-	id, added, err := in.cfg.Store.PutInbox(ctx, e, reserve)
+	id, added, err := in.put(ctx, e, reserve)
 	in.mu.Lock()
 	if h := in.files[fk]; h != nil && h.id == 0 {
 		if err != nil || !added {
@@ -288,6 +289,9 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 
 	slots := make(chan struct{}, in.cfg.Slots)
 	var turns sync.WaitGroup
+	in.mu.Lock()
+	in.loop = &loop{ctx: ctx, r: r, slots: slots, turns: &turns}
+	in.mu.Unlock()
 	poll := time.NewTicker(in.cfg.Poll)
 	defer poll.Stop()
 	failing := false
@@ -325,6 +329,9 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 			in.run(ctx, r, e)
 		}()
 	}
+	in.mu.Lock()
+	in.loop = nil // Put starts no turn from here on
+	in.mu.Unlock()
 	turns.Wait()
 	stopRenew()
 	bg.Wait()

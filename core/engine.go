@@ -69,6 +69,9 @@ type Config struct {
 	Redact func(string) string
 
 	SystemPrompt string
+	// TypingDelay is how long the model may take to answer before the
+	// turn shows "typing…"; default TypingDelay.
+	TypingDelay time.Duration
 	// Model names the model for /status; empty uses Provider.Name().
 	Model        string
 	MaxSteps     int           // tool steps in one turn; default 10
@@ -92,10 +95,10 @@ const (
 )
 
 // DefaultSystemPrompt is the built-in system prompt. It is kept short on
-// purpose: every byte is sent with every request.
-const DefaultSystemPrompt = "You are gatehouse, a helpful assistant in a team chat. Answer briefly. " +
-	"Use the tools when they help. Some tool calls are held for a human's approval: " +
-	"when a result says so, tell the user it awaits approval and do not retry it."
+// purpose: every byte is sent with every request. What to do with a call
+// held for approval is said by the held call's result itself (hitl), where
+// a profile's own system prompt cannot leave it out.
+const DefaultSystemPrompt = "You are gatehouse, an assistant in a team chat. Be brief."
 
 // Engine runs Perceive → Reason → Act on every signal: each conversation's
 // signals strictly in order, different conversations concurrently.
@@ -134,6 +137,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	setDefault(&cfg.MaxMessage, DefaultMaxMessage)
 	setDefault(&cfg.Concurrency, 8)
 	setDefault(&cfg.QueueSize, 64)
+	if cfg.TypingDelay <= 0 {
+		cfg.TypingDelay = TypingDelay
+	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 10 * time.Second
 	}

@@ -127,8 +127,8 @@ func (e *Engine) turn(ctx context.Context, log zerolog.Logger, rt *runningTurn, 
 		return
 	}
 	if typer, ok := e.typer(s.Conv); ok && s.Kind == KindMessage {
-		stop := typer.StartTyping(ctx, s.Conv)
-		defer stop()
+		t.typing = startTypingAfter(ctx, typer, s.Conv, e.cfg.TypingDelay)
+		defer t.typing.end()
 	}
 	if s.journal.stage() < StageInHistory { // a takeover's history has it already
 		if err := t.append(ctx, llm.Message{Role: llm.RoleUser, Content: text}); err != nil {
@@ -203,6 +203,9 @@ func (t *turnState) cancelled(ctx context.Context) {
 // append adds msgs to the turn's conversation's history, unless /reset
 // forgot that history since the turn began.
 func (t *turnState) append(ctx context.Context, msgs ...llm.Message) error {
+	// A journaled turn's rows name its message (JournalEntry): a shared
+	// store reads from them how far the turn got.
+	ctx = t.sig.journal.entry(ctx)
 	return t.rt.write(func() error { return t.cfg.History.Append(ctx, t.key, msgs...) })
 }
 
@@ -220,6 +223,7 @@ type turnState struct {
 	shortened  bool         // the history was shortened once after "context too long"
 	live       *liveSink    // the last request's live reply; nil when the gateway has none
 	profile    *Profile     // the conversation's, as the turn began; nil when none
+	typing     *typing      // nil without a typing indicator
 }
 
 // Errors that end a turn; the user is told in plain words (userError).
@@ -394,6 +398,7 @@ func (t *turnState) reply(ctx context.Context, msg llm.Message) (done bool, err 
 		note := llm.Message{Role: llm.RoleUser, Content: "[gatehouse] Your reply was not sent: " + d.Reason}
 		return false, t.append(ctx, msg, note)
 	}
+	t.typing.decided()
 	if err := t.append(ctx, msg); err != nil {
 		t.log.Error().Err(err).Msg("history append")
 	}

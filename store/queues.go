@@ -151,6 +151,17 @@ type InboxReplies interface {
 	InboxReply(ctx context.Context, id int64) (string, error)
 }
 
+// InboxClaimer is an Inbox that can put an entry already claimed by its
+// receiver when nothing is before it in its conversation, sparing the
+// claim's write: the receiver, with a turn free, runs it at once.
+type InboxClaimer interface {
+	// PutClaimInbox writes e as PutInbox does and, when its conversation
+	// has no pending entry (atomically with any other put of it), claims
+	// it for e.Receiver until ttl from now (claimed true); otherwise it
+	// is left pending as PutInbox leaves it (reserve as there).
+	PutClaimInbox(ctx context.Context, e InboxEntry, reserve, ttl time.Duration) (id int64, added, claimed bool, err error)
+}
+
 // ErrReplyExists is matched (errors.Is) by the error of Outbox.AddReply
 // for a reply whose InboxID another reply already answers.
 var ErrReplyExists = errors.New("store: the inbox entry's reply is already in the outbox")

@@ -27,6 +27,19 @@ const hangGuard = 60 * time.Second
 // With profile, it is built with the tag gatehouse_pprof, which compiles in
 // GATEHOUSE_CPUPROFILE.
 func buildBot(ctx context.Context, dir string, profile bool) (string, error) {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	var tags []string
+	if profile {
+		tags = append(tags, "gatehouse_pprof")
+	}
+	return buildIn(ctx, root, filepath.Join(dir, "bot"), tags...)
+}
+
+// moduleRoot is the directory of the module the bench runs in.
+func moduleRoot(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("build: go env GOMOD: %w", err)
@@ -35,13 +48,17 @@ func buildBot(ctx context.Context, dir string, profile bool) (string, error) {
 	if gomod == "" || gomod == os.DevNull {
 		return "", errors.New("build: not inside the gatehouse module; run from the repository or pass -bot")
 	}
-	bin := filepath.Join(dir, "bot")
+	return filepath.Dir(gomod), nil
+}
+
+// buildIn builds ./cmd/bot of the module at root into bin, with tags.
+func buildIn(ctx context.Context, root, bin string, tags ...string) (string, error) {
 	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin}
-	if profile {
-		args = append(args, "-tags", "gatehouse_pprof")
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/bot")...)
-	cmd.Dir = filepath.Dir(gomod)
+	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -13,7 +13,8 @@
 // Usage (from the repository):
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
-//	                             [-bot PATH] [-cpuprofile FILE] [-versus PATH]
+//	                             [-bot PATH] [-cpuprofile FILE] [-request FILE]
+//	                             [-baseline REF [-rounds N]] [-versus PATH]
 //	                             [-instances 1,2,3 [-dsn postgres://…]]
 //
 // With -instances and a PostgreSQL server (-dsn, or the variable
@@ -57,6 +58,9 @@ func main() {
 type options struct {
 	messages, chats, runs int
 	bot, cpuprofile       string
+	request               string // -request: where the "hi" request body goes
+	baseline              string // -baseline: the git ref measured beside this build
+	rounds                int    // -rounds: bursts of each build, alternated
 	// instances lists the multi-instance runs (-instances 1,2,3): that
 	// many bots on one PostgreSQL database on the server dsn names.
 	instances []int
@@ -77,6 +81,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.runs, "runs", 7, "start-ups measured (the median is reported)")
 	short := fs.Bool("short", false, "CI size: 200 messages over 20 chats, 3 start-ups")
 	fs.StringVar(&o.bot, "bot", "", "bot binary to measure (default: build ./cmd/bot into a temporary directory)")
+	fs.StringVar(&o.baseline, "baseline", "", "also build ./cmd/bot at this git ref (e.g. main) and measure it the same way, one after the other, each figure beside this build's")
+	fs.IntVar(&o.rounds, "rounds", 1, "with -baseline: measure each build this many times, alternating (change, baseline, change, …); the start-ups of all rounds and the median round's CPU are reported")
+	fs.StringVar(&o.request, "request", "", "write the LLM request body of the \"hi\" turn to FILE")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
 	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
 	fs.StringVar(&o.versus, "versus", "", "also start this other bot binary (a build of main) -runs times, interleaved with this build, and print the start-up and the memory after start of each")
@@ -100,8 +107,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			}
 		}
 	}
-	if o.messages < 1 || o.chats < 1 || o.runs < 1 {
-		return o, fmt.Errorf("-messages, -chats and -runs must be at least 1")
+	if o.messages < 1 || o.chats < 1 || o.runs < 1 || o.rounds < 1 {
+		return o, fmt.Errorf("-messages, -chats, -runs and -rounds must be at least 1")
 	}
 	return o, nil
 }
@@ -121,12 +128,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer os.RemoveAll(dir)
-	rep, err := measure(ctx, o, dir, stderr)
+	rep, base, err := measureAll(ctx, o, dir, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gatehouse-bench:", err)
 		return exitFail
 	}
-	rep.print(stdout)
+	rep.print(stdout, base, o.baseline)
+	if o.request != "" {
+		if err := os.WriteFile(o.request, rep.hiText, 0o600); err != nil {
+			fmt.Fprintln(stderr, "gatehouse-bench:", err)
+			return exitFail
+		}
+	}
 	if !rep.tally.ok() {
 		fmt.Fprintln(stderr, "gatehouse-bench: FAIL: every message must get exactly one reply of its own")
 		return exitFail

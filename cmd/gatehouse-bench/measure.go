@@ -25,6 +25,9 @@ type report struct {
 	startups []time.Duration // one per run, sorted
 	idle     memory          // after start-up and one message
 	hiBody   int             // bytes of the LLM request body for "hi"
+	hiText   []byte          // that body
+	release  int64           // bytes of the release's bot (-tags nopostgres)
+	rounds   int             // rounds combined (-rounds)
 	cpu      time.Duration   // bot CPU time over the burst
 	burst    time.Duration   // from the first message injected to the last reply sent
 	tally    tally
@@ -128,7 +131,7 @@ func (rep *report) hi(ctx context.Context, p *botProcess, tg *faketg.Server, ai 
 	}
 	for _, r := range ai.Requests() {
 		if r.LastUser() == "hi" {
-			rep.hiBody = r.BodySize
+			rep.hiBody, rep.hiText = r.BodySize, r.Body
 			return nil
 		}
 	}

@@ -25,7 +25,7 @@ func NewCurrentTime(now func() time.Time) Tool {
 func (currentTime) Spec() Spec {
 	return Spec{
 		Name:        "current_time",
-		Description: "Current date and time, optionally in an IANA time zone.",
+		Description: "Date and time now, in an IANA timezone if given.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"timezone":{"type":"string"}}}`),
 		ReadOnly:    true,
 	}

@@ -24,7 +24,7 @@ func NewListDir(ws *Workspace) Tool { return listDir{ws: ws} }
 func (listDir) Spec() Spec {
 	return Spec{
 		Name:        "list_dir",
-		Description: "List a directory in the workspace.",
+		Description: "List a workspace directory.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
 		ReadOnly:    true,
 	}

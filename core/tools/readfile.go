@@ -24,7 +24,7 @@ func NewReadFile(ws *Workspace) Tool { return readFile{ws: ws} }
 func (readFile) Spec() Spec {
 	return Spec{
 		Name:        "read_file",
-		Description: "Read a text file in the workspace.",
+		Description: "Read a workspace text file.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 		ReadOnly:    true,
 	}

@@ -73,9 +73,8 @@ func NewSendFile(ws *Workspace, senders core.FileSenders, sec *secrets.Set) Tool
 // Spec describes send_file.
 func (sendFile) Spec() Spec {
 	return Spec{
-		Name: "send_file",
-		Description: "Send a file of the workspace to this conversation (an image is shown as a photo " +
-			"where the platform can), with an optional caption.",
+		Name:        "send_file",
+		Description: "Send a workspace file to this chat (images as photos).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},` +
 			`"caption":{"type":"string"}},"required":["path"]}`),
 		ReadOnly: true,

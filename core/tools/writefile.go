@@ -49,7 +49,7 @@ func NewWriteFile(ws *Workspace) Tool { return writeFile{ws: ws} }
 func (writeFile) Spec() Spec {
 	return Spec{
 		Name:        "write_file",
-		Description: "Create or overwrite a file in the workspace.",
+		Description: "Create or overwrite a workspace file.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},` +
 			`"content":{"type":"string"}},"required":["path","content"]}`),
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -169,8 +170,20 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 // its signal's Done, or at once when it produced no signal. It returns an
 // error only when ctx ended; the update then stays in progress, so it is
 // delivered again after a restart.
+//
+// The offset is saved once the batch is handed over, not as each of its
+// updates is done meanwhile: a message a shared store's inbox took is done
+// as it is handed over, and one write per batch rather than per message
+// spares the store (a crash before the save fetches the batch again, and
+// the inbox takes a message it has once). An update done after the batch
+// (a turn run in memory) saves it then.
 func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *offsets, raws []json.RawMessage) (int, error) {
-	defer g.saveOffsets(ctx, o)
+	var handing atomic.Bool
+	handing.Store(true)
+	defer func() {
+		handing.Store(false)
+		g.saveOffsets(ctx, o)
+	}()
 	fresh := 0
 	for _, raw := range raws {
 		id, ok := updateID(raw)
@@ -189,7 +202,9 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 		}
 		done := func() {
 			o.finish(id)
-			g.saveOffsets(ctx, o)
+			if !handing.Load() {
+				g.saveOffsets(ctx, o)
+			}
 		}
 		submitted, err := g.handleRaw(ctx, inbox, id, raw, done)
 		if gateways.Unavailable(err) {

@@ -15,19 +15,22 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 )
 
-// maxRowsPerInsert keeps one INSERT's parameters (6 a row) well below
+// maxRowsPerInsert keeps one INSERT's parameters (7 a row) well below
 // PostgreSQL's limit of 65535.
 const maxRowsPerInsert = 500
 
-// Append stores the messages at the end of the conversation, atomically.
+// Append stores the messages at the end of the conversation, atomically;
+// those of a journaled turn (ctx carries core.JournalEntry) name its inbox
+// entry, which records the turn's stage (inbox_stage.go).
 // Older messages are kept (for the audit) until Prune removes them.
 func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) error {
 	if len(msgs) <= maxRowsPerInsert {
-		return insertMessages(ctx, db.pool, db.now, conv, msgs) // one statement is atomic
+		return insertMessages(ctx, db.pool, db.now, conv, journalEntry(ctx), msgs) // one statement is atomic
 	}
+	entry := journalEntry(ctx)
 	return unreachable(ctx, pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
-			if err := insertMessages(ctx, tx, db.now, conv, chunk); err != nil {
+			if err := insertMessages(ctx, tx, db.now, conv, entry, chunk); err != nil {
 				return err
 			}
 		}
@@ -35,22 +38,25 @@ func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) erro
 	}))
 }
 
-// Reset deletes the conversation's messages.
+// Reset deletes the conversation's messages, having frozen the stages
+// they show into its pending inbox entries (one statement).
 func (db *DB) Reset(ctx context.Context, conv string) error {
-	if _, err := db.pool.Exec(ctx, `DELETE FROM messages WHERE conv = $1`, conv); err != nil {
+	if _, err := db.pool.Exec(ctx, `WITH frozen AS (`+freezeStagesSQL+`) DELETE FROM messages WHERE conv = $1`, conv); err != nil {
 		return fmt.Errorf("postgres: reset history: %w", err)
 	}
 	return nil
 }
 
-// Replace makes msgs the conversation's whole history in one transaction.
+// Replace makes msgs the conversation's whole history in one transaction
+// (the stages the old rows show frozen first, as Reset does; the new rows
+// name no inbox entry).
 func (db *DB) Replace(ctx context.Context, conv string, msgs []llm.Message) error {
 	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM messages WHERE conv = $1`, conv); err != nil {
+		if _, err := tx.Exec(ctx, `WITH frozen AS (`+freezeStagesSQL+`) DELETE FROM messages WHERE conv = $1`, conv); err != nil {
 			return fmt.Errorf("postgres: replace history: %w", err)
 		}
 		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
-			if err := insertMessages(ctx, tx, db.now, conv, chunk); err != nil {
+			if err := insertMessages(ctx, tx, db.now, conv, nil, chunk); err != nil {
 				return err
 			}
 		}
@@ -63,33 +69,35 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// insertMessages appends msgs with one multi-row INSERT.
-func insertMessages(ctx context.Context, q execer, now func() time.Time, conv string, msgs []llm.Message) error {
+// insertMessages appends msgs with one multi-row INSERT, naming the inbox
+// entry whose turn writes them (nil: none).
+func insertMessages(ctx context.Context, q execer, now func() time.Time, conv string, entry *int64, msgs []llm.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	created := nanos(now())
-	args := make([]any, 0, 6*len(msgs))
+	const perRow = 7
+	args := make([]any, 0, perRow*len(msgs))
 	var values strings.Builder
 	for i, m := range msgs {
 		calls, err := encodeCalls(m.ToolCalls)
 		if err != nil {
 			return err
 		}
-		args = append(args, conv, string(m.Role), m.Content, calls, m.ToolCallID, created)
+		args = append(args, conv, string(m.Role), m.Content, calls, m.ToolCallID, created, entry)
 		if i > 0 {
 			values.WriteString(", ")
 		}
 		values.WriteString("(")
-		for j := range 6 {
+		for j := range perRow {
 			if j > 0 {
 				values.WriteString(", ")
 			}
-			values.WriteString("$" + strconv.Itoa(6*i+j+1))
+			values.WriteString("$" + strconv.Itoa(perRow*i+j+1))
 		}
 		values.WriteString(")")
 	}
-	_, err := q.Exec(ctx, `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES `+
+	_, err := q.Exec(ctx, `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created, inbox_id) VALUES `+
 		values.String(), args...)
 	if err != nil {
 		return fmt.Errorf("postgres: append history: %w", unreachable(ctx, err))

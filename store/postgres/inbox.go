@@ -68,7 +68,7 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 			  AND (i.holder = '' OR i.expires <= $4 OR (i.holder = $1 AND i.claimed = 0))
 			ORDER BY i.id LIMIT 1
 			FOR UPDATE SKIP LOCKED)
-		RETURNING id, gateway, msg_key, conv, data, files, receiver, stage, received`,
+		RETURNING id, gateway, msg_key, conv, data, files, receiver, `+effectiveStage("inbox")+`, received`,
 		holder, nanos(now.Add(ttl)), gateways, nanos(now)).
 		Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -89,20 +89,6 @@ func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl ti
 	if _, err := db.pool.Exec(ctx, `UPDATE inbox SET expires = $1 WHERE holder = $2 AND id = ANY($3) AND done = 0`,
 		nanos(db.now().Add(ttl)), holder, ids); err != nil {
 		return fmt.Errorf("postgres: renew inbox claims: %w", err)
-	}
-	return nil
-}
-
-// SetInboxStage records the stage of a turn holder's live claim runs.
-func (db *DB) SetInboxStage(ctx context.Context, id int64, holder string, stage int) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE inbox SET stage = $1
-		WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 AND expires > $4`,
-		stage, id, holder, nanos(db.now()))
-	if err != nil {
-		return fmt.Errorf("postgres: inbox entry %d stage: %w", id, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("postgres: inbox entry %d stage: %w", id, store.ErrNotHeld)
 	}
 	return nil
 }

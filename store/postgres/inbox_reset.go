@@ -29,7 +29,7 @@ func (db *DB) ResetInbox(ctx context.Context, conv, holder string) (bool, error)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM messages WHERE conv = $1`, conv); err != nil {
+		if _, err := tx.Exec(ctx, `WITH frozen AS (`+freezeStagesSQL+`) DELETE FROM messages WHERE conv = $1`, conv); err != nil {
 			return err
 		}
 		if marked = tag.RowsAffected() > 0; marked {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/internal/migrate"
@@ -31,7 +30,7 @@ func SchemaVersion() int {
 }
 
 // migrate refuses a database newer than this build, then brings the
-// schema up to date through goose, under goose's advisory lock so that
+// schema up to date (migrate.Up), under goose's advisory lock so that
 // instances starting together migrate once, and checks the version again
 // (an instance that migrated meanwhile may be newer).
 func (db *DB) migrate(ctx context.Context) error {
@@ -46,13 +45,9 @@ func (db *DB) migrate(ctx context.Context) error {
 	if current > known {
 		return fmt.Errorf("postgres: %w", &store.SchemaTooNewError{Database: current, Known: known})
 	}
-	locker, err := migrate.NewPostgresLocker()
-	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
 	sqlDB := stdlib.OpenDBFromPool(db.pool.Pool)
 	defer sqlDB.Close() // the pool stays open
-	v, err := migrate.Up(ctx, goose.DialectPostgres, sqlDB, migrations, locker)
+	v, err := migrate.Up(ctx, migrate.Postgres, sqlDB, migrations, migrate.NewPostgresLocker())
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

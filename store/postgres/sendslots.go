@@ -3,12 +3,14 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -19,11 +21,22 @@ var _ store.SendSlots = (*DB)(nil)
 // ReserveSend reserves the earliest time at which one more request fits
 // every limit, in one transaction of two round trips, since a token's
 // reservations queue on its row's lock and the time it is held bounds
-// the token's sends a second: BEGIN and an upsert that creates or locks
-// the keys' rows in key order (so that concurrent reservations sharing
-// keys never deadlock) and returns them with now, read on the server's
-// clock once each row is held; then the update that records the time
-// under each key, and COMMIT. Without Options.Now, now is the server's
+// the token's sends a second.
+//
+// A reservation is written to one row per key that no other key of it
+// extends (a chat's, "<token>:chat:<id>", under the token's): the times
+// under a key are those of its own row and of the rows of the keys that
+// extend it. So a reply's reservation writes its chat's row alone; the
+// token's row is only locked, which serialises the token's reservations
+// (each reads the rows under the token once it holds the token's lock).
+// The first batch begins the transaction, creates the rows of the
+// extended keys if missing, locks them (SELECT … FOR UPDATE: locking
+// writes nothing), then the others, in key order (so that concurrent
+// reservations never deadlock), reads the rows that extend them and the
+// server's clock, once every row is held; the second writes the rows and
+// commits. A row to create that another reservation created meanwhile
+// (no lock covers a row that does not exist) fails the insert: the
+// reservation is made again. Without Options.Now, now is the server's
 // clock.
 func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.Duration, error) {
 	if len(limits) == 0 {
@@ -46,19 +59,54 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		}
 		keys[i] = l.Key
 	}
-	wait, err := db.reserveSend(ctx, limits, keys)
-	if err != nil {
-		return 0, fmt.Errorf("postgres: reserve send slot %s: %w", strings.Join(keys, ", "), err)
+	for attempt := 1; ; attempt++ {
+		wait, err := db.reserveSend(ctx, limits)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && attempt < 3 {
+			continue // a row this reservation creates was created meanwhile
+		}
+		if err != nil {
+			return 0, fmt.Errorf("postgres: reserve send slot %s: %w", strings.Join(keys, ", "), err)
+		}
+		return wait, nil
 	}
-	return wait, nil
 }
 
-// reserveSend is ReserveSend's transaction, on a connection of its own
-// for its two batches: one that begins it and locks the rows, one that
-// writes them and commits. A transaction left open by an error is rolled
-// back; a connection that cannot roll back is closed (the pool drops a
-// connection given back closed or inside a transaction).
-func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []string) (_ time.Duration, err error) {
+// extends reports whether key k extends key of: it is of's and more
+// ("<token>:chat:<id>" extends "<token>").
+func extends(k, of string) bool {
+	return len(k) > len(of) && strings.HasPrefix(k, of) && k[len(of)] == ':'
+}
+
+// reservation is one ReserveSend's keys: the extended ones (another key
+// of it extends them), whose rows are locked but not written, and the
+// others, its leaves, whose rows get the reservation.
+type reservation struct {
+	limits   []store.SendLimit
+	extended []string
+	leaves   []string
+	span     time.Duration // the longest window of its limits
+}
+
+func newReservation(limits []store.SendLimit) reservation {
+	r := reservation{limits: limits}
+	for _, l := range limits {
+		r.span = max(r.span, l.Per)
+		if slices.ContainsFunc(limits, func(o store.SendLimit) bool { return extends(o.Key, l.Key) }) {
+			r.extended = append(r.extended, l.Key)
+		} else {
+			r.leaves = append(r.leaves, l.Key)
+		}
+	}
+	return r
+}
+
+// reserveSend is one attempt at ReserveSend's transaction, on a
+// connection of its own for its two batches. A transaction left open by
+// an error is rolled back; a connection that cannot roll back is closed
+// (the pool drops a connection given back closed or inside a
+// transaction).
+func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time.Duration, err error) {
 	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -77,7 +125,13 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 		}
 	}()
 
-	held, clock, err := lockSlots(ctx, conn, keys)
+	r := newReservation(limits)
+	var since *int64 // the rows under an extended key read from then on; nil: the server's clock less span
+	if !db.serverClock {
+		t := db.now().UnixNano() - int64(r.span)
+		since = &t
+	}
+	rows, clock, err := lockSlots(ctx, conn, r, since)
 	if err != nil {
 		return 0, err
 	}
@@ -85,104 +139,159 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit, keys []
 	if !db.serverClock {
 		now = db.now().UnixNano()
 	}
-	at, packed, err := planReservation(now, limits, held)
+	at, writes, err := planReservation(now, r, rows)
 	if err != nil {
 		return 0, err
 	}
-	if err := commitSlots(ctx, conn, keys, packed, at); err != nil {
+	if err := commitSlots(ctx, conn, writes, at); err != nil {
 		return 0, err
 	}
 	committed = true
 	return time.Duration(at - now), nil
 }
 
-// lockSlots is reserveSend's first batch: BEGIN and the upsert that
-// creates or locks the rows of keys (sorted) in key order. It returns the
-// reservations held under each key and the server's clock read once
-// every row is held. On an error the transaction may be left open.
-func lockSlots(ctx context.Context, conn *pgx.Conn, keys []string) (map[string][]int64, int64, error) {
-	// The no-op update of an existing row locks it and returns it; the
-	// clock is read per row as it is returned, so the newest reading
-	// comes after every row is held.
+// lockSlots is reserveSend's first batch: BEGIN; the insert of the
+// extended keys' rows not there yet; the SELECT … FOR UPDATE of those
+// rows, then of the leaves' rows, each in key order (each statement reads
+// what was committed when it began, so the leaves' rows are read once
+// the extended ones are held); the rows that extend an extended key and
+// hold a reservation from since on (nil: span before the server's clock);
+// and the server's clock, read once every row is held. An existing row is
+// only locked, not written. It returns the rows read by key (a leaf
+// without a row has none) and the clock. On an error the transaction may
+// be left open.
+func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]int64, int64, error) {
+	const nowSQL = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
-			ORDER BY k ON CONFLICT (key) DO UPDATE SET key = excluded.key
-			RETURNING key, times, (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`, keys)
-	held := make(map[string][]int64, len(keys))
-	var clock int64
+			ORDER BY k ON CONFLICT (key) DO NOTHING`, r.extended)
+	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.extended)
+	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.leaves)
+	b.Queue(`SELECT s.key, s.times FROM send_slots s
+			WHERE s.last >= COALESCE($2::bigint, `+nowSQL+` - $3::bigint) AND NOT s.key = ANY($4::text[])
+			  AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS e(key) WHERE starts_with(s.key, e.key || ':'))`,
+		r.extended, since, int64(r.span), append(slices.Clone(r.extended), r.leaves...))
+	b.Queue(`SELECT ` + nowSQL)
 	br := conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return nil, 0, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		br.Close()
-		return nil, 0, err
-	}
-	for rows.Next() {
-		var k string
-		var t []byte
-		var c int64
-		if err := rows.Scan(&k, &t, &c); err != nil {
-			rows.Close()
-			br.Close()
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
 			return nil, 0, err
 		}
-		held[k] = unpackTimes(t)
-		clock = max(clock, c)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		br.Close()
-		return nil, 0, err
-	}
-	if err := br.Close(); err != nil {
-		return nil, 0, err
-	}
-	return held, clock, nil
-}
-
-// planReservation is the reservation at now for limits given the
-// reservations held under each key: its time, and each limit's
-// reservations in its window with it added, packed for the update. It
-// refuses a key holding maxReserved reservations or more.
-func planReservation(now int64, limits []store.SendLimit, held map[string][]int64) (int64, [][]byte, error) {
-	for _, l := range limits {
-		if n := len(held[l.Key]); n >= maxReserved {
-			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", n, l.Key)
+	rows := make(map[string][]int64, len(r.limits))
+	for range 3 {
+		if err := readSlots(br, rows); err != nil {
+			return nil, 0, err
 		}
 	}
-	times := make([][]int64, len(limits))
-	for i, l := range limits {
-		times[i] = recent(held[l.Key], now-int64(l.Per))
+	var clock int64
+	if err := br.QueryRow().Scan(&clock); err != nil {
+		return nil, 0, err
 	}
-	at := earliest(now, limits, times)
-	packed := make([][]byte, len(limits))
-	for i := range limits {
-		packed[i] = packTimes(insertSorted(times[i], at))
-	}
-	return at, packed, nil
+	return rows, clock, br.Close()
 }
 
-// commitSlots is reserveSend's second batch: the update that records
-// each key's reservations (packed[i] under keys[i]) and the newest, at,
-// then COMMIT. On an error the transaction may be left open.
-func commitSlots(ctx context.Context, conn *pgx.Conn, keys []string, packed [][]byte, at int64) error {
-	// last is the newest reservation under each key.
-	b := &pgx.Batch{}
-	b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
-			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`, keys, packed, at)
-	b.Queue(`COMMIT`)
-	br := conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
+// readSlots reads the next result of br, rows of key and times, into
+// rows.
+func readSlots(br pgx.BatchResults, rows map[string][]int64) error {
+	res, err := br.Query()
+	if err != nil {
 		return err
 	}
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return err
+	defer res.Close()
+	for res.Next() {
+		var k string
+		var t []byte
+		if err := res.Scan(&k, &t); err != nil {
+			return err
+		}
+		rows[k] = unpackTimes(t)
+	}
+	return res.Err()
+}
+
+// slotWrite is a leaf's row as a reservation leaves it.
+type slotWrite struct {
+	key    string
+	times  []byte
+	exists bool // the row was there (and is locked): updated, not inserted
+}
+
+// planReservation is the reservation at now of r given the rows read
+// (lockSlots): its time, and the rows of its leaves with it added, each
+// keeping its reservations within the longest window of the limits it
+// carries (its own and those of the keys it extends). It refuses a key
+// holding maxReserved reservations or more.
+func planReservation(now int64, r reservation, rows map[string][]int64) (int64, []slotWrite, error) {
+	times := make([][]int64, len(r.limits))
+	for i, l := range r.limits {
+		var under []int64
+		for k, ts := range rows {
+			if k == l.Key || extends(k, l.Key) {
+				under = append(under, recent(ts, now-int64(l.Per))...)
+			}
+		}
+		slices.Sort(under)
+		if len(under) >= maxReserved {
+			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", len(under), l.Key)
+		}
+		times[i] = under
+	}
+	at := earliest(now, r.limits, times)
+	writes := make([]slotWrite, 0, len(r.leaves))
+	for _, leaf := range r.leaves {
+		keep := time.Duration(0)
+		for _, l := range r.limits {
+			if l.Key == leaf || extends(leaf, l.Key) {
+				keep = max(keep, l.Per)
+			}
+		}
+		own, exists := rows[leaf]
+		w := slotWrite{key: leaf, exists: exists, times: packTimes(insertSorted(recent(own, now-int64(keep)), at))}
+		writes = append(writes, w)
+	}
+	return at, writes, nil
+}
+
+// commitSlots is reserveSend's second batch: the update of the leaves'
+// rows that exist, the insert of those that do not (failing, 23505, if
+// another reservation created one meanwhile), each with the newest
+// reservation, at, then COMMIT. On an error the transaction may be left
+// open.
+func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) error {
+	var upd, ins struct {
+		keys  []string
+		times [][]byte
+	}
+	for _, w := range writes {
+		to := &ins
+		if w.exists {
+			to = &upd
+		}
+		to.keys = append(to.keys, w.key)
+		to.times = append(to.times, w.times)
+	}
+	// last is the newest reservation under each key.
+	b := &pgx.Batch{}
+	if len(upd.keys) > 0 {
+		b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
+			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`,
+			upd.keys, upd.times, at)
+	}
+	if len(ins.keys) > 0 {
+		b.Queue(`INSERT INTO send_slots (key, times, last)
+			SELECT k, t, $3 FROM unnest($1::text[], $2::bytea[]) AS u(k, t) ORDER BY k`,
+			ins.keys, ins.times, at)
+	}
+	b.Queue(`COMMIT`)
+	br := conn.SendBatch(ctx, b)
+	for range b.Len() {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
 	}
 	return br.Close()
 }

@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/database"
-
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/internal/migrate"
 )
@@ -45,10 +42,10 @@ func SchemaVersion() int {
 // and refuse a database whose version there is newer than theirs, so the
 // bot keeps it equal to goose's. A database without goose's table was
 // migrated by the runner before goose, which applied migrations 1 to
-// schema_version's version: goose's table is created saying so, and goose
-// applies the rest.
+// schema_version's version: goose's table is created saying so, and
+// migrate.Up applies the rest.
 
-// migrateSchema brings the schema up to date through goose, or refuses a
+// migrateSchema brings the schema up to date (migrate.Up), or refuses a
 // database whose schema is newer than the migrations this build knows
 // before writing anything to it.
 func migrateSchema(ctx context.Context, w *sql.DB) error {
@@ -71,7 +68,7 @@ func migrateSchema(ctx context.Context, w *sql.DB) error {
 			return err
 		}
 	}
-	v, err := migrate.Up(ctx, goose.DialectSQLite3, w, migrations, nil)
+	v, err := migrate.Up(ctx, migrate.SQLite, w, migrations, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
@@ -126,10 +123,6 @@ func databaseVersion(ctx context.Context, q querier) (version int, gooseTable bo
 // adopt creates goose's table for a database the runner before goose
 // migrated to version, recording versions 0 to version as applied.
 func adopt(ctx context.Context, w *sql.DB, version int) (err error) {
-	gs, err := database.NewStore(goose.DialectSQLite3, migrate.Table)
-	if err != nil {
-		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
-	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
@@ -139,11 +132,11 @@ func adopt(ctx context.Context, w *sql.DB, version int) (err error) {
 			err = errors.Join(err, rollback(tx))
 		}
 	}()
-	if err := gs.CreateVersionTable(ctx, tx); err != nil {
+	if err := migrate.CreateTable(ctx, migrate.SQLite, tx); err != nil {
 		return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
 	}
 	for v := range version + 1 {
-		if err := gs.Insert(ctx, tx, database.InsertRequest{Version: int64(v)}); err != nil {
+		if err := migrate.Record(ctx, migrate.SQLite, tx, v); err != nil {
 			return fmt.Errorf("sqlite: adopt schema version %d: %w", version, err)
 		}
 	}

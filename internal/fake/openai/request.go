@@ -16,6 +16,8 @@ type Request struct {
 	Tools        []Tool
 	// BodySize is the request body's length in bytes.
 	BodySize int
+	// Body is the request body as received.
+	Body []byte
 	// Authorization is the Authorization header as received.
 	Authorization string
 }
@@ -120,6 +122,7 @@ func decodeRequest(body []byte) (Request, error) {
 		MaxTokens: max(w.MaxTokens, w.MaxCompletionTokens),
 		Messages:  make([]Message, len(w.Messages)),
 		BodySize:  len(body),
+		Body:      body,
 	}
 	req.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
 	for i, m := range w.Messages {
