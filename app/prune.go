@@ -61,7 +61,7 @@ func (a *App) prune(ctx context.Context, first bool) {
 }
 
 // receiverReports is a gateway that says when it first receives
-// (startup.Ready), when ReportsReceiving is true: Telegram's polling.
+// (startup.Ready), when ReportsReceiving is true: a long-polling gateway.
 type receiverReports interface{ ReportsReceiving() bool }
 
 // anyReceiverReports reports whether a gateway will open the start-up's

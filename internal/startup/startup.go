@@ -51,7 +51,7 @@ func Mark(ctx context.Context, phase string) {
 }
 
 // Ready marks the phase that makes the bot answer (a gateway's first
-// receive: Telegram's first getUpdates, sent): it opens the Receiving ctx
+// receive: a long-polling gateway's first poll, sent): it opens the Receiving ctx
 // carries and ends the trace, after which what is marked (another
 // gateway's phases, or the same one's later) is not printed. Only the
 // first call counts.
