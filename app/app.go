@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/hitl"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/pairing"
 	"github.com/gatehouse-bot/gatehouse/schedule"
 	"github.com/gatehouse-bot/gatehouse/skills"
@@ -148,16 +149,19 @@ func (a *App) Run(ctx context.Context) error {
 		}
 		defer ln.Close()
 	}
+	startup.Mark(ctx, "run: http.listen bound")
 	// The name first: a second live process under it stops here, before
 	// its recovery takes the first's runs for a dead instance's.
 	if err := a.claimName(ctx); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "run: instance name claimed")
 	// Before anything can claim an approval: runs cut by a crash become
 	// interrupted and are reported, never re-run.
 	if _, err := a.broker.Recover(ctx); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "run: approvals recovered")
 	g, gctx := newGroup(ctx)
 	// The heartbeat outlives the broker's Run: the approved calls still
 	// running in their grace period at shutdown are this instance's, and
@@ -165,9 +169,15 @@ func (a *App) Run(ctx context.Context) error {
 	// heartbeat has stopped.
 	hctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(gctx))
 	defer stopHeartbeat()
-	a.runInside(g, gctx, hctx, stopHeartbeat)
+	recv := startup.NewReceiving()
+	gctx = startup.WithReceiving(gctx, recv)
+	a.runInside(g, gctx, hctx, stopHeartbeat, recv)
 	a.runEdges(g, gctx, ln, cancel)
+	if !a.anyReceiverReports() {
+		recv.Open()
+	}
 	a.health.setReady()
+	startup.Mark(ctx, "run: everything started")
 	a.log.Info().Int("gateways", len(a.gateways)).Str("instance", a.instance).Msg("gatehouse running")
 	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
@@ -179,23 +189,34 @@ func (a *App) Run(ctx context.Context) error {
 // runInside starts in g what runs behind the gateways: the engine, the
 // broker (whose end stops the heartbeat), the scheduler, the heartbeat and
 // the fence (under hctx), the replies of instances gone, pairing, the
-// durable inbox, MCP servers and the daily prune.
-func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc) {
+// durable inbox, MCP servers and the prunes: the first at once after the
+// first receive (recv), then daily.
+func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc, recv *startup.Receiving) {
 	g.Go(func() error { return a.engine.Run(gctx) })
 	g.Go(func() error {
 		defer stopHeartbeat()
 		return a.broker.Run(gctx)
 	})
-	g.Go(func() error { return a.sched.Run(gctx, a.inbox) })
+	// What can wait starts once the bot receives (recv): the scheduler,
+	// pairing's sweep, the skills' watch, MCP servers, the first prune.
+	later := func(run func() error) func() error {
+		return func() error {
+			if !recv.Wait(gctx) {
+				return nil
+			}
+			return run()
+		}
+	}
+	g.Go(later(func() error { return a.sched.Run(gctx, a.inbox) }))
 	g.Go(func() error { return a.member.Run(hctx, a.heartbeatInterval()) })
 	g.Go(func() error { return a.fence.Run(hctx) })
 	if a.journal != nil {
 		ttl := a.cfg.Store.LeaseTTL.D()
 		g.Go(func() error { return a.journal.Resume(gctx, a.engine, ttl/3, ttl, a.member.Started(), a.log) })
 	}
-	g.Go(func() error { return a.pairing.Run(gctx) })
+	g.Go(later(func() error { return a.pairing.Run(gctx) }))
 	if a.skills != nil {
-		g.Go(func() error { return a.watchSkills(gctx) })
+		g.Go(later(func() error { return a.watchSkills(gctx) }))
 	}
 	if w, ok := a.store.(store.PairingWatcher); ok && a.sharedStore() {
 		g.Go(func() error { return watchPairings(gctx, w, a.pairing, a.log) })
@@ -207,13 +228,9 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		// In parallel with the bot: it answers meanwhile, and each
 		// server's tools appear when it is ready. Run returns once every
 		// child has exited.
-		g.Go(func() error { return a.mcp.Run(gctx) })
+		g.Go(later(func() error { return a.mcp.Run(gctx) }))
 	}
-	// A shared store prunes daily whatever the retention: its outbox
-	// gains a row a reply (store.OutboxKeep).
-	if a.cfg.Store.Retention > 0 || a.journal != nil {
-		g.Go(func() error { return a.pruneLoop(gctx, pruneEvery) })
-	}
+	g.Go(func() error { return a.pruneAfter(gctx, recv) })
 }
 
 // runEdges starts in g the health server on ln (when there is one) and

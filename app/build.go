@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/core/tools"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // build constructs the App's parts in dependency order: the store and
@@ -24,16 +25,24 @@ func (a *App) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	startup.Mark(ctx, "build: tooling (checkpoints, tools, MCP, providers, attachments, policy, profiles)")
 	if err := a.buildPeople(ctx, o); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "build: people (allow lists, pairing, scheduler)")
 	if err := a.buildEngine(o, p); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "build: engine")
 	if err := a.buildApprovals(o, p.policy); err != nil {
 		return err
 	}
-	return a.buildEdges(ctx, o)
+	startup.Mark(ctx, "build: approvals")
+	if err := a.buildEdges(ctx, o); err != nil {
+		return err
+	}
+	startup.Mark(ctx, "build: edges (gateways, health)")
+	return nil
 }
 
 // engineParts are what buildTooling makes for the engine.
@@ -58,9 +67,11 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 	if err := checkApprovers(cfg, a.enabled); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "build: configuration checks")
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}
+	startup.Mark(ctx, "build: store open and schema")
 	a.member = cluster.NewMember(a.store, a.instance, o.Version, time.Now(), o.Log)
 	if d, err := storetable.Lookup(cfg.Store.Driver); err == nil {
 		a.member.UseStore(d.Name, d.SchemaVersion)
@@ -69,6 +80,7 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	a.useFence()
+	startup.Mark(ctx, "build: instance (member, fingerprint, fence)")
 	return nil
 }
 

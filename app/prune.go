@@ -3,11 +3,29 @@ package app
 import (
 	"context"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // pruneEvery is how often history older than store.retention is deleted.
-// The store also prunes once when it opens.
+// The first prune is at start, once the bot receives (runInside).
 const pruneEvery = 24 * time.Hour
+
+// pruneAfter prunes once recv opens, the bot receiving (the store leaves
+// its first prune to the bot: storetable.Open), and then daily while the
+// store keeps history for store.retention or is shared: a shared store
+// prunes daily whatever the retention, its outbox gaining a row a reply
+// (store.OutboxKeep).
+func (a *App) pruneAfter(ctx context.Context, recv *startup.Receiving) error {
+	if !recv.Wait(ctx) {
+		return nil
+	}
+	a.prune(ctx, true)
+	if a.cfg.Store.Retention > 0 || a.journal != nil {
+		return a.pruneLoop(ctx, pruneEvery)
+	}
+	return nil
+}
 
 // pruneLoop deletes history past the retention every interval until ctx
 // ends. A failed prune is logged and tried again next time: it never stops
@@ -20,13 +38,14 @@ func (a *App) pruneLoop(ctx context.Context, every time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			a.prune(ctx)
+			a.prune(ctx, false)
 		}
 	}
 }
 
-// prune runs one prune and logs how many messages it removed.
-func (a *App) prune(ctx context.Context) {
+// prune runs one prune and logs how many messages it removed (the first,
+// at start, only when it removed some).
+func (a *App) prune(ctx context.Context, first bool) {
 	n, err := a.store.Prune(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -34,6 +53,25 @@ func (a *App) prune(ctx context.Context) {
 		}
 		return
 	}
+	if first && n == 0 {
+		return
+	}
 	a.log.Info().Int64("removed", n).Str("retention", a.cfg.Store.Retention.String()).
 		Msg("history pruned")
+}
+
+// receiverReports is a gateway that says when it first receives
+// (startup.Ready), when ReportsReceiving is true: a long-polling gateway.
+type receiverReports interface{ ReportsReceiving() bool }
+
+// anyReceiverReports reports whether a gateway will open the start-up's
+// Receiving; when none will, Run opens it itself once every gateway has
+// started.
+func (a *App) anyReceiverReports() bool {
+	for _, gw := range a.gateways {
+		if r, ok := gw.(receiverReports); ok && r.ReportsReceiving() {
+			return true
+		}
+	}
+	return false
 }

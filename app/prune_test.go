@@ -6,12 +6,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/app/gatewaytable"
 	"github.com/gatehouse-bot/gatehouse/config"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
@@ -63,4 +65,35 @@ func TestPruneLoop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFirstPruneWaitsForTheFirstReceive: the store leaves its first prune
+// to the bot, which runs it once a gateway first receives, not before (it
+// delayed the first poll), and quietly when it removed nothing; without
+// a retention there is no daily prune after it.
+func TestFirstPruneWaitsForTheFirstReceive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &testutil.SyncBuffer{}
+		st := &pruneStore{}
+		cfg := config.Default(gatewaytable.Specs())
+		cfg.Store.Retention = 0
+		a := &App{cfg: cfg, store: st, log: zerolog.New(logs)}
+		recv := startup.NewReceiving()
+		done := make(chan error, 1)
+		go func() { done <- a.pruneAfter(t.Context(), recv) }()
+		synctest.Wait()
+		if n := st.calls.Load(); n != 0 {
+			t.Fatalf("%d prunes before the first receive; want none", n)
+		}
+		recv.Open()
+		if err := <-done; err != nil {
+			t.Fatalf("pruneAfter = %v", err)
+		}
+		if n := st.calls.Load(); n != 1 {
+			t.Fatalf("%d prunes after the first receive; want 1", n)
+		}
+		if logs.String() != "" {
+			t.Errorf("a first prune that removed nothing logged %q", logs.String())
+		}
+	})
 }

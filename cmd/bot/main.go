@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 )
@@ -34,7 +35,13 @@ const (
 	exitConfig = 2 // bad configuration or usage: nothing was started
 )
 
+// mainStarted is when main began: the start of -trace-startup's trace
+// (the runtime's start and the packages' initialisation come before it;
+// GODEBUG=inittrace=1 shows the latter).
+var mainStarted time.Time
+
 func main() {
+	mainStarted = time.Now()
 	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()
@@ -111,6 +118,8 @@ commands:
       -config FILE    configuration file (default config.yaml); relative
                       paths in it are relative to its directory
       -v              show info logs on a terminal too
+      -trace-startup  print each phase of the start-up with its duration on
+                      stderr, up to the first receive
   init                write a working configuration and, for its secrets, .env
                       beside it (mode 0600), by asking: gateways, tokens (not
                       shown; checked online when reachable), the LLM, who

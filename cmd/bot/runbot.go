@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/internal/dotenv"
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // runBot loads the configuration and runs the bot until ctx ends (SIGINT,
@@ -25,8 +28,13 @@ import (
 func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, path := newFlags("run", stderr)
 	verbose := fs.Bool("v", false, "show info logs on a terminal too")
+	trace := fs.Bool("trace-startup", false, "print each phase of the start-up with its duration on stderr, up to the first receive (a gateway's first poll)")
 	if code, done := parseFlags(fs, args); done {
 		return code
+	}
+	if *trace {
+		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())))
+		startup.Mark(ctx, "flags")
 	}
 	// Caught from now on, so that a SIGHUP during start-up does not kill
 	// the bot; it is handled once the bot is built.
@@ -37,12 +45,14 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if cfg == nil {
 		return code
 	}
+	startup.Mark(ctx, "configuration: file, .env, secrets")
 	interactive := isTerminal(stdin) && gatewaytable.UsesTerminal(cfg.Gateways)
 	// The chat shares the terminal with the logs when the user types there,
 	// or when piped input's replies and the logs both land on it.
 	chatOnTerminal := interactive || gatewaytable.UsesTerminal(cfg.Gateways) && isTerminal(stdout) && isTerminal(stderr)
 	var level logging.LevelVar
 	log := newLogger(cfg, sec, stderr, chatOnTerminal && !*verbose, &level)
+	startup.Mark(ctx, "logger")
 	a, err := app.New(ctx, app.Options{
 		Config: cfg, Stdin: stdin, Stdout: stdout, Interactive: interactive, Log: log, Secrets: sec,
 		Load:        func() (*config.Config, error) { return loadConfigFile(*path) },

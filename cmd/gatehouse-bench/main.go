@@ -14,7 +14,7 @@
 //
 //	go run ./cmd/gatehouse-bench [-messages 1000] [-chats 100] [-runs 7] [-short]
 //	                             [-bot PATH] [-cpuprofile FILE] [-request FILE]
-//	                             [-baseline REF [-rounds N]]
+//	                             [-baseline REF [-rounds N]] [-versus PATH]
 //	                             [-instances 1,2,3 [-dsn postgres://…]]
 //
 // With -instances and a PostgreSQL server (-dsn, or the variable
@@ -65,6 +65,9 @@ type options struct {
 	// many bots on one PostgreSQL database on the server dsn names.
 	instances []int
 	dsn       string
+	// versus is another bot binary (main's build) whose start-ups and
+	// memory after start are measured interleaved with this build's.
+	versus string
 }
 
 // parseOptions parses the flags; -short picks the CI sizes unless a size
@@ -83,6 +86,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.request, "request", "", "write the LLM request body of the \"hi\" turn to FILE")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the bot (its \"hi\" turn and the burst) to FILE; builds the bot with -tags gatehouse_pprof")
 	instances := fs.String("instances", "", "also run the bot as this many instances on one PostgreSQL database, for each count of a comma-separated list (1,2,3); needs -dsn or "+dsnEnv)
+	fs.StringVar(&o.versus, "versus", "", "also start this other bot binary (a build of main) -runs times, interleaved with this build, and print the start-up and the memory after start of each")
 	fs.StringVar(&o.dsn, "dsn", "", "PostgreSQL server for -instances, as a role that may create databases (default $"+dsnEnv+"); each run gets a fresh database, dropped afterwards")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -139,6 +143,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !rep.tally.ok() {
 		fmt.Fprintln(stderr, "gatehouse-bench: FAIL: every message must get exactly one reply of its own")
 		return exitFail
+	}
+	if o.versus != "" {
+		figs, err := measureVersus(ctx, o, []string{rep.bin, o.versus}, dir, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "gatehouse-bench: versus:", err)
+			return exitFail
+		}
+		printVersus(stdout, figs)
 	}
 	if len(o.instances) == 0 {
 		return exitOK

@@ -178,7 +178,7 @@ func (e *e2e) mention() string { return "<@" + e.dc.Bot().ID + "> " }
 
 func TestE2EDirectMessageTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
+	gatewaytest.PushSlowClockTurn(e.ai, "It is **noon** in UTC.", func() bool { return len(e.dc.Typing()) > 0 })
 	ch := e.dc.DMChannel(guest.ID)
 	e.dc.InjectMessage(fakediscord.Message{ChannelID: ch, Author: guest, Content: "what time is it?"})
 	e.waitSent(t, ch, "It is **noon** in UTC.") // Discord Markdown passes through

@@ -61,6 +61,16 @@ func PushClockTurn(ai *fakeoai.Server, answer string) {
 	)
 }
 
+// PushSlowClockTurn is PushClockTurn with a model that thinks until
+// shown returns true (the chat shows "typing…", which a turn shows only
+// once the model has taken core.TypingDelay).
+func PushSlowClockTurn(ai *fakeoai.Server, answer string, shown func() bool) {
+	ai.Push(
+		fakeoai.ToolCalls(fakeoai.Call{ID: "call_t", Name: "current_time", Args: `{"timezone":"UTC"}`}).Until(shown),
+		fakeoai.Text(answer),
+	)
+}
+
 // CheckClockTurn fails t unless the model saw the turn PushClockTurn
 // scripts whole: two requests, the first ending with the user's question,
 // the second with the tool's result fed back for call_t.

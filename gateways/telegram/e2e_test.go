@@ -153,7 +153,7 @@ func (e *e2e) runs(t *testing.T) int { return gatewaytest.ShellRuns(t, e.workspa
 
 func TestE2EPrivateTurnWithToolCall(t *testing.T) {
 	e := startE2E(t)
-	gatewaytest.PushClockTurn(e.ai, "It is **noon** in UTC.")
+	gatewaytest.PushSlowClockTurn(e.ai, "It is **noon** in UTC.", func() bool { return len(e.tg.Actions()) > 0 })
 	e.tg.InjectMessage(faketg.Message{From: &guest, Chat: faketg.Chat{ID: guest.ID, Type: "private"}, Text: "what time is it?"})
 	got := e.waitSent(t, guest.ID, "It is noon in UTC.")
 	if got.ParseMode != "HTML" || !strings.Contains(got.Text, "<b>noon</b>") {

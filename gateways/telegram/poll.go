@@ -12,6 +12,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/gatehouse-bot/gatehouse/gateways"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // allowedUpdates are the update kinds the gateway asks for.
@@ -33,10 +34,11 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 // a wait until it has, so an endpoint that does not hold long polls is not
 // polled in a tight loop.
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
-	g.clearWebhook(ctx)
 	o := g.loadOffsets(ctx)
+	startup.Mark(ctx, "telegram: update offset read")
 	short := true
-	refused := 0 // batches refused in a row because the store is unreachable
+	refused := 0            // batches refused in a row because the store is unreachable
+	webhookChecked := false // a conflict was looked into once for a webhook left set
 	for attempt := 0; ctx.Err() == nil; {
 		offset, moved := o.next()
 		timeout := g.cfg.PollTimeout
@@ -44,10 +46,19 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 			timeout = 0
 		}
 		began := time.Now()
+		startup.Ready(ctx, "telegram: first getUpdates sent")
 		raws, err := g.fetch(ctx, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
+			}
+			// A webhook left from webhook mode makes getUpdates a conflict:
+			// looked for then, not before every start's first poll.
+			if !webhookChecked && isConflict(err) {
+				webhookChecked = true
+				if g.clearWebhook(ctx) {
+					continue
+				}
 			}
 			g.reconnected()
 			if gateways.Sleep(ctx, g.pollFailed(err, attempt)) != nil {
@@ -106,6 +117,11 @@ func (g *Gateway) awaitProgress(ctx context.Context, moved <-chan struct{}) erro
 	return nil
 }
 
+// ReportsReceiving reports whether Run says when it first receives
+// (startup.Ready): in polling mode, before its first getUpdates, or before
+// it waits for the receiver lease.
+func (g *Gateway) ReportsReceiving() bool { return g.cfg.Mode != ModeWebhook }
+
 // fetch makes one getUpdates request that Telegram may hold for timeout
 // (rounded up to whole seconds; 0 answers at once). The request's deadline
 // is the watchdog: past the timeout plus StallMargin it is abandoned.
@@ -135,7 +151,7 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 	case errors.Is(err, errStalled):
 		g.log.Warn().Dur("timeout", g.cfg.PollTimeout).Msg("getUpdates stalled past its timeout; abandoned it and polling again")
 		return 0
-	case errors.As(err, &apiErr) && apiErr.Code == http.StatusConflict:
+	case isConflict(err):
 		g.log.Error().Err(err).Msg("getUpdates conflict: another instance is polling or a webhook is set; retrying")
 	case errors.As(err, &apiErr) && apiErr.Code == http.StatusUnauthorized:
 		g.log.Error().Err(err).Msg("getUpdates: the bot token was rejected; retrying")
@@ -253,21 +269,31 @@ func (g *Gateway) saveOffsets(ctx context.Context, o *offsets) {
 	g.saved = v
 }
 
+// isConflict reports whether err is Telegram's 409: a webhook is set, or
+// another process polls the same token.
+func isConflict(err error) bool {
+	var apiErr *tgbotapi.Error
+	return errors.As(err, &apiErr) && apiErr.Code == http.StatusConflict
+}
+
 // clearWebhook removes a webhook left from webhook mode: polling is what
-// the configuration asks for, and getUpdates fails while one is set.
-func (g *Gateway) clearWebhook(ctx context.Context) {
+// the configuration asks for, and getUpdates fails while one is set. It
+// reports whether it removed one.
+func (g *Gateway) clearWebhook(ctx context.Context) bool {
 	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
 	defer cancel()
 	info, err := g.api(rctx).GetWebhookInfo()
 	if err != nil {
 		g.log.Warn().Err(g.scrub(err)).Msg("getWebhookInfo failed")
-		return
+		return false
 	}
 	if info.URL == "" {
-		return
+		return false
 	}
 	g.log.Warn().Msg("a webhook is set but the mode is polling: deleting the webhook")
 	if _, err := g.api(rctx).Request(tgbotapi.DeleteWebhookConfig{}); err != nil {
 		g.log.Error().Err(g.scrub(err)).Msg("deleteWebhook failed")
+		return false
 	}
+	return true
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-bot/gatehouse/gateways"
 	"github.com/gatehouse-bot/gatehouse/internal/metrics"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // Name is the gateway's name, the first part of its conversation keys and
@@ -99,6 +100,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	if err := g.connect(ctx); err != nil {
 		return nil, err
 	}
+	startup.Mark(ctx, "telegram: getMe")
 	if g.out, err = g.newOutbox(); err != nil { // after connect: the sender is the bot's id
 		return nil, err
 	}
@@ -148,6 +150,9 @@ func (g *Gateway) Run(ctx context.Context, inbox gateways.Inbox) error {
 		return g.runWebhook(ctx)
 	}
 	if l := g.lease; l != nil {
+		// Another instance may hold the lease for good: the bot
+		// receives through it meanwhile.
+		startup.Ready(ctx, "telegram: polling under the receiver lease")
 		g.standby.Store(true)
 		return gateways.RunUnderLease(ctx, l.Leaser, g.leaseName(), l.Holder, l.TTL, g.log,
 			func(ctx context.Context) error {

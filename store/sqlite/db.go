@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/store"
 )
 
@@ -48,6 +49,10 @@ type Options struct {
 	// `bot doctor`): nothing is created, migrated or pruned, and every write
 	// fails. Its schema version must be this build's.
 	ReadOnly bool
+	// PruneLater leaves out Open's prune: the caller prunes (Prune) once
+	// its start-up is done, as the bot does in the background after its
+	// first receive.
+	PruneLater bool
 
 	noLock bool // tests only (export_test.go): open past the lock
 }
@@ -82,7 +87,7 @@ var _ store.Store = (*DB)(nil)
 
 // Open opens (creating it if missing) the database at dsn, a file path or a
 // "file:" URI, applies pending schema migrations and prunes old history
-// (unless o.ReadOnly). A database written by a newer gatehouse is refused
+// (unless o.ReadOnly, or o.PruneLater). A database written by a newer gatehouse is refused
 // with ErrSchemaTooNew and left untouched.
 //
 // Unless o.ReadOnly, Open first takes an exclusive lock on the database (a
@@ -109,15 +114,21 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if db.w, err = openPool(dsn, writerParams, 1); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	startup.Mark(ctx, "store: lock, file, writer")
 	if err := db.setUp(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	startup.Mark(ctx, "store: schema version, WAL")
 	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
 		return nil, errors.Join(err, db.Close())
+	}
+	if o.PruneLater {
+		return db, nil
 	}
 	if _, err := db.Prune(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	startup.Mark(ctx, "store: prune")
 	return db, nil
 }
 

@@ -53,6 +53,9 @@ func migrateSchema(ctx context.Context, w *sql.DB) error {
 	if err != nil {
 		return err
 	}
+	if schemaCurrent(ctx, w, known) {
+		return nil
+	}
 	current, adopted, err := databaseVersion(ctx, w)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ package openai
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // DefaultAnswer is the default responder's text.
@@ -134,7 +136,28 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Authorization = r.Header.Get("Authorization")
-	s.answer(w, r, req, s.next(req))
+	st := s.next(req)
+	if st.until != nil && !s.hold(r.Context(), st.until) {
+		return
+	}
+	s.answer(w, r, req, st)
+}
+
+// hold waits until ready returns true; false when the request or the
+// server ended first.
+func (s *Server) hold(ctx context.Context, ready func() bool) bool {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for !ready() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.done:
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
 }
 
 func (s *Server) decode(body []byte) (Request, bool) {

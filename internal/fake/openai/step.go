@@ -34,6 +34,7 @@ type Step struct {
 	match      func(Request) bool
 	chunk      int           // bytes of text per streamed chunk; 0: the text in 4 chunks
 	pause      time.Duration // between streamed text chunks
+	until      func() bool   // the answer is held until it returns true
 }
 
 // Text answers with an assistant message (finish_reason "stop").
@@ -83,6 +84,15 @@ func StreamNoFinish() Step {
 // server's lock: it must not call the Server.
 func (s Step) When(match func(Request) bool) Step {
 	s.match = match
+	return s
+}
+
+// Until holds the answer until ready returns true (checked every few
+// milliseconds), the request is cancelled or the server closes: a model
+// that takes as long as the test needs, for example until the chat shows
+// "typing…". ready runs outside the server's lock.
+func (s Step) Until(ready func() bool) Step {
+	s.until = ready
 	return s
 }
 
