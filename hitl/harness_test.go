@@ -301,6 +301,16 @@ func (h *harness) lastReply(t *testing.T, conv core.Conversation) sent {
 	return replies[len(replies)-1]
 }
 
+// replied reports whether a message sent to conv contains part.
+func (h *harness) replied(conv core.Conversation, part string) bool {
+	for _, s := range h.d.gateways[conv.Gateway].in(conv) {
+		if strings.Contains(s.Text, part) {
+			return true
+		}
+	}
+	return false
+}
+
 // signal waits for the next submitted signal.
 func (h *harness) signal(t *testing.T) core.Signal {
 	t.Helper()
