@@ -186,8 +186,9 @@ func TestRunEndLeftToTheSweeps(t *testing.T) {
 	fs.fail.Store(8) // more than the tries at once (5)
 	h.say(boss, convB, "/approve "+tok)
 	mustContain(t, "outcome", h.signal(t).Text, "approved by beta:boss and ran")
+	// The log line follows the state and the audit row: wait for all three.
 	testutil.WaitFor(t, "a sweep to record the end of the run", func() bool {
-		return h.status(t, tok) == record.StatusExecuted
+		return h.status(t, tok) == record.StatusExecuted && strings.Contains(h.logs.String(), "the end of a run is recorded")
 	})
 	mustContain(t, "logs", h.logs.String(), "trying again on every sweep", "the end of a run is recorded")
 	if got := strings.Join(h.audit(t), " "); strings.Count(got, "executed") != 1 || strings.Contains(got, "interrupted") {
