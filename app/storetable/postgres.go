@@ -32,6 +32,8 @@ func postgresDriver() Driver {
 				History:   cfg.LLM.History,
 				Retention: cfg.Store.Retention.D(),
 				Now:       now,
+				// The bot prunes once it receives (app's runInside).
+				PruneLater: true,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: %w", err)

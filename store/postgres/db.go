@@ -46,6 +46,10 @@ type Options struct {
 	// on, nothing is migrated or pruned, and the schema version must be
 	// this build's.
 	ReadOnly bool
+	// PruneLater leaves out Open's prune: the caller prunes (Prune) once
+	// its start-up is done, as the bot does in the background after its
+	// first receive.
+	PruneLater bool
 }
 
 func (o Options) withDefaults() Options {
@@ -82,7 +86,7 @@ var (
 
 // Open connects to the database dsn names (a postgres:// URL or key=value
 // DSN), applies pending schema migrations under an advisory lock and
-// prunes old history (unless o.ReadOnly). A DSN that does not parse gives
+// prunes old history (unless o.ReadOnly, or o.PruneLater). A DSN that does not parse gives
 // a *DSNError; a server that cannot be reached or refuses the login, an
 // error naming its host and port, never the password. A database written
 // by a newer gatehouse is refused with store.ErrSchemaTooNew and left
@@ -121,6 +125,9 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	}
 	if err := db.migrate(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
+	}
+	if o.PruneLater {
+		return db, nil
 	}
 	if _, err := db.Prune(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
