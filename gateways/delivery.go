@@ -126,7 +126,7 @@ func NewOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if err := checkShared(cfg.Shared, cfg.Sender); err != nil {
 		return nil, err
 	}
-	o := &Outbox{cfg: cfg, log: cfg.Log, pacer: NewPacer(cfg.Pace), order: newConvQueue()}
+	o := &Outbox{cfg: cfg, log: cfg.Log, pacer: NewPacer(localPace(cfg)), order: newConvQueue()}
 	if cfg.Shared != nil {
 		o.shared = &sharing{Shared: *cfg.Shared, sender: cfg.Sender}
 		if cfg.Shared.Journal != nil {
@@ -252,13 +252,20 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 	backoffs := 0
 	again := false // the last verdict was "retry at once"
 	for n := 1; ; n++ {
-		if err := o.pacer.Wait(ctx, conv.Chat); err != nil {
-			return err
-		}
+		// The shared slot first, then this instance's own pacer, which
+		// times the request as it leaves and, shared, as it ends (see
+		// localPace).
 		if err := o.reserve(ctx, conv.Chat); err != nil {
 			return err
 		}
-		err := attempt(ctx)
+		ended, err := o.pacer.Start(ctx, conv.Chat)
+		if err != nil {
+			return err
+		}
+		err = attempt(ctx)
+		if o.shared != nil {
+			ended()
+		}
 		if err == nil {
 			return nil
 		}
