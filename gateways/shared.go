@@ -71,33 +71,24 @@ type Shared struct {
 // reach the platform with delays of their own (hosts, networks, a late
 // timer), so two requests reserved a window apart may arrive a little
 // closer; a margin of a tenth of a second keeps them within the limit at
-// the cost of under a tenth of its rate.
+// the cost of under a tenth of its rate. A run of one instance's own
+// requests under its token takes OwnMargin instead.
 const SharedMargin = 100 * time.Millisecond
 
 // OwnMargin lengthens the window of a token's limit (Pace.Global) for a
 // run of requests all reserved by this instance (Slot.Own), instead of
-// SharedMargin: they are reserved one after another on the store's clock
-// and sent by one process, so their delays from the reservation to the
-// platform differ only by what varies in that process (the reservation's
-// commit, a late timer, the request's own trip), not by hosts and
-// networks. An instance alone on a token then sends at 30/1.025 s, over
-// 29 a second on Telegram, where SharedMargin held it at 27.3; a window
-// that holds another instance's request keeps SharedMargin. A chat's
-// limit keeps SharedMargin throughout: it bounds no token's rate.
+// SharedMargin. What keeps such a run within the platform's limit is not
+// a margin but the Outbox's own pacer, the last wait before a request
+// leaves, which counts each of this instance's requests from its end
+// (Pacer.Start; see deliver): the platform receives a request between
+// its start and its end. OwnMargin keeps the store's times close to when
+// the requests leave, so that another instance joining the token finds
+// them where they are. An instance alone on a token then sends at
+// 30/1.025 s, over 29 a second on Telegram, where SharedMargin held it at
+// 27.3; a window that holds another instance's request keeps
+// SharedMargin. A chat's limit keeps SharedMargin throughout: it bounds
+// no token's rate.
 const OwnMargin = 25 * time.Millisecond
-
-// A shared Outbox's own pacer is the last wait before a request leaves
-// (deliver), and each request's time in it moves to the request's end
-// (Pacer.Start): a request reaches the platform between the two, so this
-// instance's own requests are a window apart at the platform. A shared
-// slot is timed when it is reserved, and the delay from there to the
-// platform is not one: in a burst the first requests wait longest (behind
-// the burst's own reservations, turns and requests) and the later ones
-// least, so that, timed by their reservations alone, the later ones
-// caught up with the first (35 in one second at the fake, one instance,
-// a load of 10 on 2 cores, with SharedMargin). The pacer's limits are the
-// platform's.
-func localPace(cfg OutboxConfig) Limits { return cfg.Pace }
 
 // sharedWait bounds one call to the store for pacing or the journal: past
 // it the Outbox goes on as a single instance would, and says so once.
