@@ -83,11 +83,11 @@ const SharedMargin = 100 * time.Millisecond
 // (Pacer.Start; see deliver): the platform receives a request between
 // its start and its end. OwnMargin keeps the store's times close to when
 // the requests leave, so that another instance joining the token finds
-// them where they are. An instance alone on a token then sends at
-// 30/1.025 s, over 29 a second on Telegram, where SharedMargin held it at
-// 27.3; a window that holds another instance's request keeps
-// SharedMargin. A chat's limit keeps SharedMargin throughout: it bounds
-// no token's rate.
+// them where they are. An instance alone on a token with a limit of 30
+// a second then sends 30 per 1.025 s, over 29 a second, where
+// SharedMargin held it at 27.3; a window that holds another instance's
+// request keeps SharedMargin. A chat's limit keeps SharedMargin
+// throughout: it bounds no token's rate.
 const OwnMargin = 25 * time.Millisecond
 
 // sharedWait bounds one call to the store for pacing or the journal: past
