@@ -36,9 +36,9 @@ type server struct {
 
 	mu      sync.Mutex
 	cs      *clientSession // nil while the server is not up
-	changed chan struct{}      // closed (and replaced) when cs changes
+	changed chan struct{}  // closed (and replaced) when cs changes
 	refused *clientSession // the last session the server refused
-	names   []string           // its tools in the Registry
+	names   []string       // its tools in the Registry
 	state   string
 }
 
