@@ -250,19 +250,23 @@ func (a *argSchema) checkArray(m map[string]any, v []any, path string) error {
 		prefix, rest, restKey = tuple, m["additionalItems"], "additionalItems"
 	}
 	_, hasRest := m[restKey]
+	unevaluated, hasUnevaluated := m["unevaluatedItems"]
+	evaluated := len(v)
+	if hasUnevaluated && !hasRest {
+		evaluated = a.evaluatedItems(m)
+	}
 	for i, x := range v {
-		p := elem(path, strconv.Itoa(i))
-		var s any = nil
+		var s any
 		switch {
 		case i < len(prefix):
 			s = prefix[i]
 		case hasRest:
 			s = rest
-		case a.unevaluatedItems(m):
-			s = m["unevaluatedItems"]
+		case i >= evaluated:
+			s = unevaluated
 		}
 		if s != nil {
-			if err := a.check(s, x, p); err != nil {
+			if err := a.check(s, x, elem(path, strconv.Itoa(i))); err != nil {
 				return err
 			}
 		}
@@ -270,21 +274,23 @@ func (a *argSchema) checkArray(m map[string]any, v []any, path string) error {
 	return a.checkContains(m, v, path)
 }
 
-// unevaluatedItems reports whether m has unevaluatedItems and no
-// subschema in place says anything of the items.
-func (a *argSchema) unevaluatedItems(m map[string]any) bool {
-	if _, ok := m["unevaluatedItems"]; !ok {
-		return false
-	}
-	named := false
+// evaluatedItems is how many items of an array m or a subschema applied
+// in place says something of (math.MaxInt: all of them).
+func (a *argSchema) evaluatedItems(m map[string]any) int {
+	n := 0
 	a.inPlace(m, func(s map[string]any) {
-		for _, k := range []string{"items", "prefixItems", "additionalItems"} {
-			if _, ok := s[k]; ok {
-				named = true
+		prefix, _ := s["prefixItems"].([]any)
+		if tuple, ok := s["items"].([]any); ok {
+			prefix = tuple
+			if _, ok := s["additionalItems"]; ok {
+				n = math.MaxInt
 			}
+		} else if _, ok := s["items"]; ok {
+			n = math.MaxInt
 		}
+		n = max(n, len(prefix))
 	})
-	return !named
+	return n
 }
 
 func (a *argSchema) checkContains(m map[string]any, v []any, path string) error {

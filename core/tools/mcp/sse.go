@@ -17,7 +17,7 @@ var errEventTooLarge = fmt.Errorf("an SSE event of the server exceeded %d bytes"
 // with their endings, whichever ("\n", "\r\n" or "\r").
 func readSSE(r io.Reader, max int, fn func(event string, data []byte) bool) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4<<10), max+2)
+	sc.Buffer(make([]byte, 0, min(4<<10, max+2)), max+2)
 	sc.Split(splitSSELine)
 	var (
 		event   string

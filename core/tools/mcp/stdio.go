@@ -89,8 +89,11 @@ func (t *stdioTransport) read(c *conn) {
 // each at most max bytes, until r ends (nil) or fails.
 func readLines(r io.Reader, max int, fn func([]byte)) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), max+2)
+	sc.Buffer(make([]byte, 0, min(64<<10, max+2)), max+2)
 	for sc.Scan() {
+		if len(sc.Bytes()) > max {
+			return errLineTooLong
+		}
 		fn(sc.Bytes())
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
