@@ -249,3 +249,29 @@ func TestSSEAnswerWithNotificationsBefore(t *testing.T) {
 		t.Errorf("the server's ping was answered %q", a)
 	}
 }
+
+// TestOverCapHTTPAnswerEndsTheSession: a Streamable HTTP answer over its
+// cap ends the session (its tools are withdrawn and it is started again),
+// not just the call that read it.
+func TestOverCapHTTPAnswerEndsTheSession(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat(" ", 64<<10))
+		for n := 0; n <= MaxJSONBody; n += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	c := newConn(zerolog.Nop(), nil)
+	newHTTPTransport(c, ts.URL, &http.Client{Transport: newHeaderTransport(nil, ts.URL, http.DefaultTransport)})
+	cs := &clientSession{c: c}
+	defer cs.Close()
+	if err := cs.ping(context.Background()); !errors.Is(err, errBodyTooLarge) {
+		t.Fatalf("ping = %v", err)
+	}
+	if err := cs.Wait(); !errors.Is(err, errBodyTooLarge) {
+		t.Errorf("Wait = %v, want the session ended by the cap", err)
+	}
+}

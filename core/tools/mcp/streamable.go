@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -68,7 +69,16 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 }
 
 // send POSTs msg and, for a request, reads its answer (see transport).
+// An answer over its cap ends the session.
 func (t *httpTransport) send(ctx context.Context, msg []byte, id int64) error {
+	err := t.post(ctx, msg, id)
+	if errors.Is(err, errBodyTooLarge) || errors.Is(err, errEventTooLarge) {
+		t.c.end(err)
+	}
+	return err
+}
+
+func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	req, err := t.request(ctx, http.MethodPost, msg)
 	if err != nil {
 		return err
@@ -193,7 +203,12 @@ func (t *httpTransport) listenOnce(ctx context.Context) (again bool, err error) 
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		return true, statusError(resp)
 	}
-	return true, t.readStream(resp.Body, 0)
+	err = t.readStream(resp.Body, 0)
+	if errors.Is(err, errBodyTooLarge) || errors.Is(err, errEventTooLarge) {
+		t.c.end(err)
+		return false, err
+	}
+	return true, err
 }
 
 // close ends the server's stream and the session (DELETE, as the spec
