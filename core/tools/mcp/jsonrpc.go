@@ -74,6 +74,7 @@ type conn struct {
 	ctx    context.Context // ends with the conn: its own sends in the background
 	cancel context.CancelFunc
 	nextID atomic.Int64
+	warned atomic.Bool // a message was left out: the next ones are logged at debug level
 
 	mu      sync.Mutex
 	pending map[int64]chan *message
@@ -245,7 +246,7 @@ func (c *conn) deliver(data []byte, id int64) bool {
 	}
 	var batch []json.RawMessage
 	if err := json.Unmarshal(data, &batch); err != nil {
-		c.log.Warn().Err(err).Msg("mcp server sent a batch that is not JSON; left out")
+		c.leftOut(err, "mcp server sent a batch that is not JSON; left out")
 		return false
 	}
 	answered := false
@@ -258,7 +259,7 @@ func (c *conn) deliver(data []byte, id int64) bool {
 func (c *conn) deliverOne(data []byte, id int64) bool {
 	var m message
 	if err := json.Unmarshal(data, &m); err != nil {
-		c.log.Warn().Err(err).Msg("mcp server sent a message that is not JSON-RPC; left out")
+		c.leftOut(err, "mcp server sent a message that is not JSON-RPC; left out")
 		return false
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
@@ -270,9 +271,20 @@ func (c *conn) deliverOne(data []byte, id int64) bool {
 	case hasID:
 		return c.respond(&m) == id && id > 0
 	default:
-		c.log.Warn().Msg("mcp server sent a message that is neither a request, a notification nor a response; left out")
+		c.leftOut(nil, "mcp server sent a message that is neither a request, a notification nor a response; left out")
 	}
 	return false
+}
+
+// leftOut logs a message of the server left out: the first at warning
+// level, the next at debug (a server writing its logs to stdout would
+// fill the bot's).
+func (c *conn) leftOut(err error, msg string) {
+	ev := c.log.Debug()
+	if !c.warned.Swap(true) {
+		ev = c.log.Warn()
+	}
+	ev.Err(err).Msg(msg)
 }
 
 // respond hands a response to the request it answers and returns that

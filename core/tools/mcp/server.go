@@ -139,6 +139,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 		stderr = &tailWriter{log: s.log, secrets: s.secrets}
 		sess.cmd = s.command(stderr)
 		if _, err := startStdio(c, sess.cmd); err != nil {
+			c.end(err)
 			return nil, s.startError(ctx, stderr, err)
 		}
 	}
