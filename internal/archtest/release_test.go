@@ -1,7 +1,6 @@
 package archtest
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,33 +134,16 @@ func TestReleaseKeepsDeadMethodsOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the release binary")
 	}
-	bin := filepath.Join(t.TempDir(), "bot")
-	cmd := exec.Command(goTool(), "build", "-tags", smallRelease(t), "-trimpath", "-ldflags=-s -w -dumpdep", "-o", bin, "../../cmd/bot")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var flagged []string
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		// -dumpdep prints "from -> to" edges, a caller marked
-		// <ReflectMethod> when it calls a method chosen at run time.
-		from, _, ok := strings.Cut(sc.Text(), " -> ")
-		if ok && strings.HasSuffix(from, "<ReflectMethod>") {
-			name := strings.TrimSpace(strings.TrimSuffix(from, "<ReflectMethod>"))
+	for _, e := range linkEdges(t, smallRelease(t)) {
+		// -dumpdep marks a caller <ReflectMethod> when it calls a method
+		// chosen at run time.
+		if strings.HasSuffix(e.from, "<ReflectMethod>") {
+			name := strings.TrimSpace(strings.TrimSuffix(e.from, "<ReflectMethod>"))
 			if !slices.Contains(flagged, name) {
 				flagged = append(flagged, name)
 			}
 		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep: %v", err)
 	}
 	if len(flagged) > 0 {
 		t.Errorf("the release's bot calls methods chosen at run time, so it keeps every exported method: %s", strings.Join(flagged, ", "))
