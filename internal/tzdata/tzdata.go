@@ -7,7 +7,6 @@ package tzdata
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	_ "embed"
 	"encoding/binary"
@@ -24,7 +23,7 @@ import (
 // gzip-compressed; TestEmbeddedIsTheToolchains keeps it the toolchain's.
 //
 //go:embed zoneinfo.zip.gz
-var zipped []byte
+var zipped string
 
 // maxZone bounds one zone's data; the largest is under 4 KB.
 const maxZone = 64 << 10
@@ -50,7 +49,7 @@ func embedded(name string) ([]byte, bool) {
 	if name == "" || strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
 		return nil, false
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	zr, err := gzip.NewReader(strings.NewReader(zipped))
 	if err != nil {
 		return nil, false
 	}

@@ -8,13 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
 
 func unzipped(t *testing.T) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	zr, err := gzip.NewReader(strings.NewReader(zipped))
 	if err != nil {
 		t.Fatal(err)
 	}
