@@ -98,3 +98,23 @@ func findEntry(r io.Reader, name string) ([]byte, error) {
 		return data, nil
 	}
 }
+
+// Local is the zone the TZ variable names when the runtime could not load
+// it (a system without zone files, such as the Alpine image) and the
+// embedded database has it, and ok; else ok is false and time.Local is
+// right as it is. With time/tzdata imported the runtime itself fell back
+// to its embedded copy; main assigns the result to time.Local before
+// anything else runs, so that logs keep the local time TZ asks for.
+func Local(getenv func(string) (string, bool), current *time.Location) (loc *time.Location, ok bool) {
+	tz, set := getenv("TZ")
+	tz = strings.TrimPrefix(tz, ":")
+	if !set || tz == "" || tz == "UTC" || strings.HasPrefix(tz, "/") || current.String() != "UTC" {
+		return nil, false
+	}
+	data, found := embedded(tz)
+	if !found {
+		return nil, false
+	}
+	loc, err := time.LoadLocationFromTZData(tz, data)
+	return loc, err == nil
+}

@@ -129,3 +129,39 @@ func TestFindEntryRefusesCompressedEntries(t *testing.T) {
 		t.Errorf("findEntry of a deflated entry: %v; want an error that says so", err)
 	}
 }
+
+// TestLocalWhenTheSystemHasNoZone: TZ names a zone the runtime could not
+// load (time.Local fell back to UTC): the embedded copy gives it, as
+// time/tzdata did. A zone the runtime loaded, no TZ, and an unknown name
+// leave time.Local alone.
+func TestLocalWhenTheSystemHasNoZone(t *testing.T) {
+	env := func(v string, set bool) func(string) (string, bool) {
+		return func(string) (string, bool) { return v, set }
+	}
+	loc, ok := Local(env("Europe/Berlin", true), time.UTC)
+	if !ok || loc.String() != "Europe/Berlin" {
+		t.Fatalf("Local(TZ=Europe/Berlin, runtime fell back to UTC) = %v, %v; want Europe/Berlin", loc, ok)
+	}
+	if _, off := time.Date(2026, 7, 1, 12, 0, 0, 0, loc).Zone(); off != 2*3600 {
+		t.Errorf("Berlin's summer offset = %d, want 7200", off)
+	}
+	if loc, ok := Local(env(":Asia/Tokyo", true), time.UTC); !ok || loc.String() != "Asia/Tokyo" {
+		t.Errorf("Local(TZ=:Asia/Tokyo) = %v, %v", loc, ok)
+	}
+	berlin := loc
+	for name, c := range map[string]struct {
+		getenv  func(string) (string, bool)
+		current *time.Location
+	}{
+		"no TZ":                 {env("", false), time.UTC},
+		"empty TZ":              {env("", true), time.UTC},
+		"TZ=UTC":                {env("UTC", true), time.UTC},
+		"a file path":           {env("/etc/localtime", true), time.UTC},
+		"unknown zone":          {env("Mars/Olympus_Mons", true), time.UTC},
+		"the runtime loaded it": {env("Europe/Berlin", true), berlin},
+	} {
+		if loc, ok := Local(c.getenv, c.current); ok {
+			t.Errorf("%s: Local = %v, want time.Local left alone", name, loc)
+		}
+	}
+}
