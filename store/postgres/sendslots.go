@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -249,7 +250,9 @@ func planReservation(now int64, r reservation, rows map[string][]stamp) (int64, 
 				under = append(under, recent(ts, now-int64(l.Per))...)
 			}
 		}
-		slices.SortFunc(under, compareStamps)
+		// sort.Slice: not a sort of slices instantiated for stamp (see
+		// TestReleaseSortsShareOneShape in internal/archtest).
+		sort.Slice(under, func(a, b int) bool { return compareStamps(under[a], under[b]) < 0 })
 		if len(under) >= maxReserved {
 			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", len(under), l.Key)
 		}
