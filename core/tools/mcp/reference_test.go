@@ -167,30 +167,77 @@ func checkEverything(t *testing.T, r *rig) {
 	if res := r.act(t, "mcp__everything__get-sum", `{"a":2,"b":40}`); res.Failed || res.Output != "The sum of 2 and 40 is 42." {
 		t.Errorf("get-sum = %+v", res)
 	}
-	if res := r.act(t, "mcp__everything__get-tiny-image", `{}`); res.Failed || !strings.Contains(res.Output, "[image image/png, ") {
-		t.Errorf("get-tiny-image = %+v", res)
-	}
-	if res := r.act(t, "mcp__everything__get-structured-content", `{"location":"Chicago"}`); res.Failed || !strings.Contains(res.Output, `"temperature"`) {
-		t.Errorf("get-structured-content = %+v", res)
-	}
-	for _, args := range []string{`{"a":"2","b":40}`, `{"a":2}`, `{"message":"x"}`} {
-		if err := r.reg.CheckArgs(context.Background(), "mcp__everything__get-sum", args); !errors.Is(err, tools.ErrInvalidArgs) {
-			t.Errorf("CheckArgs(get-sum, %s) = %v, want ErrInvalidArgs", args, err)
+	checkEverythingContent(t, r)
+	for _, c := range []struct{ tool, args string }{
+		{"get-sum", `{"a":"2","b":40}`}, {"get-sum", `{"a":2}`}, {"get-sum", `{"message":"x"}`},
+		{"get-resource-links", `{"count":11}`}, {"get-annotated-message", `{"messageType":"warning"}`},
+	} {
+		name := "mcp__everything__" + c.tool
+		if err := r.reg.CheckArgs(context.Background(), name, c.args); !errors.Is(err, tools.ErrInvalidArgs) {
+			t.Errorf("CheckArgs(%s, %s) = %v, want ErrInvalidArgs", c.tool, c.args, err)
 		}
-		if res := r.act(t, "mcp__everything__get-sum", args); !res.Failed {
-			t.Errorf("get-sum(%s) = %+v, want refused", args, res)
+		if res := r.act(t, name, c.args); !res.Failed {
+			t.Errorf("%s(%s) = %+v, want refused", c.tool, c.args, res)
 		}
+	}
+	// Within the schema, refused by the server: the model reads why.
+	if res := r.act(t, "mcp__everything__get-resource-reference", `{"resourceType":"Text","resourceId":0}`); !res.Failed || !strings.Contains(res.Output, "Invalid resourceId: 0") {
+		t.Errorf("get-resource-reference of resource 0 = %+v", res)
+	}
+	// A call that outlives its timeout is cancelled; the session goes on.
+	if res := r.act(t, "mcp__everything__trigger-long-running-operation", `{"duration":30,"steps":2}`); !res.Failed {
+		t.Errorf("a 30 s operation with a short timeout = %+v", res)
+	}
+	// The server's log messages come unasked (on stdio between the
+	// answers, over HTTP on its GET stream) and change nothing.
+	if res := r.act(t, "mcp__everything__toggle-simulated-logging", `{}`); res.Failed {
+		t.Errorf("toggle-simulated-logging = %+v", res)
+	}
+	if res := r.act(t, "mcp__everything__echo", `{"message":"still here"}`); res.Failed || res.Output != "Echo: still here" {
+		t.Errorf("echo after a timeout and log messages = %+v", res)
 	}
 	if s := r.log.String(); strings.Contains(s, `"level":"warn"`) || strings.Contains(s, `"level":"error"`) {
 		t.Errorf("log:\n%s", s)
 	}
 }
 
+// checkEverythingContent checks how the kinds of content server-everything
+// answers with read for the model.
+func checkEverythingContent(t *testing.T, r *rig) {
+	t.Helper()
+	if res := r.act(t, "mcp__everything__get-tiny-image", `{}`); res.Failed || !strings.Contains(res.Output, "[image image/png, ") {
+		t.Errorf("get-tiny-image = %+v", res)
+	}
+	if res := r.act(t, "mcp__everything__get-structured-content", `{"location":"Chicago"}`); res.Failed || !strings.Contains(res.Output, `"temperature"`) {
+		t.Errorf("get-structured-content = %+v", res)
+	}
+	if res := r.act(t, "mcp__everything__get-resource-links", `{"count":2}`); res.Failed || strings.Count(res.Output, "[resource link ") != 2 {
+		t.Errorf("get-resource-links = %+v", res)
+	}
+	if res := r.act(t, "mcp__everything__get-resource-reference", `{"resourceType":"Text","resourceId":3}`); res.Failed ||
+		!strings.Contains(res.Output, "(text/plain)]\nResource 3: This is a plaintext resource") {
+		t.Errorf("get-resource-reference = %+v", res)
+	}
+	if res := r.act(t, "mcp__everything__get-annotated-message", `{"messageType":"error","includeImage":true}`); res.Failed ||
+		!strings.Contains(res.Output, "Error: Operation failed") || !strings.Contains(res.Output, "[image image/png, ") {
+		t.Errorf("get-annotated-message = %+v", res)
+	}
+}
+
+// everythingOptions time trigger-long-running-operation out soon.
+var everythingOptions = tools.Options{Timeouts: map[string]time.Duration{"mcp__everything__trigger-long-running-operation": 500 * time.Millisecond}}
+
 // TestReferenceEverythingOverStdio runs server-everything as a stdio child.
 func TestReferenceEverythingOverStdio(t *testing.T) {
 	node, script := referenceServer(t, "@modelcontextprotocol/server-everything")
-	r := start(t, tools.Options{}, mcp.ServerConfig{Name: "everything", Command: node, Args: []string{script, "stdio"}, Timeout: 20 * time.Second})
+	r := start(t, everythingOptions, mcp.ServerConfig{Name: "everything", Command: node, Args: []string{script, "stdio"}, Timeout: 20 * time.Second})
 	checkEverything(t, r)
+	// It adds simulate-research-query once initialised and says so with
+	// notifications/tools/list_changed (over HTTP that may come before
+	// its GET stream is open, and be lost: the first list has it anyway).
+	testutil.WaitFor(t, "server-everything's tools/list_changed read", func() bool {
+		return strings.Contains(r.log.String(), "mcp tool list changed")
+	})
 	if st := r.mgr.Statuses(); len(st) != 1 || st[0].Transport != "stdio" || st[0].Tools != len(everythingTools) {
 		t.Errorf("statuses = %+v", st)
 	}
@@ -201,7 +248,7 @@ func TestReferenceEverythingOverStdio(t *testing.T) {
 func TestReferenceEverythingOverStreamableHTTP(t *testing.T) {
 	node, script := referenceServer(t, "@modelcontextprotocol/server-everything")
 	url := serveHTTP(t, node, script, "streamableHttp")
-	r := startPinging(t, tools.Options{}, time.Hour, mcp.ServerConfig{Name: "everything", URL: url, Timeout: 20 * time.Second})
+	r := startPinging(t, everythingOptions, time.Hour, mcp.ServerConfig{Name: "everything", URL: url, Timeout: 20 * time.Second})
 	checkEverything(t, r)
 	if st := r.mgr.Statuses(); len(st) != 1 || st[0].Transport != "http" || st[0].Tools != len(everythingTools) {
 		t.Errorf("statuses = %+v", st)
