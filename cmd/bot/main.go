@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 )
 
 // Exit codes.
@@ -41,7 +42,7 @@ const (
 var mainStarted time.Time
 
 func main() {
-	mainStarted = time.Now()
+	mainStarted = startup.Begin()
 	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()

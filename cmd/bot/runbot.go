@@ -33,7 +33,7 @@ func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return code
 	}
 	if *trace {
-		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())))
+		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())).WithCosts())
 		startup.Mark(ctx, "flags")
 	}
 	// Caught from now on, so that a SIGHUP during start-up does not kill
