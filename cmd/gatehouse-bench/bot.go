@@ -258,6 +258,33 @@ func readCPU(pid int) (time.Duration, error) {
 	return parseStat(string(data))
 }
 
+// readFaults reads the minor page faults a process has taken so far.
+func readFaults(pid int) (int, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("faults: %w", err)
+	}
+	return parseFaults(string(data))
+}
+
+// parseFaults reads minflt (field 10) from the text of a /proc/<pid>/stat
+// file, counting fields from the last ')' as parseStat does.
+func parseFaults(stat string) (int, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("faults: malformed /proc stat")
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 8 {
+		return 0, errors.New("faults: short /proc stat")
+	}
+	n, err := strconv.Atoi(f[7])
+	if err != nil {
+		return 0, fmt.Errorf("faults: %w", err)
+	}
+	return n, nil
+}
+
 // parseStat reads utime+stime (fields 14 and 15) from the text of a
 // /proc/<pid>/stat file. The command name (field 2) is in parentheses and
 // may hold spaces and parentheses itself, so fields are counted from the
