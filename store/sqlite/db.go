@@ -122,7 +122,6 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	go db.warmReader(ctx)
 	if o.PruneLater {
 		return db, nil
 	}
@@ -131,18 +130,6 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	}
 	startup.Mark(ctx, "store: prune")
 	return db, nil
-}
-
-// warmReader opens the read pool's first connection and has it read the
-// schema, in the background: SQLite's opening of a connection (its
-// allocations, the schema's pages read and parsed) takes several
-// milliseconds of page faults, which the bot's first read (the update
-// offset, just before its first poll) would otherwise wait for while the
-// rest of the start-up could have run beside it. An error is left for that
-// first read to meet; Close waits for the query.
-func (db *DB) warmReader(ctx context.Context) {
-	var n int
-	db.r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE 0").Scan(&n) //nolint:errcheck // see above
 }
 
 // setUp migrates the schema, then switches to WAL. The order matters: a
