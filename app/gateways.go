@@ -41,11 +41,13 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		}
 	}
 	gws := append([]gateways.Gateway(nil), o.Gateways...)
+	prepared := a.prepared
+	a.prepared = nil // built once
 	for _, s := range sections {
 		for _, w := range s.Section.Warnings() {
 			a.log.Warn().Str("gateway", s.Name).Msg(w)
 		}
-		if p, ok := a.prepared[s.Name]; ok {
+		if p, ok := prepared[s.Name]; ok {
 			s.Section = p
 		}
 		gw, err := s.Section.Build(ctx, deps)
