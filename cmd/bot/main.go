@@ -119,8 +119,9 @@ commands:
       -config FILE    configuration file (default config.yaml); relative
                       paths in it are relative to its directory
       -v              show info logs on a terminal too
-      -trace-startup  print each phase of the start-up with its duration on
-                      stderr, up to the first receive
+      -trace-startup  print each phase of the start-up with its duration,
+                      page faults and heap bytes allocated on stderr, up to
+                      the first receive
   init                write a working configuration and, for its secrets, .env
                       beside it (mode 0600), by asking: gateways, tokens (not
                       shown; checked online when reachable), the LLM, who
