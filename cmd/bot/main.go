@@ -27,6 +27,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
 	"github.com/gatehouse-bot/gatehouse/internal/startup"
+	"github.com/gatehouse-bot/gatehouse/internal/tzdata"
 )
 
 // Exit codes.
@@ -43,6 +44,9 @@ var mainStarted time.Time
 
 func main() {
 	mainStarted = startup.Begin()
+	if loc, ok := tzdata.Local(syscall.Getenv, time.Local); ok {
+		time.Local = loc // before any goroutine reads it
+	}
 	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()
