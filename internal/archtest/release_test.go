@@ -26,6 +26,15 @@ var leftOut = []string{
 	// Go's zone database uncompressed (0.41 MB); internal/tzdata embeds
 	// it compressed (95 KB) for systems without zone files.
 	"time/tzdata",
+	// core/tools/mcp speaks MCP itself (client.go, jsonrpc.go, stdio.go,
+	// streamable.go) and validates schemas itself (jsonschema.go); the
+	// SDK stays in the tests' fake server.
+	"github.com/modelcontextprotocol/go-sdk/mcp",
+	"github.com/google/jsonschema-go/jsonschema",
+	"github.com/segmentio/encoding/json",
+	"github.com/yosida95/uritemplate/v3",
+	"golang.org/x/oauth2",
+	"encoding/gob",
 }
 
 // omitHTTP2 is the build tag every release build has: net/http without its
