@@ -83,7 +83,8 @@ type App struct {
 	tools    *tools.Registry
 	mcp      *mcp.Manager // nil without mcp.servers
 	gateways []gateways.Gateway
-	ender    gateways.Gateway // whose input can end for good (a gateways.InputEnder), or nil
+	ender    gateways.Gateway            // whose input can end for good (a gateways.InputEnder), or nil
+	prepared map[string]gateways.Section // by name: sections whose Build's request is under way (prepareGateways)
 	health   *health
 	probe    *storeProbe    // the store's ping: /readyz, and the inbox on a shared store
 	inbox    gateways.Inbox // what the gateways submit to (the engine, guarded on a shared store)

@@ -18,7 +18,11 @@ import (
 // people (allow lists, pairing, schedules), the engine, approvals, and
 // the edges (gateways, health).
 func (a *App) build(ctx context.Context, o Options) error {
-	if err := a.buildStore(ctx, o); err != nil {
+	// The gateways' requests to their platforms (prepareGateways) end
+	// with the build: Build waited for them, or the build failed.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := a.buildStore(ctx, pctx, o); err != nil {
 		return err
 	}
 	p, err := a.buildTooling(ctx, o)
@@ -54,9 +58,10 @@ type engineParts struct {
 	policy      *core.PolicyGate
 }
 
-// buildStore checks the configuration, opens the store, and makes this
-// instance's view of the others (heartbeat, fingerprint, fence).
-func (a *App) buildStore(ctx context.Context, o Options) (err error) {
+// buildStore checks the configuration, starts the gateways' requests to
+// their platforms (under pctx), opens the store, and makes this instance's
+// view of the others (heartbeat, fingerprint, fence).
+func (a *App) buildStore(ctx, pctx context.Context, o Options) (err error) {
 	cfg := o.Config
 	if err := checkConfig(cfg, o); err != nil {
 		return err
@@ -68,6 +73,7 @@ func (a *App) buildStore(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	startup.Mark(ctx, "build: configuration checks")
+	a.prepareGateways(pctx, o)
 	if a.store, err = storetable.Open(ctx, cfg, o.Now); err != nil {
 		return err
 	}

@@ -41,9 +41,14 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 		}
 	}
 	gws := append([]gateways.Gateway(nil), o.Gateways...)
+	prepared := a.prepared
+	a.prepared = nil // built once
 	for _, s := range sections {
 		for _, w := range s.Section.Warnings() {
 			a.log.Warn().Str("gateway", s.Name).Msg(w)
+		}
+		if p, ok := prepared[s.Name]; ok {
+			s.Section = p
 		}
 		gw, err := s.Section.Build(ctx, deps)
 		if err != nil {
@@ -71,6 +76,25 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 	}
 	a.gateways = gws
 	return nil
+}
+
+// prepareGateways starts, under ctx, the requests the gateways' Build
+// waits for (gateways.Preparer: Telegram's getMe), so that they overlap
+// the store's open and the rest of the build.
+func (a *App) prepareGateways(ctx context.Context, o Options) {
+	sections, err := gatewaytable.Sections(a.cfg.Gateways)
+	if err != nil {
+		return // buildGateways says why
+	}
+	deps := gateways.Deps{Log: a.log, HTTPClient: o.HTTPClient, Tune: o.Tune, MaxAttachment: int64(a.cfg.Attachments.MaxBytes)}
+	for _, s := range sections {
+		if p, ok := s.Section.(gateways.Preparer); ok {
+			if a.prepared == nil {
+				a.prepared = map[string]gateways.Section{}
+			}
+			a.prepared[s.Name] = p.Prepare(ctx, deps)
+		}
+	}
 }
 
 // route is an extra handler on the http.listen server (a gateway's webhook).

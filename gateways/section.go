@@ -30,6 +30,17 @@ type Section interface {
 	Build(ctx context.Context, d Deps) (Gateway, error)
 }
 
+// Preparer is a Section whose Build waits on its platform (a "who am I"
+// request that checks the credentials). Prepare starts that request in
+// the background and returns the section to build instead, whose Build
+// waits for the answer: the app prepares before it opens the store, so
+// the request overlaps the rest of the start-up, and a refused credential
+// still fails the build. d holds only Log, HTTPClient, Tune and
+// MaxAttachment; ctx bounds the request.
+type Preparer interface {
+	Prepare(ctx context.Context, d Deps) Section
+}
+
 // OnlineDoctor is a Section that can ask its platform whether the
 // configured credentials work (one cheap authenticated request, such as
 // a "who am I" call). `bot doctor --online` calls it for each enabled section with

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
+	"github.com/gatehouse-bot/gatehouse/internal/startup"
 	"github.com/gatehouse-bot/gatehouse/internal/tzdata"
 )
 
@@ -42,7 +43,7 @@ const (
 var mainStarted time.Time
 
 func main() {
-	mainStarted = time.Now()
+	mainStarted = startup.Begin()
 	if loc, ok := tzdata.Local(syscall.Getenv, time.Local); ok {
 		time.Local = loc // before any goroutine reads it
 	}
@@ -122,8 +123,9 @@ commands:
       -config FILE    configuration file (default config.yaml); relative
                       paths in it are relative to its directory
       -v              show info logs on a terminal too
-      -trace-startup  print each phase of the start-up with its duration on
-                      stderr, up to the first receive
+      -trace-startup  print each phase of the start-up with its duration,
+                      page faults and heap bytes allocated on stderr, up to
+                      the first receive
   init                write a working configuration and, for its secrets, .env
                       beside it (mode 0600), by asking: gateways, tokens (not
                       shown; checked online when reachable), the LLM, who

@@ -28,12 +28,12 @@ import (
 func runBot(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, path := newFlags("run", stderr)
 	verbose := fs.Bool("v", false, "show info logs on a terminal too")
-	trace := fs.Bool("trace-startup", false, "print each phase of the start-up with its duration on stderr, up to the first receive (a gateway's first poll)")
+	trace := fs.Bool("trace-startup", false, "print each phase of the start-up with its duration, page faults and heap bytes allocated on stderr, up to the first receive (a gateway's first poll)")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if *trace {
-		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())))
+		ctx = startup.With(ctx, startup.New(stderr, cmp.Or(mainStarted, time.Now())).WithCosts())
 		startup.Mark(ctx, "flags")
 	}
 	// Caught from now on, so that a SIGHUP during start-up does not kill

@@ -261,18 +261,51 @@ func readCPU(pid int) (time.Duration, error) {
 	return parseStat(string(data))
 }
 
-// parseStat reads utime+stime (fields 14 and 15) from the text of a
-// /proc/<pid>/stat file. The command name (field 2) is in parentheses and
-// may hold spaces and parentheses itself, so fields are counted from the
-// last ')'.
-func parseStat(stat string) (time.Duration, error) {
+// readFaults reads the minor page faults a process has taken so far.
+func readFaults(pid int) (int, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("faults: %w", err)
+	}
+	return parseFaults(string(data))
+}
+
+// parseFaults reads minflt (field 10) from the text of a /proc/<pid>/stat
+// file.
+func parseFaults(stat string) (int, error) {
+	f, err := statFields(stat, 8, "faults")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(f[7])
+	if err != nil {
+		return 0, fmt.Errorf("faults: %w", err)
+	}
+	return n, nil
+}
+
+// statFields are the fields of a /proc/<pid>/stat file's text from the
+// third (the state) on, at least n of them; what names the figure in an
+// error. The command name (field 2) is in parentheses and may hold spaces
+// and parentheses itself, so fields are counted from the last ')'.
+func statFields(stat string, n int, what string) ([]string, error) {
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, errors.New("cpu: malformed /proc stat")
+		return nil, fmt.Errorf("%s: malformed /proc stat", what)
 	}
 	f := strings.Fields(stat[i+1:]) // f[0] is field 3 (state)
-	if len(f) < 13 {
-		return 0, errors.New("cpu: short /proc stat")
+	if len(f) < n {
+		return nil, fmt.Errorf("%s: short /proc stat", what)
+	}
+	return f, nil
+}
+
+// parseStat reads utime+stime (fields 14 and 15) from the text of a
+// /proc/<pid>/stat file.
+func parseStat(stat string) (time.Duration, error) {
+	f, err := statFields(stat, 13, "cpu")
+	if err != nil {
+		return 0, err
 	}
 	var ticks int64
 	for _, s := range f[11:13] {

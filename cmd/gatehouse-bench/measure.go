@@ -23,6 +23,7 @@ type report struct {
 	machine  machine
 	opts     options
 	startups []time.Duration // one per run, sorted
+	faults   []int           // minor page faults to the first getUpdates, one per run, sorted
 	idle     memory          // after start-up and one message
 	hiBody   int             // bytes of the LLM request body for "hi"
 	hiText   []byte          // that body
@@ -58,13 +59,15 @@ func measure(ctx context.Context, o options, dir string, progress io.Writer) (*r
 	}
 	fmt.Fprintf(progress, "start-up × %d …\n", o.runs)
 	for n := range o.runs {
-		d, err := startOnce(ctx, bin, cfg, dir, n, tg)
+		d, faults, err := startOnce(ctx, bin, cfg, dir, n, tg)
 		if err != nil {
 			return nil, err
 		}
 		rep.startups = append(rep.startups, d)
+		rep.faults = append(rep.faults, faults)
 	}
 	slices.Sort(rep.startups)
+	slices.Sort(rep.faults)
 	fmt.Fprintf(progress, "burst of %d messages over %d chats …\n", o.messages, o.chats)
 	if err := rep.steadyState(ctx, bin, cfg, dir, tg, ai); err != nil {
 		return nil, err
@@ -73,20 +76,27 @@ func measure(ctx context.Context, o options, dir string, progress io.Writer) (*r
 }
 
 // startOnce starts the bot, returns the time from exec to its first
-// getUpdates, and stops it.
-func startOnce(ctx context.Context, bin, cfg, dir string, n int, tg *faketg.Server) (time.Duration, error) {
+// getUpdates and the minor page faults it took by then (on a virtual
+// machine a fault can cost tens of microseconds: most of a start-up), and
+// stops it.
+func startOnce(ctx context.Context, bin, cfg, dir string, n int, tg *faketg.Server) (time.Duration, int, error) {
 	before := len(tg.Polls())
 	p, err := startBot(bin, cfg, dir, n)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// Polled every 100 µs: the figure is in milliseconds.
 	if err := p.waitFor(ctx, "the first getUpdates", 100*time.Microsecond, func() bool { return len(tg.Polls()) > before }); err != nil {
 		p.kill()
-		return 0, err
+		return 0, 0, err
 	}
 	d := time.Since(p.started)
-	return d, p.stop()
+	faults, err := readFaults(p.pid())
+	if err != nil {
+		p.kill()
+		return 0, 0, err
+	}
+	return d, faults, p.stop()
 }
 
 // steadyState runs one bot through a "hi" turn (idle memory, LLM body

@@ -67,6 +67,8 @@ func (r *report) rows() [][2]string {
 			fmt.Sprintf("%s / %s (%s + %s)", mib(r.idle.rssKiB), mib(r.idle.hwmKiB), mib(r.idle.anonKiB), mib(r.idle.fileKiB))},
 		{fmt.Sprintf("start-up: exec to first `getUpdates` (median of %d; min–max)", len(r.startups)),
 			fmt.Sprintf("%s (%s–%s)", ms(median(r.startups)), ms(r.startups[0]), ms(r.startups[len(r.startups)-1]))},
+		{fmt.Sprintf("page faults to the first `getUpdates` (minor, /proc stat; median of %d; min–max)", len(r.faults)),
+			fmt.Sprintf("%d (%d–%d)", r.faults[len(r.faults)/2], r.faults[0], r.faults[len(r.faults)-1])},
 		{fmt.Sprintf("CPU time per message (utime+stime over %d messages%s)", t.messages, roundsNote(r.rounds)), ms(r.cpuPerMessage())},
 		{fmt.Sprintf("replies/s, %d messages over %d chats", t.messages, r.opts.chats),
 			fmt.Sprintf("%.1f (%d in %s)", float64(t.replies)/r.burst.Seconds(), t.replies, r.burst.Round(time.Millisecond))},

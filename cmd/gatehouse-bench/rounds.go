@@ -88,11 +88,13 @@ func measureIn(ctx context.Context, o options, dir string, progress io.Writer) (
 // never hidden by the median.
 func combine(reps []*report) *report {
 	out := *reps[0]
-	out.startups = nil
+	out.startups, out.faults = nil, nil
 	for _, r := range reps {
 		out.startups = append(out.startups, r.startups...)
+		out.faults = append(out.faults, r.faults...)
 	}
 	slices.Sort(out.startups)
+	slices.Sort(out.faults)
 	byCPU := slices.Clone(reps)
 	slices.SortFunc(byCPU, func(a, b *report) int { return int(a.cpu - b.cpu) })
 	pick := byCPU[len(byCPU)/2]

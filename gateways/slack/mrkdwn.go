@@ -3,6 +3,7 @@ package slack
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Slack's mrkdwn is not Markdown: bold is *x*, italics _x_, strikes ~x~,
@@ -11,15 +12,24 @@ import (
 // it can and escapes the rest, so that no text becomes a mention or a link
 // it did not ask for.
 
-var (
-	mdLink    = regexp.MustCompile(`\[([^\]\n]+)\]\(([^()\s]+)\)`)
-	mdBold    = regexp.MustCompile(`\*\*([^*\n]+?)\*\*`)
-	mdBoldU   = regexp.MustCompile(`__([^_\n]+?)__`)
-	mdItalic  = regexp.MustCompile(`(^|[^*\w])\*([^*\s](?:[^*\n]*[^*\s])?)\*($|[^*\w])`)
-	mdStrike  = regexp.MustCompile(`~~([^~\n]+?)~~`)
-	mdHeading = regexp.MustCompile(`^#{1,6}[ \t]+(.+?)[ \t#]*$`)
-	mdBullet  = regexp.MustCompile(`^([ \t]*)[-*+][ \t]+`)
-)
+// md returns the Markdown patterns, compiled on first use rather than at
+// every start of the bot, Slack or not.
+var md = sync.OnceValue(func() *mdPatterns {
+	return &mdPatterns{
+		link:    regexp.MustCompile(`\[([^\]\n]+)\]\(([^()\s]+)\)`),
+		bold:    regexp.MustCompile(`\*\*([^*\n]+?)\*\*`),
+		boldU:   regexp.MustCompile(`__([^_\n]+?)__`),
+		italic:  regexp.MustCompile(`(^|[^*\w])\*([^*\s](?:[^*\n]*[^*\s])?)\*($|[^*\w])`),
+		strike:  regexp.MustCompile(`~~([^~\n]+?)~~`),
+		heading: regexp.MustCompile(`^#{1,6}[ \t]+(.+?)[ \t#]*$`),
+		bullet:  regexp.MustCompile(`^([ \t]*)[-*+][ \t]+`),
+	}
+})
+
+// mdPatterns are the Markdown constructs toMrkdwn converts.
+type mdPatterns struct {
+	link, bold, boldU, italic, strike, heading, bullet *regexp.Regexp
+}
 
 // escapeMrkdwn escapes the three characters Slack reserves.
 func escapeMrkdwn(s string) string {
@@ -85,10 +95,10 @@ func toMrkdwn(md string) string {
 // lineToMrkdwn converts one line outside code blocks.
 func lineToMrkdwn(line string) string {
 	heading := false
-	if m := mdHeading.FindStringSubmatch(line); m != nil {
+	if m := md().heading.FindStringSubmatch(line); m != nil {
 		line, heading = m[1], true
 	}
-	line = mdBullet.ReplaceAllString(line, "$1• ")
+	line = md().bullet.ReplaceAllString(line, "$1• ")
 	var b strings.Builder
 	// Inline code spans (odd parts) are only escaped.
 	parts := strings.Split(line, "`")
@@ -113,7 +123,7 @@ func lineToMrkdwn(line string) string {
 func textToMrkdwn(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range mdLink.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range md().link.FindAllStringSubmatchIndex(s, -1) {
 		text, target := s[m[2]:m[3]], s[m[4]:m[5]]
 		if !linkable(target) {
 			continue
@@ -145,8 +155,8 @@ func lowerScheme(target string) string {
 // emphasis escapes s and converts its emphasis markers.
 func emphasis(s string) string {
 	s = escapeMrkdwn(s)
-	s = mdItalic.ReplaceAllString(s, "${1}_${2}_${3}")
-	s = mdBold.ReplaceAllString(s, "*$1*")
-	s = mdBoldU.ReplaceAllString(s, "*$1*")
-	return mdStrike.ReplaceAllString(s, "~$1~")
+	s = md().italic.ReplaceAllString(s, "${1}_${2}_${3}")
+	s = md().bold.ReplaceAllString(s, "*$1*")
+	s = md().boldU.ReplaceAllString(s, "*$1*")
+	return md().strike.ReplaceAllString(s, "~$1~")
 }

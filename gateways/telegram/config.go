@@ -115,6 +115,8 @@ type Deps struct {
 	// store and writes replies to its outbox (gateways.OutboxConfig.Shared),
 	// as "telegram:<bot id>". Nil when the store is not shared.
 	Shared *gateways.Shared
+
+	connecting *connecting // a getMe under way (Section.Prepare); nil: New asks it
 }
 
 // withDefaults validates c and fills in its defaults.

@@ -145,9 +145,37 @@ func (s *Section) Warnings() []string { return nil }
 // mode without its own listen address, the webhook is mounted on
 // http.listen.
 func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway, error) {
+	return s.build(ctx, d, nil)
+}
+
+// Prepare starts getMe in the background and returns the section to build
+// instead, whose Build waits for its answer (gateways.Preparer): the
+// request then overlaps the rest of the start-up. A disabled section, or
+// one New would refuse, is returned as it is.
+func (s *Section) Prepare(ctx context.Context, d gateways.Deps) gateways.Section {
 	if !s.Enabled() {
-		return nil, nil
+		return s
 	}
+	tc, err := s.config(d).withDefaults()
+	if err != nil {
+		return s // Build says why
+	}
+	return &prepared{Section: s, conn: dial(ctx, tc)}
+}
+
+// prepared is a Section whose getMe is under way.
+type prepared struct {
+	*Section
+	conn *connecting
+}
+
+// Build constructs the gateway with the getMe under way.
+func (p *prepared) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway, error) {
+	return p.Section.build(ctx, d, p.conn)
+}
+
+// config is the gateway's settings for the section.
+func (s *Section) config(d gateways.Deps) Config {
 	tc := Config{
 		Token:      s.Token.Value(),
 		APIURL:     s.APIURL,
@@ -165,11 +193,24 @@ func (s *Section) Build(ctx context.Context, d gateways.Deps) (gateways.Gateway,
 	if d.Tune != nil {
 		d.Tune(&tc)
 	}
+	return tc
+}
+
+// build constructs the gateway, with conn the getMe under way (nil: New
+// asks it).
+func (s *Section) build(ctx context.Context, d gateways.Deps, conn *connecting) (gateways.Gateway, error) {
+	if !s.Enabled() {
+		return nil, nil
+	}
+	tc := s.config(d)
 	if tc.Mode == ModeWebhook && tc.Webhook.Listen == "" && (d.HTTPListen == "" || d.Mount == nil) {
 		return nil, fmt.Errorf("gateways.telegram.webhook.listen: empty, and http.listen is empty too: nothing would serve the webhook")
 	}
+	if conn != nil && tc.HTTPClient == nil {
+		tc.HTTPClient = conn.client // the connection getMe opened serves the polls
+	}
 	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals, Metrics: d.Metrics,
-		Lease: d.Lease, Shared: d.Shared})
+		Lease: d.Lease, Shared: d.Shared, connecting: conn})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.telegram: %w", err)
 	}

@@ -97,10 +97,10 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	if g.cursors == nil {
 		g.cursors = newMemCursors()
 	}
-	if err := g.connect(ctx); err != nil {
+	if err := g.connect(ctx, d.connecting); err != nil {
 		return nil, err
 	}
-	startup.Mark(ctx, "telegram: getMe")
+	startup.Mark(ctx, "telegram: getMe answered")
 	if g.out, err = g.newOutbox(); err != nil { // after connect: the sender is the bot's id
 		return nil, err
 	}
@@ -112,12 +112,16 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	return g, nil
 }
 
-// connect builds the client and checks the token with getMe.
-func (g *Gateway) connect(ctx context.Context) error {
-	endpoint := strings.ReplaceAll(strings.TrimRight(g.cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
-	rctx, cancel := context.WithTimeout(ctx, g.cfg.SendTimeout)
-	defer cancel()
-	bot, err := tgbotapi.NewBotAPIWithClient(g.cfg.Token, endpoint, ctxClient{ctx: rctx, c: g.cfg.HTTPClient})
+// connect checks the token with getMe, or waits for conn's answer when
+// it is under way already (Section.Prepare), and keeps the client.
+func (g *Gateway) connect(ctx context.Context, conn *connecting) error {
+	var bot *tgbotapi.BotAPI
+	var err error
+	if conn == nil {
+		bot, err = askMe(ctx, g.cfg)
+	} else {
+		bot, err = conn.wait(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("telegram: connect (getMe): %w", g.scrub(err))
 	}
@@ -125,6 +129,42 @@ func (g *Gateway) connect(ctx context.Context) error {
 	g.bot = bot
 	g.log.Info().Str("bot", bot.Self.UserName).Int64("bot_id", bot.Self.ID).Msg("connected")
 	return nil
+}
+
+// askMe builds the library's client with cfg, which asks getMe.
+func askMe(ctx context.Context, cfg Config) (*tgbotapi.BotAPI, error) {
+	endpoint := strings.ReplaceAll(strings.TrimRight(cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
+	rctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
+	defer cancel()
+	return tgbotapi.NewBotAPIWithClient(cfg.Token, endpoint, ctxClient{ctx: rctx, c: cfg.HTTPClient})
+}
+
+// connecting is a getMe under way in the background (Section.Prepare).
+type connecting struct {
+	client *http.Client // the client it asks with
+	done   chan struct{}
+	bot    *tgbotapi.BotAPI // set before done closes
+	err    error
+}
+
+// dial starts getMe with cfg (defaults filled in); ctx bounds it.
+func dial(ctx context.Context, cfg Config) *connecting {
+	c := &connecting{client: cfg.HTTPClient, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.bot, c.err = askMe(ctx, cfg)
+	}()
+	return c
+}
+
+// wait returns getMe's answer once it has come, or ctx's error.
+func (c *connecting) wait(ctx context.Context) (*tgbotapi.BotAPI, error) {
+	select {
+	case <-c.done:
+		return c.bot, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // offsetCursor is the Cursors key of the update offset: one per bot, since
