@@ -19,6 +19,6 @@ func (r *Registry) SetInstance(name, version string, shared bool) {
 	if version == "" {
 		version = "devel"
 	}
-	r.set.NewGauge(series(InstanceInfo, "instance_name", name, "version", version, "shared", strconv.FormatBool(shared)),
+	r.addGauge(InstanceInfo, labelSet("instance_name", name, "version", version, "shared", strconv.FormatBool(shared)),
 		func() float64 { return 1 })
 }

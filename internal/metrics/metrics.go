@@ -1,25 +1,20 @@
 // Package metrics is gatehouse's Prometheus registry: one value, owned by
-// the App and passed to what records, built on
-// github.com/VictoriaMetrics/metrics (a metrics.Set, never the library's
-// default set). Every recording method is safe on a nil *Registry (it
-// records nothing), so components built without one — unit tests — need
-// no stub.
+// the App and passed to what records, that writes the Prometheus text
+// format itself (expose.go; the Go runtime's and the process's metrics in
+// runtime.go and process_*.go, read at each scrape). Every recording
+// method is safe on a nil *Registry (it records nothing), so components
+// built without one — unit tests — need no stub.
 //
-// The library was chosen over prometheus/client_golang by measurement:
-// cmd/bot grows by 0.2 MB with it (3.4 MB with client_golang) and the idle
-// bot's RSS by about 1 MiB (3 MiB).
+// It replaced github.com/VictoriaMetrics/metrics (issue 34): that library
+// and the runtime/metrics it imports cost about 2.6 ms of package
+// initialisation and 50 page faults at every start, before main, for the
+// one job of writing this text on GET /metrics.
 package metrics
 
 import (
-	"bufio"
-	"bytes"
-	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	vm "github.com/VictoriaMetrics/metrics"
 )
 
 // Names of the metric families gatehouse exports.
@@ -75,7 +70,7 @@ var help = map[string]string{
 var approvalBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600}
 
 // llmBuckets suit a completion: a fraction of a second to two minutes
-// (llm.timeout is 60 s by default). The library's default buckets end at
+// (llm.timeout is 60 s by default). Prometheus's default buckets end at
 // 10 s, below which many a model's answer does not come.
 var llmBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120}
 
@@ -85,11 +80,13 @@ var toolBuckets = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 1
 
 // Registry holds gatehouse's metrics. Make one with New.
 type Registry struct {
-	set *vm.Set
 	// series caches each labelled series by its family and label values,
-	// so recording a known series is a map lookup that allocates nothing.
-	mu     sync.RWMutex
-	series map[seriesKey]any // *vm.Counter or *vm.PrometheusHistogram
+	// so recording a known series is a map lookup that allocates nothing;
+	// all lists every series, gauges included, for the scrape.
+	mu        sync.RWMutex
+	series    map[seriesKey]*entry
+	perFamily map[string]int
+	all       []*entry
 
 	reloadOK   atomic.Bool  // the last reload (or the start-up load) succeeded
 	reloadTime atomic.Int64 // Unix seconds of the last successful one
@@ -108,94 +105,17 @@ func (r *Registry) SetReload(ok bool, at time.Time) {
 // recorded: the turn error count, the reload status (0 until SetReload) and, once
 // QueueDepthFunc is called, the queue depth.
 func New() *Registry {
-	r := &Registry{set: vm.NewSet(), series: make(map[seriesKey]any)}
-	r.set.NewCounter(TurnErrors)
-	r.set.NewCounter(ApprovalStoreFail)
-	r.set.NewGauge(ReloadSuccess, func() float64 {
+	r := &Registry{series: make(map[seriesKey]*entry), perFamily: make(map[string]int)}
+	r.counter(TurnErrors, labels{})
+	r.counter(ApprovalStoreFail, labels{})
+	r.addGauge(ReloadSuccess, "", func() float64 {
 		if r.reloadOK.Load() {
 			return 1
 		}
 		return 0
 	})
-	r.set.NewGauge(ReloadTime, func() float64 { return float64(r.reloadTime.Load()) })
+	r.addGauge(ReloadTime, "", func() float64 { return float64(r.reloadTime.Load()) })
 	return r
-}
-
-// WritePrometheus writes every metric, then the Go runtime and process
-// metrics, in the Prometheus text format, each family with its # HELP
-// and # TYPE lines.
-func (r *Registry) WritePrometheus(w io.Writer) error {
-	var buf bytes.Buffer
-	r.set.WritePrometheus(&buf)
-	vm.WriteProcessMetrics(&buf)
-	return annotate(w, &buf)
-}
-
-// annotate copies the library's output to w with a # HELP and a # TYPE
-// line before each family. The library writes metadata only under a
-// process-wide switch (metrics.ExposeMetadata) and with empty help texts;
-// rather than flip a global, the lines are added here, once a scrape.
-func annotate(w io.Writer, in io.Reader) error {
-	bw := bufio.NewWriter(w)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	last := ""
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name := line[:strings.IndexAny(line, "{ ")]
-		if fam, kind := family(name); fam != last {
-			last = fam
-			h := help[fam]
-			if h == "" {
-				h = runtimeHelp(fam)
-			}
-			bw.WriteString("# HELP " + fam + " " + h + "\n# TYPE " + fam + " " + kind + "\n")
-		}
-		bw.WriteString(line)
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
-// family returns the metric family of a sample's name and its type.
-func family(name string) (fam, kind string) {
-	for _, sfx := range []string{"_bucket", "_sum", "_count"} {
-		base, ok := strings.CutSuffix(name, sfx)
-		if ok && isHistogram(base) {
-			return base, "histogram"
-		}
-		if ok && base == "go_gc_duration_seconds" {
-			return base, "summary"
-		}
-	}
-	switch {
-	case name == "go_gc_duration_seconds":
-		return name, "summary"
-	case strings.HasSuffix(name, "_total"):
-		return name, "counter"
-	}
-	return name, "gauge"
-}
-
-// isHistogram reports whether base is one of ours or the runtime's
-// histograms.
-func isHistogram(base string) bool {
-	switch base {
-	case LLMDuration, ToolDuration, ApprovalWait:
-		return true
-	}
-	return strings.HasPrefix(base, "go_") && strings.HasSuffix(base, "_seconds") && base != "go_gc_duration_seconds"
-}
-
-// runtimeHelp describes a Go runtime or process metric the library writes.
-func runtimeHelp(fam string) string {
-	if strings.HasPrefix(fam, "process_") {
-		return "Process metric " + fam + " (see the Prometheus process collector)."
-	}
-	return "Go runtime metric " + fam + "."
 }
 
 // QueueDepthFunc registers the queue depth gauge, read from depth at each
@@ -204,97 +124,18 @@ func (r *Registry) QueueDepthFunc(depth func() int) {
 	if r == nil {
 		return
 	}
-	r.set.NewGauge(QueueDepth, func() float64 { return float64(depth()) })
-}
-
-// seriesKey identifies a series: its family and up to two label values
-// (each family has fixed label names).
-type seriesKey struct{ fam, v1, v2 string }
-
-// labels are a series' label names and values; k2 "" means one label,
-// k1 "" none.
-type labels struct{ k1, v1, k2, v2 string }
-
-// lookup returns the cached metric of fam with l, or registers it (a
-// counter, or a histogram when hist; nil buckets are the library's default
-// ones) and caches it. A cached series costs a read lock and a map lookup.
-func (r *Registry) lookup(fam string, l labels, hist bool, buckets []float64) any {
-	key := seriesKey{fam, l.v1, l.v2}
-	r.mu.RLock()
-	m, ok := r.series[key]
-	r.mu.RUnlock()
-	if ok {
-		return m
-	}
-	name := fam
-	switch {
-	case l.k2 != "":
-		name = series(fam, l.k1, l.v1, l.k2, l.v2)
-	case l.k1 != "":
-		name = series(fam, l.k1, l.v1)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if m, ok := r.series[key]; ok {
-		return m
-	}
-	switch {
-	case !hist:
-		m = r.set.GetOrCreateCounter(name)
-	case buckets == nil:
-		m = r.set.GetOrCreatePrometheusHistogram(name)
-	default:
-		m = r.set.GetOrCreatePrometheusHistogramExt(name, buckets)
-	}
-	r.series[key] = m
-	return m
+	r.addGauge(QueueDepth, "", func() float64 { return float64(depth()) })
 }
 
 // counter returns the counter of fam with l, registering it on first use.
-func (r *Registry) counter(fam string, l labels) *vm.Counter {
-	return r.lookup(fam, l, false, nil).(*vm.Counter)
+func (r *Registry) counter(fam string, l labels) *counter {
+	return r.lookup(fam, l, false, nil).c
 }
 
-// histogram returns the histogram of fam with l, registering it on first
-// use.
-func (r *Registry) histogram(fam string, l labels, buckets []float64) *vm.PrometheusHistogram {
-	return r.lookup(fam, l, true, buckets).(*vm.PrometheusHistogram)
-}
-
-// series names a series of fam with label pairs (name, value, …); values
-// are escaped as the text format wants.
-func series(fam string, kv ...string) string {
-	var b strings.Builder
-	b.Grow(len(fam) + 32)
-	b.WriteString(fam)
-	b.WriteByte('{')
-	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(kv[i])
-		b.WriteString(`="`)
-		escape(&b, kv[i+1])
-		b.WriteByte('"')
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// escape writes v with backslash, double quote and newline escaped.
-func escape(b *strings.Builder, v string) {
-	for _, c := range v {
-		switch c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(c)
-		}
-	}
+// histogram returns the histogram of fam with l, registering it with
+// buckets on first use.
+func (r *Registry) histogram(fam string, l labels, buckets []float64) *histogram {
+	return r.lookup(fam, l, true, buckets).h
 }
 
 // MessageReceived counts a chat message received on gateway.
@@ -321,7 +162,7 @@ func (r *Registry) TurnError() {
 // Delivery is a delivery layer's recorder for one gateway; the zero value
 // and a nil Registry's record nothing.
 type Delivery struct {
-	chunks, edits, retries, failures *vm.Counter
+	chunks, edits, retries, failures *counter
 }
 
 // Delivery returns the delivery recorder of gateway, its series registered
@@ -350,7 +191,7 @@ func (d Delivery) Retried() { inc(d.retries) }
 // Failed counts a reply or edit finally not delivered.
 func (d Delivery) Failed() { inc(d.failures) }
 
-func inc(c *vm.Counter) {
+func inc(c *counter) {
 	if c != nil {
 		c.Inc()
 	}
@@ -374,7 +215,7 @@ func (r *Registry) LLMRequest(provider, outcome string, took time.Duration) {
 		return
 	}
 	r.counter(LLMRequests, labels{"provider", provider, "outcome", outcome}).Inc()
-	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, llmBuckets).Update(took.Seconds())
+	r.histogram(LLMDuration, labels{k1: "provider", v1: provider}, llmBuckets).Observe(took.Seconds())
 }
 
 // Tokens records the usage an API reported for a request to provider.
@@ -403,7 +244,7 @@ func (r *Registry) ToolCall(tool, decision string) {
 // ToolRun records how long a tool ran.
 func (r *Registry) ToolRun(tool string, took time.Duration) {
 	if r != nil {
-		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, toolBuckets).Update(took.Seconds())
+		r.histogram(ToolDuration, labels{k1: "tool", v1: tool}, toolBuckets).Observe(took.Seconds())
 	}
 }
 
@@ -414,7 +255,7 @@ func (r *Registry) Approval(outcome string, wait time.Duration) {
 		return
 	}
 	r.counter(Approvals, labels{k1: "outcome", v1: outcome}).Inc()
-	r.histogram(ApprovalWait, labels{}, approvalBuckets).Update(max(wait, 0).Seconds())
+	r.histogram(ApprovalWait, labels{}, approvalBuckets).Observe(max(wait, 0).Seconds())
 }
 
 // ApprovalStoreFailure counts a failed attempt to record an approval's
