@@ -136,9 +136,11 @@ func TestMetricsAfterMessageToolAndApproval(t *testing.T) {
 			t.Errorf("%s missing", fam)
 		}
 	}
-	if _, body := get(addr, "/metrics"); strings.Contains(body, "sk-metrics-secret") {
+	_, body := get(addr, "/metrics")
+	if strings.Contains(body, "sk-metrics-secret") {
 		t.Error("/metrics shows the API key")
 	}
+	checkWithPromtool(t, body)
 	if code, body := get(addr, "/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz with the console reading: %d %s", code, body)
 	}

@@ -40,10 +40,13 @@ func writeRuntime(t *text) {
 		{"go_goroutines", kindGauge, "Number of goroutines that currently exist.", float64(runtime.NumGoroutine())},
 		{"go_threads", kindGauge, "Number of OS threads created.", float64(threads)},
 		{"go_gomaxprocs", kindGauge, "The value of GOMAXPROCS: how many threads run Go code at once.", float64(runtime.GOMAXPROCS(0))},
-		{"go_cpu_count", kindGauge, "Number of logical CPUs usable by the process.", float64(runtime.NumCPU())},
 		{"go_memlimit_bytes", kindGauge, "The Go runtime's soft memory limit (GOMEMLIMIT) in bytes.", float64(debug.SetMemoryLimit(-1))},
-		{"go_cgo_calls_count", kindGauge, "Number of cgo calls made by the process.", float64(runtime.NumCgoCall())},
-		{"go_gc_forced_count", kindGauge, "Number of garbage collections forced by the application (runtime.GC).", float64(ms.NumForcedGC)},
+		// The library's go_cgo_calls_count, go_gc_forced_count and
+		// go_cpu_count were gauges named like a summary's _count (promtool
+		// check metrics refuses them): the first two are counters under
+		// the Prometheus Go collector's names now, the third is left out.
+		{"go_cgo_go_to_c_calls_calls_total", kindCounter, "Count of calls made from Go to C by the current process.", float64(runtime.NumCgoCall())},
+		{"go_gc_cycles_forced_gc_cycles_total", kindCounter, "Count of completed GC cycles forced by the application (runtime.GC).", float64(ms.NumForcedGC)},
 	})
 	t.family("go_info", kindGauge, "Information about the Go environment.")
 	t.float("go_info", labelSet("version", runtime.Version()), 1)
