@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -54,7 +53,18 @@ func newHistogram(bounds []float64) *histogram {
 
 // Observe records v.
 func (h *histogram) Observe(v float64) {
-	h.counts[sort.SearchFloat64s(h.bounds, v)].Add(1)
+	// The first bound ≥ v (sort.SearchFloat64s without its closure);
+	// len(bounds), the +Inf bucket, when none is (or v is NaN).
+	lo, hi := 0, len(h.bounds)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if !(h.bounds[mid] >= v) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	h.counts[lo].Add(1)
 	for {
 		old := h.sum.Load()
 		if h.sum.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+v)) {
