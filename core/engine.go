@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -117,6 +118,9 @@ type Engine struct {
 	started   chan struct{}
 	startedAt time.Time
 	work      context.Context // turns run under it; cancelled after the grace period
+
+	handoff      chan string  // a conversation to drain, to an idle drainer (drainers.go)
+	idleDrainers atomic.Int32 // drainers waiting on handoff
 }
 
 var _ Dispatcher = (*Engine)(nil)
@@ -159,6 +163,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		sem:       make(chan struct{}, cfg.Concurrency),
 		log:       cfg.Log,
 		started:   make(chan struct{}),
+		handoff:   make(chan string),
 	}, nil
 }
 
@@ -271,7 +276,7 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
 	}
 	if start {
-		go e.drain(key)
+		e.startDrain(key)
 	}
 	return nil
 }
