@@ -59,12 +59,13 @@ func (c *stmtCache) close() error {
 // the cached statements: each is short (a row or a conversation's newest
 // messages by an index), and a cancellable context costs more than the
 // statement. The driver watches one with a goroutine of its own for every
-// call, to interrupt SQLite, and database/sql a Rows' with another: the
-// goroutines and the threads they wake were half of the store's CPU for a
-// message (BenchmarkMessageStore: 0.69 ms of CPU with them, 0.33 without,
-// on 2 shared cores). A cancellation is seen before the statement starts,
-// not within its microseconds; a wait for the writer is as long as the
-// write that holds it (each short, or bounded by busy_timeout).
+// call, to interrupt SQLite, and database/sql a Rows' with another: with a
+// caller that keeps a core busy they and the threads they wake are half of
+// the store's CPU for a message (BenchmarkMessageStore: 0.69 ms with them,
+// 0.33 without, on 2 shared cores), in the bot's paced burst about 1 % of
+// its CPU. A cancellation is seen before the statement starts, not within
+// its microseconds; a wait for the writer is as long as the write that
+// holds it (each short, or bounded by busy_timeout).
 func unwatched(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
