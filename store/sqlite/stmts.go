@@ -73,13 +73,19 @@ func unwatched(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// exec runs a cached statement on the writer.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// prepare checks ctx and returns it unwatched, with query prepared on pool.
+func (db *DB) prepare(ctx context.Context, pool *sql.DB, query string) (context.Context, *sql.Stmt, error) {
 	ctx, err := unwatched(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	st, err := db.stmts.prepared(ctx, db.w, query)
+	st, err := db.stmts.prepared(ctx, pool, query)
+	return ctx, st, err
+}
+
+// exec runs a cached statement on the writer.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, st, err := db.prepare(ctx, db.w, query)
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +119,7 @@ func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 
 // queryWriter runs a cached query on the writer (see Load for when).
 func (db *DB) queryWriter(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx, err := unwatched(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := db.stmts.prepared(ctx, db.w, query)
+	ctx, st, err := db.prepare(ctx, db.w, query)
 	if err != nil {
 		return nil, err
 	}
