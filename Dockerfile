@@ -20,8 +20,10 @@ ARG TARGETOS TARGETARCH TARGETVARIANT
 # print as "devel" with no commit.
 ARG VERSION=
 ARG COMMIT=
+# -tags nethttpomithttp2: without net/http's HTTP/2, as the release builds
+# (.goreleaser.yaml).
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH GOARM=${TARGETVARIANT#v} \
-    go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/bot ./cmd/bot
+    go build -tags nethttpomithttp2 -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/bot ./cmd/bot
 # The image's config is the shipped config.yaml with three values changed:
 # the database and the workspace on the volume /data (relative paths would
 # resolve against /etc/gatehouse, the config's directory), and the health

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/store/record"
@@ -60,15 +61,8 @@ func (m *Manager) restore(ctx context.Context, want []record.CheckpointFile, tak
 	if changes, err = m.putBack(ctx, root, want, kept, taken, changes); err != nil {
 		return changes, err
 	}
-	slices.SortFunc(changes, func(a, b change) int {
-		if a.path < b.path {
-			return -1
-		}
-		if a.path > b.path {
-			return 1
-		}
-		return 0
-	})
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	return changes, m.syncParents(changes)
 }
 

@@ -132,3 +132,16 @@ func downloadClient(req DownloadRequest) *http.Client {
 		return nil
 	}}
 }
+
+// NewTransport is http.DefaultTransport (proxy from the environment,
+// timeouts) keeping idlePerHost idle connections per host. The release
+// speaks HTTP/1.1 only (built with nethttpomithttp2), one request at a
+// time on a connection, and the standard library's default of 2 idle
+// connections would make a burst of sends to one API dial a new
+// connection for most of them; a platform's default client keeps as many
+// as its overall pace allows a second.
+func NewTransport(idlePerHost int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(idlePerHost, http.DefaultMaxIdleConnsPerHost)
+	return t
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -168,7 +169,8 @@ func (b *Broker) RetryInterrupted(ctx context.Context) int {
 	b.mu.Lock()
 	list := slices.Collect(maps.Values(b.unrecovered))
 	b.mu.Unlock()
-	slices.SortFunc(list, func(x, y record.Approval) int { return x.Created.Compare(y.Created) })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(list, func(i, j int) bool { return list[i].Created.Before(list[j].Created) })
 	n := 0
 	for _, a := range list {
 		if b.interrupt(ctx, a) {

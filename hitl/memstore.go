@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -113,7 +114,8 @@ func (m *MemoryStore) Approvals(_ context.Context, statuses ...record.Status) ([
 			out = append(out, *a)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y record.Approval) int { return x.Created.Compare(y.Created) })
+	// sort.SliceStable: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
 	return out, nil
 }
 

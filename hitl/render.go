@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,7 +53,8 @@ func argFields(args string) (fields []argField, ok bool) {
 		}
 		fields = append(fields, argField{k, s})
 	}
-	slices.SortFunc(fields, func(a, b argField) int { return strings.Compare(a.key, b.key) })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(fields, func(i, j int) bool { return fields[i].key < fields[j].key })
 	return fields, true
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/internal/tzdata"
 )
 
 // nameRule reports whether name is what a schedule's name may be: 1-64
@@ -92,7 +93,7 @@ func Location(tz string) (*time.Location, error) {
 	if tz == "" {
 		return time.UTC, nil
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := tzdata.LoadLocation(tz) // zones without /usr/share/zoneinfo too
 	if err != nil {
 		return nil, fmt.Errorf("time zone %q: want an IANA name such as Europe/Berlin: %w", tz, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -254,7 +255,8 @@ func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
 // order: one line "path NUL sha256" each.
 func digest(files []File) string {
 	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	h := sha256.New()
 	for _, f := range sorted {
 		fmt.Fprintf(h, "%s\x00%s\n", f.Path, f.SHA256)

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,7 +73,8 @@ func (c *Console) requests(r *http.Request, s session, token string) ([]request,
 		return nil, err
 	}
 	now := c.o.Now()
-	slices.SortFunc(all, func(a, b record.Approval) int { return b.Created.Compare(a.Created) })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(all, func(i, j int) bool { return all[j].Created.Before(all[i].Created) })
 	var out []request
 	for _, a := range all {
 		if len(out) == maxPending {

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/internal/logging"
+	"github.com/gatehouse-bot/gatehouse/internal/tzdata"
 )
 
 // Exit codes.
@@ -42,6 +43,9 @@ var mainStarted time.Time
 
 func main() {
 	mainStarted = time.Now()
+	if loc, ok := tzdata.Local(syscall.Getenv, time.Local); ok {
+		time.Local = loc // before any goroutine reads it
+	}
 	logging.DurationsWithUnits() // before any logger: zerolog reads it from a global
 	hardenProcess()
 	stopProfile := startProfile()

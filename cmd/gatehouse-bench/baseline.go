@@ -48,7 +48,7 @@ func buildBaseline(ctx context.Context, o options, root, dir string, progress io
 }
 
 // releaseSize builds the release's bot of the module at root (SQLite only:
-// -tags nopostgres, as .goreleaser.yaml does) into dir and returns its
+// -tags nopostgres,nethttpomithttp2, as .goreleaser.yaml does) into dir and returns its
 // size in bytes.
 func releaseSize(ctx context.Context, root, dir string) (int64, error) {
 	bin, err := buildIn(ctx, root, filepath.Join(dir, "bot-release"), "nopostgres")

@@ -22,7 +22,7 @@ const hangGuard = 60 * time.Second
 
 // buildBot builds ./cmd/bot of the module the bench runs in into dir,
 // the way the Dockerfile builds the shipped binary (CGO_ENABLED=0,
-// -trimpath, -ldflags "-s -w": static, no dynamic loader at start-up, about
+// -tags nethttpomithttp2, -trimpath, -ldflags "-s -w": static, no dynamic loader at start-up, about
 // 2 MiB less resident than a default cgo build), and returns its path.
 // With profile, it is built with the tag gatehouse_pprof, which compiles in
 // GATEHOUSE_CPUPROFILE.
@@ -51,12 +51,15 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// buildIn builds ./cmd/bot of the module at root into bin, with tags.
+// releaseTag is the build tag every release build has (.goreleaser.yaml,
+// the Dockerfile): net/http without its bundled HTTP/2.
+const releaseTag = "nethttpomithttp2"
+
+// buildIn builds ./cmd/bot of the module at root into bin, with releaseTag
+// and tags.
 func buildIn(ctx context.Context, root, bin string, tags ...string) (string, error) {
-	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
+	tags = append([]string{releaseTag}, tags...)
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-tags", strings.Join(tags, ","), "-o", bin}
 	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/bot")...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -73,7 +73,7 @@ func (r *report) rows() [][2]string {
 		{"messages lost / merged / duplicated (misrouted, unidentified)",
 			fmt.Sprintf("%d / %d / %d (%d, %d)", t.lost, t.merged, t.duplicated, t.misrouted, t.unidentified)},
 		{`LLM request body of a one-word turn ("hi")`, fmt.Sprintf("%d bytes", r.hiBody)},
-		{"release `bot` (SQLite only: -tags nopostgres, -trimpath -s -w, this machine's GOOS/GOARCH)", bytesOrUnknown(r.release)},
+		{"release `bot` (SQLite only: -tags nopostgres,nethttpomithttp2, -trimpath -s -w, this machine's GOOS/GOARCH)", bytesOrUnknown(r.release)},
 	}
 }
 

@@ -115,7 +115,7 @@ const MaxIdleConnsPerHost = 16
 func NewTransport() *http.Transport { return newTransport() }
 
 // newTransport is http.DefaultTransport (proxy from the environment,
-// timeouts, HTTP/2) keeping MaxIdleConnsPerHost idle connections per host.
+// timeouts; HTTP/1.1 in the release, built with nethttpomithttp2) keeping MaxIdleConnsPerHost idle connections per host.
 func newTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	// Embedded zone data: current_time works on images without /usr/share/zoneinfo.
-	_ "time/tzdata"
+
+	"github.com/gatehouse-bot/gatehouse/internal/tzdata"
 )
 
 // currentTime is the current_time tool.
@@ -40,7 +40,8 @@ func (t currentTime) Run(_ context.Context, args json.RawMessage) (string, error
 		return "", err
 	}
 	if tz != "" {
-		loc, err := time.LoadLocation(tz)
+		// tzdata's: current_time works on images without /usr/share/zoneinfo.
+		loc, err := tzdata.LoadLocation(tz)
 		if err != nil {
 			return "", fmt.Errorf("%w: unknown time zone %q", ErrInvalidArgs, tz)
 		}

@@ -66,9 +66,10 @@ func NewHTTPGet(o HTTPOptions) Tool {
 	}
 	dialer := guardedDialer{allowPrivate: o.AllowPrivate, resolver: o.Resolver, dial: o.Dial}
 	transport := &http.Transport{
-		Proxy:               nil, // a proxy would dial on our behalf, unchecked
-		DialContext:         dialer.DialContext,
-		ForceAttemptHTTP2:   true,
+		Proxy:       nil, // a proxy would dial on our behalf, unchecked
+		DialContext: dialer.DialContext,
+		// HTTP/1.1: the release is built without net/http's HTTP/2
+		// (nethttpomithttp2), and every build fetches the same way.
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConns:        8,
 		IdleConnTimeout:     30 * time.Second,

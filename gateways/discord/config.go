@@ -34,7 +34,8 @@ type Config struct {
 	GuildID string
 
 	// HTTPClient's transport makes the requests (api_url is applied on top
-	// of it); default http.DefaultTransport.
+	// of it); default gateways.NewTransport keeping as many idle
+	// connections as Pace.Global allows requests a second.
 	HTTPClient *http.Client
 	// Pace limits sends and edits; default Discord's 50 requests a second
 	// overall and 5 in 5 s per channel.
@@ -87,14 +88,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Guild != GuildMention && c.Guild != GuildAll {
 		return c, fmt.Errorf("discord: guild %q: want %s or %s", c.Guild, GuildMention, GuildAll)
 	}
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
-	}
 	if c.Pace == (gateways.Limits{}) {
 		c.Pace = gateways.Limits{
 			Global:  gateways.Limit{N: 50, Per: time.Second},
 			PerChat: gateways.Limit{N: 5, Per: 5 * time.Second},
 		}
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Transport: gateways.NewTransport(c.Pace.Global.N)}
 	}
 	if c.Backoff == (gateways.Backoff{}) {
 		c.Backoff = gateways.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}

@@ -54,7 +54,8 @@ type Config struct {
 	Channel string // ChannelMention (default) or ChannelAll
 
 	// HTTPClient makes the Web API requests; default a client without an
-	// overall timeout (each request carries its own deadline).
+	// overall timeout (each request carries its own deadline) keeping as
+	// many idle connections as Pace.Global allows requests a second.
 	HTTPClient *http.Client
 	// Pace limits posts and updates: default 1 a second per channel (Slack's
 	// chat.postMessage limit) and 20 a second overall.
@@ -131,14 +132,14 @@ func (c Config) withDefaults() (Config, error) {
 		c.Threads = 4096
 	}
 	c.FetchTimeout = orDuration(c.FetchTimeout, 2*time.Minute)
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
-	}
 	if c.Pace == (gateways.Limits{}) {
 		c.Pace = gateways.Limits{
 			PerChat: gateways.Limit{N: 1, Per: time.Second},
 			Global:  gateways.Limit{N: 20, Per: time.Second},
 		}
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Transport: gateways.NewTransport(c.Pace.Global.N)}
 	}
 	if c.Backoff == (gateways.Backoff{}) {
 		c.Backoff = gateways.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}

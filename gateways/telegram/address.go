@@ -1,7 +1,7 @@
 package telegram
 
 import (
-	"slices"
+	"sort"
 	"strings"
 	"unicode/utf16"
 
@@ -94,7 +94,8 @@ func isWord(b byte) bool {
 
 // cutSpans removes the spans from text (with one adjoining space each).
 func cutSpans(text string, spans []span) string {
-	slices.SortFunc(spans, func(a, b span) int { return b.start - a.start })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(spans, func(i, j int) bool { return spans[j].start < spans[i].start })
 	for _, s := range spans {
 		if s.start < 0 || s.end > len(text) || s.start > s.end {
 			continue

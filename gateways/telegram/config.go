@@ -168,13 +168,9 @@ func (c Config) withDefaults() (Config, error) {
 // made it do (the bench's CPU profile showed the dialling).
 const MaxIdleConns = 32
 
-// newTransport is http.DefaultTransport (proxy from the environment,
-// timeouts, HTTP/2) keeping MaxIdleConns idle connections per host.
-func newTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = MaxIdleConns
-	return t
-}
+// newTransport is gateways.NewTransport keeping MaxIdleConns idle
+// connections per host.
+func newTransport() *http.Transport { return gateways.NewTransport(MaxIdleConns) }
 
 func orString(v, def string) string {
 	if v == "" {

@@ -1,7 +1,6 @@
 package archtest
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // leftOut are packages the release's bot must not link (issue 34: the
@@ -17,6 +18,66 @@ var leftOut = []string{
 	"github.com/pressly/goose/v3", // store/internal/migrate runs the migrations
 	"text/template",               // goose's, and see TestReleaseKeepsDeadMethodsOut
 	"html/template",
+	// net/http's bundled HTTP/2 (0.5 MB), left out by the build tag
+	// nethttpomithttp2 (omitHTTP2); hpack comes only with it.
+	"vendor/golang.org/x/net/http2/hpack",
+	"golang.org/x/net/http2",
+	"golang.org/x/net/http2/hpack",
+	// Go's zone database uncompressed (0.41 MB); internal/tzdata embeds
+	// it compressed (95 KB) for systems without zone files.
+	"time/tzdata",
+	// core/tools/mcp speaks MCP itself (client.go, jsonrpc.go, stdio.go,
+	// streamable.go) and validates schemas itself (jsonschema.go); the
+	// SDK stays in the tests' fake server.
+	"github.com/modelcontextprotocol/go-sdk/mcp",
+	"github.com/google/jsonschema-go/jsonschema",
+	"github.com/segmentio/encoding/json",
+	"github.com/yosida95/uritemplate/v3",
+	"golang.org/x/oauth2",
+	"encoding/gob",
+}
+
+// omitHTTP2 is the build tag every release build has: net/http without its
+// bundled HTTP/2. The bot's clients and servers speak HTTP/1.1.
+const omitHTTP2 = "nethttpomithttp2"
+
+// releaseBuild is one build of .goreleaser.yaml.
+type releaseBuild struct {
+	ID   string   `yaml:"id"`
+	Main string   `yaml:"main"`
+	Tags []string `yaml:"tags"`
+}
+
+// releaseBuilds reads the builds of .goreleaser.yaml.
+func releaseBuilds(t *testing.T) []releaseBuild {
+	t.Helper()
+	b, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Builds []releaseBuild `yaml:"builds"`
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		t.Fatalf(".goreleaser.yaml: %v", err)
+	}
+	if len(f.Builds) == 0 {
+		t.Fatal(".goreleaser.yaml has no builds")
+	}
+	return f.Builds
+}
+
+// smallRelease is the tags of the release's SQLite-only bot (the build
+// "bot" of .goreleaser.yaml).
+func smallRelease(t *testing.T) string {
+	t.Helper()
+	for _, b := range releaseBuilds(t) {
+		if b.ID == "bot" {
+			return strings.Join(b.Tags, ",")
+		}
+	}
+	t.Fatal(`.goreleaser.yaml has no build "bot"`)
+	return ""
 }
 
 func goTool() string {
@@ -28,18 +89,49 @@ func goTool() string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// TestReleaseLeavesOut: the release build of cmd/bot (-tags nopostgres)
-// links none of leftOut.
+// TestReleaseLeavesOut: every release build of cmd/bot (.goreleaser.yaml's
+// builds, with their tags: the SQLite-only bot and the one with
+// PostgreSQL) links none of leftOut.
 func TestReleaseLeavesOut(t *testing.T) {
-	out, err := exec.Command(goTool(), "list", "-deps", "-tags", "nopostgres", "../../cmd/bot").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	for _, p := range leftOut {
-		if slices.Contains(deps, p) {
-			t.Errorf("the release's bot links %s (go list -deps -tags nopostgres ./cmd/bot); it was left out for its size", p)
+	for _, b := range releaseBuilds(t) {
+		tags := strings.Join(b.Tags, ",")
+		out, err := exec.Command(goTool(), "list", "-deps", "-tags", tags, "../../"+b.Main).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
 		}
+		deps := strings.Fields(string(out))
+		for _, p := range leftOut {
+			if slices.Contains(deps, p) {
+				t.Errorf("the release's %s links %s (go list -deps -tags %q %s); it was left out for its size", b.ID, p, tags, b.Main)
+			}
+		}
+	}
+}
+
+// TestReleaseBuildsLeaveHTTP2Out: every build of the bot that ships
+// (.goreleaser.yaml's builds and the Dockerfile's) has the tag omitHTTP2,
+// which leaves net/http's HTTP/2 out (0.5 MB).
+func TestReleaseBuildsLeaveHTTP2Out(t *testing.T) {
+	for _, b := range releaseBuilds(t) {
+		if !slices.Contains(b.Tags, omitHTTP2) {
+			t.Errorf(".goreleaser.yaml: build %s has tags %v, without %s", b.ID, b.Tags, omitHTTP2)
+		}
+	}
+	docker, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	for _, line := range strings.Split(string(docker), "\n") {
+		if strings.Contains(line, "go build") {
+			builds++
+			if !strings.Contains(line, "-tags "+omitHTTP2) {
+				t.Errorf("Dockerfile: %q: without -tags %s", strings.TrimSpace(line), omitHTTP2)
+			}
+		}
+	}
+	if builds == 0 {
+		t.Error("Dockerfile: no go build line found")
 	}
 }
 
@@ -54,33 +146,16 @@ func TestReleaseKeepsDeadMethodsOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the release binary")
 	}
-	bin := filepath.Join(t.TempDir(), "bot")
-	cmd := exec.Command(goTool(), "build", "-tags", "nopostgres", "-trimpath", "-ldflags=-s -w -dumpdep", "-o", bin, "../../cmd/bot")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var flagged []string
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		// -dumpdep prints "from -> to" edges, a caller marked
-		// <ReflectMethod> when it calls a method chosen at run time.
-		from, _, ok := strings.Cut(sc.Text(), " -> ")
-		if ok && strings.HasSuffix(from, "<ReflectMethod>") {
-			name := strings.TrimSpace(strings.TrimSuffix(from, "<ReflectMethod>"))
+	for _, e := range linkEdges(t, smallRelease(t)) {
+		// -dumpdep marks a caller <ReflectMethod> when it calls a method
+		// chosen at run time.
+		if strings.HasSuffix(e.from, "<ReflectMethod>") {
+			name := strings.TrimSpace(strings.TrimSuffix(e.from, "<ReflectMethod>"))
 			if !slices.Contains(flagged, name) {
 				flagged = append(flagged, name)
 			}
 		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep: %v", err)
 	}
 	if len(flagged) > 0 {
 		t.Errorf("the release's bot calls methods chosen at run time, so it keeps every exported method: %s", strings.Join(flagged, ", "))

@@ -5,6 +5,7 @@ package secrets
 import (
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -65,7 +66,8 @@ func New(values ...string) *Set {
 		}
 	}
 	s.values = len(seen)
-	slices.SortStableFunc(s.forms, func(a, b form) int { return len(b.s) - len(a.s) })
+	// sort.SliceStable: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.SliceStable(s.forms, func(i, j int) bool { return len(s.forms[j].s) < len(s.forms[i].s) })
 	return s
 }
 

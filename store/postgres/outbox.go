@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -77,7 +77,8 @@ func (db *DB) ClaimReplies(ctx context.Context, sender, instance string, ttl tim
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim replies of %s: %w", sender, err)
 	}
-	slices.SortFunc(out, func(a, b store.OutboxReply) int { return int(a.ID - b.ID) })
+	// sort.Slice: see TestReleaseSortsShareOneShape (internal/archtest).
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 

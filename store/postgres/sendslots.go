@@ -48,7 +48,15 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		// textPool: the keys are made storable here.
 		limits[i].Key = textutil.Storable(limits[i].Key)
 	}
-	slices.SortFunc(limits, func(a, b store.SendLimit) int { return strings.Compare(a.Key, b.Key) })
+	// By key, in place: a send's few limits (the chat's and the global),
+	// sorted with neither the allocations of sort.Slice nor a sort of
+	// slices instantiated for this one struct (see
+	// TestReleaseSortsShareOneShape in internal/archtest).
+	for i := 1; i < len(limits); i++ {
+		for j := i; j > 0 && limits[j].Key < limits[j-1].Key; j-- {
+			limits[j], limits[j-1] = limits[j-1], limits[j]
+		}
+	}
 	keys := make([]string, len(limits))
 	for i, l := range limits {
 		if l.N <= 0 || l.Per <= 0 || l.Key == "" {

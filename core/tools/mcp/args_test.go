@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -19,20 +20,10 @@ func TestRunSendsTheArgumentsUnchanged(t *testing.T) {
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	ct, st := sdk.NewInMemoryTransports()
-	sess, err := ss.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := pipeSession(t, ss)
 	srv := newServer(ServerConfig{Name: "echo"}, nopRegistrar{}, zerolog.Nop())
 	srv.cs = cs
-	tl, err := newTool(srv, &sdk.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)})
+	tl, err := newTool(srv, &remoteTool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,4 +36,25 @@ func TestRunSendsTheArgumentsUnchanged(t *testing.T) {
 	if err != nil || !strings.Contains(out, id) {
 		t.Errorf("Run = %q, %v; want the id %s as sent", out, err, id)
 	}
+}
+
+// pipeSession connects this client to the SDK's server ss over pipes (the
+// stdio transport without a child) and initialises the session.
+func pipeSession(t *testing.T, ss *sdk.Server) *clientSession {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	sess, err := ss.Connect(context.Background(), &sdk.IOTransport{Reader: toServer, Writer: fromServer}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	c := newConn(zerolog.Nop(), nil)
+	pipeStdio(c, toClient, fromClient)
+	cs := &clientSession{c: c}
+	t.Cleanup(func() { cs.Close() })
+	if err := cs.initialize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

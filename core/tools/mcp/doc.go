@@ -13,6 +13,18 @@
 // is bounded: its tool list (MaxListPages, MaxTools, MaxToolBytes), its
 // HTTP answers (MaxJSONBody, MaxSSEEvent), and the work of validating a
 // call's arguments against its schemas (MaxArgsDepth,
-// MaxValidationSteps). It is built on the official SDK,
-// github.com/modelcontextprotocol/go-sdk.
+// MaxValidationSteps); a stdio server's messages (one line each) are
+// capped at MaxJSONBody too, and its lines that are not JSON-RPC are left
+// out with a warning.
+//
+// The client is this package's own, for the size of the release: JSON-RPC
+// 2.0 (jsonrpc.go) over a child's stdin and stdout (stdio.go) or
+// Streamable HTTP (streamable.go, sse.go: POSTs answered as JSON or an SSE
+// stream, the Mcp-Session-Id and MCP-Protocol-Version headers, the
+// server's own GET stream when it has one), speaking initialize, tools/list,
+// tools/call, ping and notifications/cancelled, answering the server's
+// pings and refusing its other requests (no roots, sampling or
+// elicitation). Arguments are validated by jsonschema.go against the
+// server's schema (draft 2020-12 and draft-07's forms). The tests run it
+// against the official SDK's server (internal/fake/mcp).
 package mcp

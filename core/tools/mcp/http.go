@@ -14,9 +14,8 @@ import (
 )
 
 // Caps of what a Streamable HTTP server's answers may hold: its answers
-// come from outside, and the SDK would read a JSON answer whole however
-// large. An answer over a cap ends the session (a start fails naming the
-// cap).
+// come from outside. An answer over a cap ends the session (a start fails
+// naming the cap).
 const (
 	// MaxJSONBody caps an HTTP answer that is not an SSE stream (a JSON
 	// answer, an error's body), as a whole.
@@ -25,9 +24,8 @@ const (
 	// number of them.
 	MaxSSEEvent = 8 << 20
 	// sseSlack is how far past MaxSSEEvent an event is read before the
-	// body itself refuses more: the SDK's own check (set to MaxSSEEvent)
-	// refuses it first, with its error, and then drains the body, which
-	// must end too.
+	// body itself refuses more: readSSE's own check (set to MaxSSEEvent)
+	// refuses it first, with its error; the body's is the backstop.
 	sseSlack = 64 << 10
 )
 

@@ -1,58 +1,76 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // renderResult turns a tool's result into the text the model reads: text
 // as it is, embedded text resources with their URI, images, audio and
 // binary resources summarised with their type and size, and the structured
 // content as JSON when the text does not already say it.
-func renderResult(r *sdk.CallToolResult) string {
+func renderResult(r *callToolResult) string {
 	var parts []string
 	for _, c := range r.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
+		switch c.Type {
+		case "text":
 			parts = append(parts, c.Text)
-		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
-		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
-		case *sdk.ResourceLink:
+		case "image", "audio":
+			parts = append(parts, fmt.Sprintf("[%s %s, %d bytes]", c.Type, orUnknown(c.MIMEType), decodedLen(c.Data)))
+		case "resource_link":
 			size := ""
 			if c.Size != nil {
 				size = fmt.Sprintf(", %d bytes", *c.Size)
 			}
 			parts = append(parts, fmt.Sprintf("[resource link %s (%s%s)]", c.URI, orUnknown(c.MIMEType), size))
-		case *sdk.EmbeddedResource:
+		case "resource":
 			parts = append(parts, renderResource(c.Resource))
 		default:
-			parts = append(parts, fmt.Sprintf("[%T content]", c))
+			parts = append(parts, fmt.Sprintf("[%q content]", c.Type))
 		}
 	}
 	text := strings.Join(parts, "\n")
-	if r.StructuredContent != nil {
-		b, err := json.Marshal(r.StructuredContent)
-		if err == nil && !jsonEqual(b, text) {
+	if s := structured(r.StructuredContent); s != nil {
+		if !jsonEqual(s, text) {
 			if text != "" {
 				text += "\n"
 			}
-			text += "structured content: " + string(b)
+			text += "structured content: " + string(s)
 		}
 	}
 	return text
 }
 
-func renderResource(rc *sdk.ResourceContents) string {
+// structured is the structured content as JSON with its object keys
+// sorted, or nil when there is none.
+func structured(raw json.RawMessage) []byte {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// decodedLen is the size of base64 data once decoded.
+func decodedLen(data string) int {
+	if b, err := base64.StdEncoding.DecodeString(data); err == nil {
+		return len(b)
+	}
+	return base64.StdEncoding.DecodedLen(len(data))
+}
+
+func renderResource(rc *resourceContents) string {
 	switch {
 	case rc == nil:
 		return "[resource]"
 	case rc.Blob != nil:
-		return fmt.Sprintf("[resource %s (%s, %d bytes)]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob))
+		return fmt.Sprintf("[resource %s (%s, %d bytes)]", rc.URI, orUnknown(rc.MIMEType), decodedLen(*rc.Blob))
 	}
 	return fmt.Sprintf("[resource %s (%s)]\n%s", rc.URI, orUnknown(rc.MIMEType), rc.Text)
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // topLevelRefused are the JSON Schema keywords the OpenAI API refuses at
@@ -34,19 +32,14 @@ func convertSchema(input any) (json.RawMessage, *argSchema, error) {
 	if len(raw) > maxSchema {
 		return nil, nil, fmt.Errorf("input schema: %d bytes, over the %d KiB a tool may add to every request to the model", len(raw), maxSchema>>10)
 	}
-	var full jsonschema.Schema
-	if err := json.Unmarshal(raw, &full); err != nil {
-		return nil, nil, fmt.Errorf("input schema: %w", err)
-	}
-	resolved, err := full.Resolve(nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("input schema: %w", err)
-	}
 	var m, orig map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, nil, fmt.Errorf("input schema: not a JSON object")
 	}
 	// Before m is changed: the validator follows the server's whole schema.
+	if err := checkShape(m, ""); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
 	if err := checkInPlace(m); err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -93,5 +86,5 @@ func convertSchema(input any) (json.RawMessage, *argSchema, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
-	return offered, newArgSchema(orig, resolved), nil
+	return offered, newArgSchema(orig), nil
 }

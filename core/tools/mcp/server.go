@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/core/tools"
@@ -37,16 +35,16 @@ type server struct {
 	renew chan struct{} // a call waits for a session to replace a refused one
 
 	mu      sync.Mutex
-	cs      *sdk.ClientSession // nil while the server is not up
-	changed chan struct{}      // closed (and replaced) when cs changes
-	refused *sdk.ClientSession // the last session the server refused
-	names   []string           // its tools in the Registry
+	cs      *clientSession // nil while the server is not up
+	changed chan struct{}  // closed (and replaced) when cs changes
+	refused *clientSession // the last session the server refused
+	names   []string       // its tools in the Registry
 	state   string
 }
 
 // session is a started server.
 type session struct {
-	cs    *sdk.ClientSession
+	cs    *clientSession
 	cmd   *exec.Cmd // nil for an HTTP server
 	tools []tools.Tool
 }
@@ -60,7 +58,7 @@ func newServer(cfg ServerConfig, reg Registrar, log zerolog.Logger) *server {
 }
 
 // current returns the session tool calls go to, or nil.
-func (s *server) current() *sdk.ClientSession {
+func (s *server) current() *clientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cs
@@ -68,7 +66,7 @@ func (s *server) current() *sdk.ClientSession {
 
 // setSession makes cs the session calls go to and wakes the calls that
 // wait for a new one; s.mu is held.
-func (s *server) setSession(cs *sdk.ClientSession) {
+func (s *server) setSession(cs *clientSession) {
 	if cs != s.cs {
 		close(s.changed)
 		s.changed = make(chan struct{})
@@ -80,7 +78,7 @@ func (s *server) setSession(cs *sdk.ClientSession) {
 // which the server refused (it was restarted and forgot it): serve ends
 // old and run starts the next at once. It waits until the next is up or
 // ctx ends.
-func (s *server) replace(ctx context.Context, old *sdk.ClientSession) (*sdk.ClientSession, error) {
+func (s *server) replace(ctx context.Context, old *clientSession) (*clientSession, error) {
 	s.mu.Lock()
 	s.refused = old
 	s.mu.Unlock()
@@ -104,7 +102,7 @@ func (s *server) replace(ctx context.Context, old *sdk.ClientSession) (*sdk.Clie
 }
 
 // wasRefused reports whether the server refused cs.
-func (s *server) wasRefused(cs *sdk.ClientSession) bool {
+func (s *server) wasRefused(cs *clientSession) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.refused == cs
@@ -127,33 +125,35 @@ func (s *server) signalRefresh() {
 // connect starts the server (the child process or the HTTP session),
 // initialises it and lists its tools, within StartTimeout.
 func (s *server) connect(ctx context.Context) (*session, error) {
-	client := sdk.NewClient(&sdk.Implementation{Name: "gatehouse", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{}, // no roots, sampling or elicitation
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.signalRefresh() },
-	})
-	sess := &session{}
-	var transport sdk.Transport
-	var stderr *tailWriter
-	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{
-			Endpoint:     s.cfg.URL,
-			HTTPClient:   &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)},
-			MaxEventSize: MaxSSEEvent,
+	c := newConn(s.log, func(method string) {
+		if method == "notifications/tools/list_changed" {
+			s.signalRefresh()
 		}
+	})
+	sess := &session{cs: &clientSession{c: c}}
+	var stderr *tailWriter
+	var ht *httpTransport
+	if s.cfg.URL != "" {
+		ht = newHTTPTransport(c, s.cfg.URL, &http.Client{Transport: newHeaderTransport(s.cfg.Headers, s.cfg.URL, http.DefaultTransport)})
 	} else {
 		stderr = &tailWriter{log: s.log, secrets: s.secrets}
 		sess.cmd = s.command(stderr)
-		transport = &sdk.CommandTransport{Command: sess.cmd, TerminateDuration: terminateGrace}
+		if _, err := startStdio(c, sess.cmd); err != nil {
+			c.end(err)
+			return nil, s.startError(ctx, stderr, err)
+		}
 	}
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
 	defer cancel()
-	cs, err := client.Connect(sctx, transport, nil)
-	if err != nil {
-		killGroup(sess.cmd)
+	if err := sess.cs.initialize(sctx); err != nil {
+		s.stop(sess)
 		return nil, s.startError(sctx, stderr, err)
 	}
-	sess.cs = cs
-	if sess.tools, err = s.list(sctx, cs); err != nil {
+	if ht != nil {
+		ht.listen()
+	}
+	var err error
+	if sess.tools, err = s.list(sctx, sess.cs); err != nil {
 		s.stop(sess)
 		return nil, s.startError(sctx, stderr, err)
 	}
@@ -214,17 +214,17 @@ const (
 // list fetches the server's tools (their pages, up to MaxListPages) and
 // converts them; a tool whose name or schema cannot be offered is logged
 // and left out, and so are the tools past MaxTools or MaxToolBytes.
-func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool, error) {
+func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, error) {
 	var out []tools.Tool
 	seen := map[string]bool{}
 	size, over, unread := 0, 0, false
-	params := &sdk.ListToolsParams{}
+	cursor := ""
 	for page := 0; ; page++ {
 		if page == MaxListPages {
 			unread = true
 			break
 		}
-		res, err := cs.ListTools(ctx, params)
+		res, err := cs.listTools(ctx, cursor)
 		if err != nil {
 			return nil, fmt.Errorf("list tools: %w", err)
 		}
@@ -257,7 +257,7 @@ func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool,
 			unread = true
 			break
 		}
-		params = &sdk.ListToolsParams{Cursor: res.NextCursor}
+		cursor = res.NextCursor
 	}
 	if over > 0 || unread {
 		s.log.Warn().Int("offered", len(out)).Int("left_out", over).Bool("pages_unread", unread).
@@ -269,7 +269,7 @@ func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]tools.Tool,
 
 // install makes cs the session calls go to and list its tools in the
 // Registry, replacing the server's previous ones at once.
-func (s *server) install(cs *sdk.ClientSession, list []tools.Tool) error {
+func (s *server) install(cs *clientSession, list []tools.Tool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	names := make([]string, len(list))
@@ -416,12 +416,11 @@ func (s *server) serve(ctx context.Context, sess *session) {
 
 // pingOnce pings the server within start_timeout. A server that has no
 // ping (method not found) is taken as alive.
-func (s *server) pingOnce(ctx context.Context, cs *sdk.ClientSession) error {
+func (s *server) pingOnce(ctx context.Context, cs *clientSession) error {
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
 	defer cancel()
-	err := cs.Ping(pctx, nil)
-	var werr *jsonrpc.Error
-	if errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound {
+	err := cs.ping(pctx)
+	if isMethodNotFound(err) {
 		return nil
 	}
 	if err != nil {

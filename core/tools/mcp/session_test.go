@@ -118,3 +118,23 @@ func TestCallThatMayHaveRunIsNotSentAgain(t *testing.T) {
 		t.Errorf("tools/call sent %d times, want once", n)
 	}
 }
+
+// TestListChangedOverHTTP: a Streamable HTTP server's
+// notifications/tools/list_changed comes on its own stream (the GET the
+// client opens once initialised) and refreshes the tools.
+func TestListChangedOverHTTP(t *testing.T) {
+	ts := httptest.NewServer(fakemcp.Handler(fakeOpts(t.TempDir()), "", ""))
+	t.Cleanup(ts.Close) // after the manager stops (cleanups run last first): its GET stream holds a connection
+	r := startPinging(t, tools.Options{}, time.Hour, mcp.ServerConfig{Name: "web", URL: ts.URL})
+	r.waitTool(t, "mcp__web__grow")
+	if r.has("mcp__web__extra") {
+		t.Fatal("extra offered before grow")
+	}
+	if res := r.act(t, "mcp__web__grow", `{}`); res.Failed {
+		t.Fatalf("grow = %+v", res)
+	}
+	r.waitTool(t, "mcp__web__extra")
+	if res := r.act(t, "mcp__web__extra", `{}`); res.Output != "extra here" {
+		t.Errorf("extra = %+v", res)
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
 )
@@ -29,7 +27,7 @@ var (
 )
 
 // newTool converts a tool the server listed.
-func newTool(srv *server, t *sdk.Tool) (*tool, error) {
+func newTool(srv *server, t *remoteTool) (*tool, error) {
 	params, schema, err := convertSchema(t.InputSchema)
 	if err != nil {
 		return nil, err
@@ -119,9 +117,9 @@ var errSessionRefused = errors.New("the server refused the session")
 // for its session (see noteRefusal) fails with errSessionRefused: never
 // one that may have run (a timeout, a 5xx, a lost connection, a tool
 // error).
-func (t *tool) call(ctx context.Context, cs *sdk.ClientSession, args json.RawMessage) (*sdk.CallToolResult, error) {
+func (t *tool) call(ctx context.Context, cs *clientSession, args json.RawMessage) (*callToolResult, error) {
 	pctx, probe := withProbe(ctx)
-	res, err := cs.CallTool(pctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	res, err := cs.callTool(pctx, t.remote, args)
 	if err != nil && probe.refused.Load() {
 		return nil, fmt.Errorf("%w: %w", errSessionRefused, err)
 	}

@@ -1,13 +1,13 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/internal/secrets"
@@ -78,14 +78,15 @@ func TestConvertSchema(t *testing.T) {
 
 func TestRenderResult(t *testing.T) {
 	size := int64(2048)
-	got := renderResult(&sdk.CallToolResult{
-		Content: []sdk.Content{
-			&sdk.TextContent{Text: "hello"},
-			&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 10)},
-			&sdk.ResourceLink{URI: "file:///a.pdf", MIMEType: "application/pdf", Size: &size},
-			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///b.bin", Blob: make([]byte, 7)}},
+	blob := base64.StdEncoding.EncodeToString(make([]byte, 7))
+	got := renderResult(&callToolResult{
+		Content: []content{
+			{Type: "text", Text: "hello"},
+			{Type: "image", MIMEType: "image/png", Data: base64.StdEncoding.EncodeToString(make([]byte, 10))},
+			{Type: "resource_link", URI: "file:///a.pdf", MIMEType: "application/pdf", Size: &size},
+			{Type: "resource", Resource: &resourceContents{URI: "file:///b.bin", Blob: &blob}},
 		},
-		StructuredContent: map[string]any{"ok": true},
+		StructuredContent: json.RawMessage(`{"ok":true}`),
 	})
 	for _, want := range []string{"hello", "[image image/png, 10 bytes]", "[resource link file:///a.pdf (application/pdf, 2048 bytes)]",
 		"[resource file:///b.bin (unknown type, 7 bytes)]", `structured content: {"ok":true}`} {
@@ -93,7 +94,7 @@ func TestRenderResult(t *testing.T) {
 			t.Errorf("result lacks %q:\n%s", want, got)
 		}
 	}
-	if got := renderResult(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"ok": true}`}}, StructuredContent: map[string]any{"ok": true}}); got != `{"ok": true}` {
+	if got := renderResult(&callToolResult{Content: []content{{Type: "text", Text: `{"ok": true}`}}, StructuredContent: json.RawMessage(`{"ok": true}`)}); got != `{"ok": true}` {
 		t.Errorf("structured content said twice: %q", got)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Bounds of validating one call's arguments against a server's schema.
@@ -37,15 +35,15 @@ var (
 // argSchema is a tool's input schema as the server sent it, for
 // validating arguments.
 type argSchema struct {
-	resolved *jsonschema.Resolved
 	root     any            // the decoded document
 	refs     map[string]any // its "$ref"s, resolved
+	patterns regexps
 }
 
-// newArgSchema returns the schema of root, already resolved; its
-// references were checked by checkInPlace.
-func newArgSchema(root any, resolved *jsonschema.Resolved) *argSchema {
-	a := &argSchema{resolved: resolved, root: root, refs: map[string]any{}}
+// newArgSchema returns the schema of root; its references were checked
+// by checkInPlace.
+func newArgSchema(root any) *argSchema {
+	a := &argSchema{root: root, refs: map[string]any{}}
 	c := &inPlace{root: root}
 	var scan func(any)
 	scan = func(v any) {
@@ -82,7 +80,7 @@ func (a *argSchema) validate(ctx context.Context, v any) error {
 	if _, err := a.cost(ctx, v); err != nil {
 		return err
 	}
-	if err := a.resolved.Validate(v); err != nil {
+	if err := a.check(a.root, v, ""); err != nil {
 		return fmt.Errorf("arguments do not match the tool's schema: %w", err)
 	}
 	return nil
