@@ -56,16 +56,18 @@ func (c *stmtCache) close() error {
 }
 
 // unwatched returns ctx without its cancellation once ctx is checked, for
-// the cached statements: each is short (a row or a conversation's newest
-// messages by an index), and a cancellable context costs more than the
-// statement. The driver watches one with a goroutine of its own for every
-// call, to interrupt SQLite, and database/sql a Rows' with another: with a
-// caller that keeps a core busy they and the threads they wake are half of
-// the store's CPU for a message (BenchmarkMessageStore: 0.69 ms with them,
-// 0.33 without, on 2 shared cores), in the bot's paced burst about 1 % of
-// its CPU. A cancellation is seen before the statement starts, not within
-// its microseconds; a wait for the writer is as long as the write that
-// holds it (each short, or bounded by busy_timeout).
+// the cached statements on the writer: each is short (a row, or a
+// conversation's newest messages by an index), and a cancellable context
+// costs more than the statement. The driver watches one with a goroutine
+// of its own for every call, to interrupt SQLite, and database/sql a
+// Rows' with another: with a caller that keeps a core busy, they and the
+// threads they wake are half of the store's CPU for a message
+// (BenchmarkMessageStore: 0.69 ms with them, 0.33 without, on 2 shared
+// cores); in the bot's paced burst, about 1 % of its CPU. A cancellation
+// is seen before the statement starts, not within its microseconds; a wait
+// for the writer is as long as the write that holds it (each short, or
+// bounded by busy_timeout). The read pool's statements keep their context
+// (the readiness probe's timeout ends a wait for a reader).
 func unwatched(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -94,11 +96,6 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 // queryRow runs a cached one-row query on the read pool.
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if ctx.Err() != nil {
-		// A Row carrying the context's error, for Scan to report.
-		return db.r.QueryRowContext(ctx, query, args...)
-	}
-	ctx = context.WithoutCancel(ctx) // see unwatched
 	st, err := db.stmts.prepared(ctx, db.r, query)
 	if err != nil {
 		// A Row carrying err is made by running the query unprepared: its
