@@ -25,5 +25,5 @@ func (a *App) sharedDelivery() *gateways.Shared {
 		return nil
 	}
 	a.journal = cluster.NewReplies(box, a.instance)
-	return &gateways.Shared{Slots: cluster.Slots{St: slots}, Journal: a.journal}
+	return &gateways.Shared{Slots: cluster.Slots{St: slots, Instance: a.instance}, Journal: a.journal}
 }

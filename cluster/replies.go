@@ -23,15 +23,20 @@ const claimBatch = 16
 const markWait = 5 * time.Second
 
 // Slots is the store's send slots as a gateways.SlotReserver: a
-// platform's limits per token held by every instance together.
-type Slots struct{ St store.SendSlots }
+// platform's limits per token held by every instance together. Instance
+// names this instance in its reservations (store.SendLimit.Owner), so that
+// a slot's own window (gateways.Slot.Own) applies to its runs alone.
+type Slots struct {
+	St       store.SendSlots
+	Instance string
+}
 
 // ReserveSlot reserves the earliest time at which one more request fits
 // every slot's limit, counting every instance's requests.
 func (s Slots) ReserveSlot(ctx context.Context, slots ...gateways.Slot) (time.Duration, error) {
 	limits := make([]store.SendLimit, len(slots))
 	for i, sl := range slots {
-		limits[i] = store.SendLimit{Key: sl.Key, N: sl.Limit.N, Per: sl.Limit.Per}
+		limits[i] = store.SendLimit{Key: sl.Key, N: sl.Limit.N, Per: sl.Limit.Per, Own: sl.Own, Owner: s.Instance}
 	}
 	return s.St.ReserveSend(ctx, limits...)
 }

@@ -19,10 +19,14 @@ type SlotReserver interface {
 	ReserveSlot(ctx context.Context, slots ...Slot) (wait time.Duration, err error)
 }
 
-// Slot is one limit of a reservation: Limit under Key.
+// Slot is one limit of a reservation: Limit under Key. Own, when over
+// zero and under Limit.Per, is the window of a run of Limit.N+1 requests
+// all reserved by this instance: a run with another instance's request in
+// it keeps Limit.Per.
 type Slot struct {
 	Key   string
 	Limit Limit
+	Own   time.Duration
 }
 
 // Journal keeps replies durable among the instances sharing a store (the
@@ -67,8 +71,24 @@ type Shared struct {
 // reach the platform with delays of their own (hosts, networks, a late
 // timer), so two requests reserved a window apart may arrive a little
 // closer; a margin of a tenth of a second keeps them within the limit at
-// the cost of under a tenth of its rate.
+// the cost of under a tenth of its rate. A run of one instance's own
+// requests under its token takes OwnMargin instead.
 const SharedMargin = 100 * time.Millisecond
+
+// OwnMargin lengthens the window of a token's limit (Pace.Global) for a
+// run of requests all reserved by this instance (Slot.Own), instead of
+// SharedMargin. What keeps such a run within the platform's limit is not
+// a margin but the Outbox's own pacer, the last wait before a request
+// leaves, which counts each of this instance's requests from its end
+// (Pacer.Start; see deliver): the platform receives a request between
+// its start and its end. OwnMargin keeps the store's times close to when
+// the requests leave, so that another instance joining the token finds
+// them where they are. An instance alone on a token with a limit of 30
+// a second then sends 30 per 1.025 s, over 29 a second, where
+// SharedMargin held it at 27.3; a window that holds another instance's
+// request keeps SharedMargin. A chat's limit keeps SharedMargin
+// throughout: it bounds no token's rate.
+const OwnMargin = 25 * time.Millisecond
 
 // sharedWait bounds one call to the store for pacing or the journal: past
 // it the Outbox goes on as a single instance would, and says so once.
@@ -102,7 +122,8 @@ type sharing struct {
 
 // reserve waits for a slot shared with the other instances: the chat's
 // and the token's limits (those of Pace that are set), each window
-// SharedMargin longer. A store that does not answer
+// SharedMargin longer, the token's OwnMargin longer for a run of this
+// instance's own requests. A store that does not answer
 // leaves the pacing to this instance's own pacer (logged once until it
 // answers again).
 func (o *Outbox) reserve(ctx context.Context, chat string) error {
@@ -115,7 +136,7 @@ func (o *Outbox) reserve(ctx context.Context, chat string) error {
 		slots = append(slots, Slot{Key: s.sender + ":chat:" + chat, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
 	}
 	if l := o.cfg.Pace.Global; l.N > 0 && l.Per > 0 {
-		slots = append(slots, Slot{Key: s.sender, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}})
+		slots = append(slots, Slot{Key: s.sender, Limit: Limit{N: l.N, Per: l.Per + SharedMargin}, Own: l.Per + OwnMargin})
 	}
 	if len(slots) == 0 {
 		return nil

@@ -52,13 +52,26 @@ func NewPacer(l Limits) *Pacer {
 // Wait blocks until a request to chat is allowed, then records it as made
 // now. It returns ctx.Err() if ctx ends first.
 func (p *Pacer) Wait(ctx context.Context, chat string) error {
+	_, err := p.Start(ctx, chat)
+	return err
+}
+
+// Start is Wait for a request whose end is known: it returns ended, to
+// call once the request is answered (or failed), which moves the
+// request's time in the windows from its start to then. The platform
+// counts a request when it receives it, some time between the two: a
+// window counted from each request's end is never short at the platform,
+// however long the requests take on their way (up to one window: a
+// request's slot is given to another once a window has passed since it
+// started, answered or not). Calling ended again does nothing.
+func (p *Pacer) Start(ctx context.Context, chat string) (ended func(), err error) {
 	for {
-		d := p.reserve(chat, time.Now())
+		ended, d := p.reserve(chat, time.Now())
 		if d <= 0 {
-			return nil
+			return ended, nil
 		}
 		if err := Sleep(ctx, d); err != nil {
-			return err
+			return func() {}, err
 		}
 	}
 }
@@ -93,18 +106,27 @@ func (p *Pacer) Paused(chat string) bool {
 	return ok && w.until.After(now)
 }
 
-// reserve records a request to chat at now and returns 0, or returns how
-// long to wait before asking again.
-func (p *Pacer) reserve(chat string, now time.Time) time.Duration {
+// reserve records a request to chat at now and returns ended (see
+// Start) and 0, or returns how long to wait before asking again.
+func (p *Pacer) reserve(chat string, now time.Time) (ended func(), wait time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := p.chat(chat)
 	if d := max(w.wait(p.limits.PerChat, now), p.global.wait(p.limits.Global, now)); d > 0 {
-		return d
+		return nil, d
 	}
-	w.record(p.limits.PerChat, now)
-	p.global.record(p.limits.Global, now)
-	return 0
+	ci := w.record(p.limits.PerChat, now)
+	gi := p.global.record(p.limits.Global, now)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			end := time.Now()
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			w.end(ci, now, end) // w may have been forgotten (chat): then nothing waits on it
+			p.global.end(gi, now, end)
+		})
+	}, 0
 }
 
 // chat returns the chat's window, creating it; p.mu is held.
@@ -127,31 +149,56 @@ func (p *Pacer) chat(key string) *window {
 
 // window is the times of the last requests under one limit, and a pause.
 type window struct {
-	times []time.Time // a ring of at most N times; times[next] is the oldest once full
-	next  int
-	last  time.Time // the newest request
-	until time.Time // paused until
+	times []time.Time // the last N requests' times (starts, or ends once known), in no order
+	last  time.Time   // the newest request (its start or end)
+	until time.Time   // paused until
 }
 
 // wait returns how long until a request fits l and no pause holds.
 func (w *window) wait(l Limit, now time.Time) time.Duration {
 	d := w.until.Sub(now)
 	if l.N > 0 && len(w.times) >= l.N {
-		d = max(d, w.times[w.next].Add(l.Per).Sub(now))
+		d = max(d, w.times[w.oldest()].Add(l.Per).Sub(now))
 	}
 	return max(d, 0)
 }
 
-// record adds a request made at now.
-func (w *window) record(l Limit, now time.Time) {
+// oldest is the index of the earliest of w.times (not empty).
+func (w *window) oldest() int {
+	i := 0
+	for j, t := range w.times {
+		if t.Before(w.times[i]) {
+			i = j
+		}
+	}
+	return i
+}
+
+// record adds a request made at now, in place of the oldest once there
+// are N, and returns its index in w.times (-1: not kept).
+func (w *window) record(l Limit, now time.Time) int {
 	w.last = now
 	switch {
 	case l.N <= 0:
+		return -1
 	case len(w.times) < l.N:
 		w.times = append(w.times, now)
+		return len(w.times) - 1
 	default:
-		w.times[w.next] = now
-		w.next = (w.next + 1) % l.N
+		i := w.oldest()
+		w.times[i] = now
+		return i
+	}
+}
+
+// end moves the request recorded at index i at start to end, unless
+// another took its place meanwhile.
+func (w *window) end(i int, start, end time.Time) {
+	if i >= 0 && i < len(w.times) && w.times[i].Equal(start) {
+		w.times[i] = end
+	}
+	if end.After(w.last) {
+		w.last = end
 	}
 }
 

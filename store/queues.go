@@ -27,10 +27,18 @@ type SendSlots interface {
 
 // SendLimit is one limit of a reservation: at most N requests in any
 // window of length Per under Key.
+//
+// Own, when over zero and under Per, is the window of a run of N+1
+// requests that were all reserved by Owner (the reserving instance, the
+// same in every limit of one reservation): a run with another instance's
+// request in it keeps Per. An instance alone on a key then pays no margin
+// for the others' delays, while two instances keep it between them.
 type SendLimit struct {
-	Key string
-	N   int
-	Per time.Duration
+	Key   string
+	N     int
+	Per   time.Duration
+	Own   time.Duration
+	Owner string
 }
 
 // SendSlotKeep is how long a send slot key with no reservation is kept

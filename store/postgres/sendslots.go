@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -38,6 +38,11 @@ var _ store.SendSlots = (*DB)(nil)
 // (no lock covers a row that does not exist) fails the insert: the
 // reservation is made again. Without Options.Now, now is the server's
 // clock.
+//
+// Each time written is recorded with its owner (SendLimit.Owner) in the
+// row's owned pairs, so that a later reservation of the same owner can
+// tell a run of its own requests (SendLimit.Own) from one that mixes
+// instances (SendLimit.Per).
 func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.Duration, error) {
 	if len(limits) == 0 {
 		return 0, nil
@@ -64,6 +69,9 @@ func (db *DB) ReserveSend(ctx context.Context, limits ...store.SendLimit) (time.
 		}
 		if i > 0 && l.Key == keys[i-1] {
 			return 0, fmt.Errorf("postgres: reserve send slot: key %q given twice", l.Key)
+		}
+		if l.Owner != limits[0].Owner {
+			return 0, fmt.Errorf("postgres: reserve send slot: owners %q and %q in one reservation", limits[0].Owner, l.Owner)
 		}
 		keys[i] = l.Key
 	}
@@ -94,10 +102,11 @@ type reservation struct {
 	extended []string
 	leaves   []string
 	span     time.Duration // the longest window of its limits
+	owner    uint64        // ownerTag of its limits' Owner; 0: none
 }
 
 func newReservation(limits []store.SendLimit) reservation {
-	r := reservation{limits: limits}
+	r := reservation{limits: limits, owner: ownerTag(limits[0].Owner)}
 	for _, l := range limits {
 		r.span = max(r.span, l.Per)
 		if slices.ContainsFunc(limits, func(o store.SendLimit) bool { return extends(o.Key, l.Key) }) {
@@ -168,15 +177,15 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time
 // only locked, not written. It returns the rows read by key (a leaf
 // without a row has none) and the clock. On an error the transaction may
 // be left open.
-func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]int64, int64, error) {
+func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]stamp, int64, error) {
 	const nowSQL = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
 			ORDER BY k ON CONFLICT (key) DO NOTHING`, r.extended)
-	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.extended)
-	b.Queue(`SELECT key, times FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.leaves)
-	b.Queue(`SELECT s.key, s.times FROM send_slots s
+	b.Queue(`SELECT key, times, owned FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.extended)
+	b.Queue(`SELECT key, times, owned FROM send_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, r.leaves)
+	b.Queue(`SELECT s.key, s.times, s.owned FROM send_slots s
 			WHERE s.last >= COALESCE($2::bigint, `+nowSQL+` - $3::bigint) AND NOT s.key = ANY($4::text[])
 			  AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS e(key) WHERE starts_with(s.key, e.key || ':'))`,
 		r.extended, since, int64(r.span), append(slices.Clone(r.extended), r.leaves...))
@@ -188,7 +197,7 @@ func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64)
 			return nil, 0, err
 		}
 	}
-	rows := make(map[string][]int64, len(r.limits))
+	rows := make(map[string][]stamp, len(r.limits))
 	for range 3 {
 		if err := readSlots(br, rows); err != nil {
 			return nil, 0, err
@@ -201,9 +210,9 @@ func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64)
 	return rows, clock, br.Close()
 }
 
-// readSlots reads the next result of br, rows of key and times, into
-// rows.
-func readSlots(br pgx.BatchResults, rows map[string][]int64) error {
+// readSlots reads the next result of br, rows of key, times and owned,
+// into rows.
+func readSlots(br pgx.BatchResults, rows map[string][]stamp) error {
 	res, err := br.Query()
 	if err != nil {
 		return err
@@ -211,43 +220,45 @@ func readSlots(br pgx.BatchResults, rows map[string][]int64) error {
 	defer res.Close()
 	for res.Next() {
 		var k string
-		var t []byte
-		if err := res.Scan(&k, &t); err != nil {
+		var t, owned []byte
+		if err := res.Scan(&k, &t, &owned); err != nil {
 			return err
 		}
-		rows[k] = unpackTimes(t)
+		rows[k] = unpackStamps(t, owned)
 	}
 	return res.Err()
 }
 
 // slotWrite is a leaf's row as a reservation leaves it.
 type slotWrite struct {
-	key    string
-	times  []byte
-	exists bool // the row was there (and is locked): updated, not inserted
+	key          string
+	times, owned []byte
+	exists       bool // the row was there (and is locked): updated, not inserted
 }
 
 // planReservation is the reservation at now of r given the rows read
-// (lockSlots): its time, and the rows of its leaves with it added, each
-// keeping its reservations within the longest window of the limits it
-// carries (its own and those of the keys it extends). It refuses a key
-// holding maxReserved reservations or more.
-func planReservation(now int64, r reservation, rows map[string][]int64) (int64, []slotWrite, error) {
-	times := make([][]int64, len(r.limits))
+// (lockSlots): its time, and the rows of its leaves with it added (owned
+// by r.owner), each keeping its reservations within the longest window of
+// the limits it carries (its own and those of the keys it extends). It
+// refuses a key holding maxReserved reservations or more.
+func planReservation(now int64, r reservation, rows map[string][]stamp) (int64, []slotWrite, error) {
+	times := make([][]stamp, len(r.limits))
 	for i, l := range r.limits {
-		var under []int64
+		var under []stamp
 		for k, ts := range rows {
 			if k == l.Key || extends(k, l.Key) {
 				under = append(under, recent(ts, now-int64(l.Per))...)
 			}
 		}
-		slices.Sort(under)
+		// sort.Slice: not a sort of slices instantiated for stamp (see
+		// TestReleaseSortsShareOneShape in internal/archtest).
+		sort.Slice(under, func(a, b int) bool { return compareStamps(under[a], under[b]) < 0 })
 		if len(under) >= maxReserved {
 			return 0, nil, fmt.Errorf("%d reservations under %q: too many waiting", len(under), l.Key)
 		}
 		times[i] = under
 	}
-	at := earliest(now, r.limits, times)
+	at := earliest(now, r.owner, r.limits, times)
 	writes := make([]slotWrite, 0, len(r.leaves))
 	for _, leaf := range r.leaves {
 		keep := time.Duration(0)
@@ -257,8 +268,8 @@ func planReservation(now int64, r reservation, rows map[string][]int64) (int64, 
 			}
 		}
 		own, exists := rows[leaf]
-		w := slotWrite{key: leaf, exists: exists, times: packTimes(insertSorted(recent(own, now-int64(keep)), at))}
-		writes = append(writes, w)
+		kept := insertSorted(recent(own, now-int64(keep)), stamp{t: at, owner: r.owner})
+		writes = append(writes, slotWrite{key: leaf, exists: exists, times: packTimes(kept), owned: packOwned(kept)})
 	}
 	return at, writes, nil
 }
@@ -270,8 +281,8 @@ func planReservation(now int64, r reservation, rows map[string][]int64) (int64, 
 // open.
 func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) error {
 	var upd, ins struct {
-		keys  []string
-		times [][]byte
+		keys         []string
+		times, owned [][]byte
 	}
 	for _, w := range writes {
 		to := &ins
@@ -280,18 +291,19 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 		}
 		to.keys = append(to.keys, w.key)
 		to.times = append(to.times, w.times)
+		to.owned = append(to.owned, w.owned)
 	}
 	// last is the newest reservation under each key.
 	b := &pgx.Batch{}
 	if len(upd.keys) > 0 {
-		b.Queue(`UPDATE send_slots SET times = u.times, last = greatest(send_slots.last, $3)
-			FROM unnest($1::text[], $2::bytea[]) AS u(key, times) WHERE send_slots.key = u.key`,
-			upd.keys, upd.times, at)
+		b.Queue(`UPDATE send_slots SET times = u.times, owned = u.owned, last = greatest(send_slots.last, $3)
+			FROM unnest($1::text[], $2::bytea[], $4::bytea[]) AS u(key, times, owned) WHERE send_slots.key = u.key`,
+			upd.keys, upd.times, at, upd.owned)
 	}
 	if len(ins.keys) > 0 {
-		b.Queue(`INSERT INTO send_slots (key, times, last)
-			SELECT k, t, $3 FROM unnest($1::text[], $2::bytea[]) AS u(k, t) ORDER BY k`,
-			ins.keys, ins.times, at)
+		b.Queue(`INSERT INTO send_slots (key, times, owned, last)
+			SELECT k, t, o, $3 FROM unnest($1::text[], $2::bytea[], $4::bytea[]) AS u(k, t, o) ORDER BY k`,
+			ins.keys, ins.times, at, ins.owned)
 	}
 	b.Queue(`COMMIT`)
 	br := conn.SendBatch(ctx, b)
@@ -308,86 +320,3 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 // out of their window): past it a reservation is refused, and the caller
 // paces on its own. At 30 a second it is over five minutes of backlog.
 const maxReserved = 10_000
-
-// recent is times (sorted) from the first not before since.
-func recent(times []int64, since int64) []int64 {
-	i, _ := slices.BinarySearch(times, since)
-	return times[i:]
-}
-
-// earliest is the first time, not before now, at which one more request
-// fits every limit given the reservations under each (times[i], sorted).
-// Reservations may lie in the future (other requests waiting for their
-// slot); a request may take a free slot before them, so a chat held back
-// by its own limit does not hold back the token's other chats. The
-// candidates are now and the end of each reservation's window; the last
-// of them always fits.
-func earliest(now int64, limits []store.SendLimit, times [][]int64) int64 {
-	cands := []int64{now}
-	for i, l := range limits {
-		for _, t := range times[i] {
-			if c := t + int64(l.Per); c > now {
-				cands = append(cands, c)
-			}
-		}
-	}
-	slices.Sort(cands)
-	for _, x := range slices.Compact(cands) {
-		ok := true
-		for i, l := range limits {
-			if !fits(times[i], l, x) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return x
-		}
-	}
-	return cands[len(cands)-1] // not reached: see above
-}
-
-// fits reports whether a request at x keeps times (sorted) within l: with
-// x added, no N+1 consecutive requests lie within a window of Per.
-func fits(times []int64, l store.SendLimit, x int64) bool {
-	all := insertSorted(times, x)
-	first, _ := slices.BinarySearch(all, x)
-	last := first
-	for last+1 < len(all) && all[last+1] == x {
-		last++
-	}
-	// Only the runs of N+1 that hold an x can be new.
-	for j := max(0, first-l.N); j <= last && j+l.N < len(all); j++ {
-		if all[j+l.N]-all[j] < int64(l.Per) {
-			return false
-		}
-	}
-	return true
-}
-
-// insertSorted returns a new slice: times with x in its place.
-func insertSorted(times []int64, x int64) []int64 {
-	i, _ := slices.BinarySearch(times, x)
-	out := make([]int64, 0, len(times)+1)
-	out = append(out, times[:i]...)
-	out = append(out, x)
-	return append(out, times[i:]...)
-}
-
-// packTimes is times as big-endian int64s.
-func packTimes(times []int64) []byte {
-	b := make([]byte, 0, 8*len(times))
-	for _, t := range times {
-		b = binary.BigEndian.AppendUint64(b, uint64(t))
-	}
-	return b
-}
-
-// unpackTimes reverses packTimes; a trailing partial value is dropped.
-func unpackTimes(b []byte) []int64 {
-	times := make([]int64, 0, len(b)/8)
-	for ; len(b) >= 8; b = b[8:] {
-		times = append(times, int64(binary.BigEndian.Uint64(b)))
-	}
-	return times
-}

@@ -31,6 +31,11 @@ type remoteTool struct {
 	Annotations *struct {
 		ReadOnlyHint bool `json:"readOnlyHint,omitempty"`
 	} `json:"annotations,omitempty"`
+	// Execution.TaskSupport "required": the tool runs only as a task
+	// (MCP 2025-11-25), which this client does not speak.
+	Execution *struct {
+		TaskSupport string `json:"taskSupport,omitempty"`
+	} `json:"execution,omitempty"`
 }
 
 // listToolsResult is one page of tools/list.

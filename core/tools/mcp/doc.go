@@ -24,7 +24,9 @@
 // server's own GET stream when it has one), speaking initialize, tools/list,
 // tools/call, ping and notifications/cancelled, answering the server's
 // pings and refusing its other requests (no roots, sampling or
-// elicitation). Arguments are validated by jsonschema.go against the
-// server's schema (draft 2020-12 and draft-07's forms). The tests run it
-// against the official SDK's server (internal/fake/mcp).
+// elicitation), and offering no tool that runs only as a task. Arguments
+// are validated by jsonschema.go against the server's schema (draft
+// 2020-12 and draft-07's forms). The tests run it
+// against the official Go SDK's server (internal/fake/mcp) and the
+// reference servers from npm (reference_test.go).
 package mcp

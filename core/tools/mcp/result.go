@@ -33,7 +33,7 @@ func renderResult(r *callToolResult) string {
 	}
 	text := strings.Join(parts, "\n")
 	if s := structured(r.StructuredContent); s != nil {
-		if !jsonEqual(s, text) {
+		if !jsonEqual(s, text) && !saidBy(s, text) {
 			if text != "" {
 				text += "\n"
 			}
@@ -55,6 +55,49 @@ func structured(raw json.RawMessage) []byte {
 		return nil
 	}
 	return b
+}
+
+// saidBy reports whether the structured content s says nothing text does
+// not: text is not empty and s's values are all strings text holds
+// verbatim, at most maxSaidLeaves of them (each is looked for in the whole
+// text). server-filesystem answers a file's text both as text and as
+// {"content": text}; said twice, every file read would cost the model
+// twice its size.
+func saidBy(s []byte, text string) bool {
+	var v any
+	if text == "" || json.Unmarshal(s, &v) != nil {
+		return false
+	}
+	budget := maxSaidLeaves
+	return stringsIn(v, text, &budget)
+}
+
+// maxSaidLeaves bounds the values saidBy looks for in the text.
+const maxSaidLeaves = 16
+
+// stringsIn reports whether every leaf of the JSON value v is a string
+// that text holds, within budget leaves.
+func stringsIn(v any, text string, budget *int) bool {
+	switch v := v.(type) {
+	case string:
+		*budget--
+		return *budget >= 0 && strings.Contains(text, v)
+	case map[string]any:
+		for _, e := range v {
+			if !stringsIn(e, text, budget) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !stringsIn(e, text, budget) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // decodedLen is the size of base64 data once decoded.

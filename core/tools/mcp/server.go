@@ -234,6 +234,10 @@ func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, err
 				continue
 			}
 			tl, err := newTool(s, t)
+			if errors.Is(err, errTaskOnly) { // the server's design, not its fault
+				s.log.Info().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
+				continue
+			}
 			if err != nil {
 				s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
 				continue

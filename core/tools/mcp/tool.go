@@ -26,8 +26,15 @@ var (
 	_ tools.ArgsValidator = (*tool)(nil)
 )
 
+// errTaskOnly is newTool's error for a tool that must be called as a task:
+// a plain call is refused by the server, so the model is never offered it.
+var errTaskOnly = errors.New("it runs only as a task (execution.taskSupport \"required\"), which this client does not call")
+
 // newTool converts a tool the server listed.
 func newTool(srv *server, t *remoteTool) (*tool, error) {
+	if t.Execution != nil && t.Execution.TaskSupport == "required" {
+		return nil, errTaskOnly
+	}
 	params, schema, err := convertSchema(t.InputSchema)
 	if err != nil {
 		return nil, err

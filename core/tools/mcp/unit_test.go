@@ -180,3 +180,44 @@ func TestStderrIsRedactedBeforeItIsCut(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskOnlyToolIsNotOffered: a tool whose execution.taskSupport is
+// "required" (server-everything's simulate-research-query) was offered,
+// and every call the model made was refused by the server ("requires task
+// augmentation"): this client calls no tool as a task. It is left out;
+// "optional" and "forbidden" tools are called plainly and stay.
+func TestTaskOnlyToolIsNotOffered(t *testing.T) {
+	srv := newServer(ServerConfig{Name: "s", Command: "x"}, nil, zerolog.Nop())
+	for support, offered := range map[string]bool{"": true, "forbidden": true, "optional": true, "required": false} {
+		var rt remoteTool
+		page := fmt.Sprintf(`{"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, support)
+		if err := json.Unmarshal([]byte(page), &rt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newTool(srv, &rt); (err == nil) != offered {
+			t.Errorf("taskSupport %q: newTool error %v, want offered %v", support, err, offered)
+		}
+	}
+}
+
+// TestStructuredContentTheTextSaysIsNotRepeated: server-filesystem answers
+// read_text_file with the file's text and the structured content
+// {"content": <the same text>}; both went to the model, every file read
+// costing twice its size. Structured content whose values are all strings
+// the text holds is left out; any other still follows the text.
+func TestStructuredContentTheTextSaysIsNotRepeated(t *testing.T) {
+	file := "line one\nline \"two\"\n"
+	sc, _ := json.Marshal(map[string]any{"content": file})
+	if got := renderResult(&callToolResult{Content: []content{{Type: "text", Text: file}}, StructuredContent: sc}); got != file {
+		t.Errorf("file read rendered as %q, want the file's text once", got)
+	}
+	for _, tc := range []struct{ text, sc string }{
+		{"hello", `{"content":"hello","size":5}`},   // a number the text may not say
+		{"hello", `{"content":"hello","more":"x"}`}, // a string it does not hold
+		{"", `{"content":""}`},                      // no text at all
+	} {
+		if got := renderResult(&callToolResult{Content: []content{{Type: "text", Text: tc.text}}, StructuredContent: json.RawMessage(tc.sc)}); !strings.Contains(got, "structured content: ") {
+			t.Errorf("text %q, structured %s: rendered %q without the structured content", tc.text, tc.sc, got)
+		}
+	}
+}
