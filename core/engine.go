@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -118,9 +117,6 @@ type Engine struct {
 	started   chan struct{}
 	startedAt time.Time
 	work      context.Context // turns run under it; cancelled after the grace period
-
-	handoff      chan string  // a conversation to drain, to an idle drainer (drainers.go)
-	idleDrainers atomic.Int32 // drainers waiting on handoff
 }
 
 var _ Dispatcher = (*Engine)(nil)
@@ -163,7 +159,6 @@ func NewEngine(cfg Config) (*Engine, error) {
 		sem:       make(chan struct{}, cfg.Concurrency),
 		log:       cfg.Log,
 		started:   make(chan struct{}),
-		handoff:   make(chan string),
 	}, nil
 }
 
@@ -276,7 +271,7 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
 	}
 	if start {
-		e.startDrain(key)
+		go e.drain(key)
 	}
 	return nil
 }
