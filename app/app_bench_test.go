@@ -48,7 +48,7 @@ func startBench(b *testing.B) (*benchGateway, *fakeoai.Server, gateways.Inbox) {
 	yaml := fmt.Sprintf(`
 llm: {providers: [{name: fake, base_url: %q, api_key: sk-bench, model: bench}]}
 gateways: {console: {enabled: false}, telegram: {allow: ["*"]}}
-hitl: {approvers: ["console:local"]}
+hitl: {approvers: ["telegram:1"]}
 tools: {workspace: %q}
 store: {dsn: %q}
 http: {listen: ""}

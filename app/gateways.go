@@ -79,8 +79,9 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 }
 
 // prepareGateways starts, under ctx, the requests the gateways' Build
-// waits for (gateways.Preparer: Telegram's getMe), so that they overlap
-// the store's open and the rest of the build.
+// waits for (gateways.Preparer: a first call to the platform, such as
+// the bot's own identity), so that they overlap the store's open and the
+// rest of the build.
 func (a *App) prepareGateways(ctx context.Context, o Options) {
 	sections, err := gatewaytable.Sections(a.cfg.Gateways)
 	if err != nil {

@@ -301,6 +301,22 @@ func (h *harness) lastReply(t *testing.T, conv core.Conversation) sent {
 	return replies[len(replies)-1]
 }
 
+// repliedAll reports whether one message sent to conv contains every
+// part: for an acknowledgement that an approved call's outcome, sent from
+// another goroutine, may follow or precede.
+func (h *harness) repliedAll(conv core.Conversation, parts ...string) bool {
+	for _, s := range h.d.gateways[conv.Gateway].in(conv) {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(s.Text, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // replied reports whether a message sent to conv contains part.
 func (h *harness) replied(conv core.Conversation, part string) bool {
 	for _, s := range h.d.gateways[conv.Gateway].in(conv) {

@@ -77,8 +77,7 @@ func (db *DB) insertMessages(ctx context.Context, tx *sql.Tx, conv string, msgs 
 		}
 		args = append(args, conv, m.Role, m.Content, calls, m.ToolCallID, created)
 	}
-	query := `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES ` +
-		strings.Repeat("(?, ?, ?, ?, ?, ?), ", len(msgs)-1) + "(?, ?, ?, ?, ?, ?)"
+	query := insertQuery(len(msgs))
 	var err error
 	switch {
 	case tx != nil:
@@ -92,6 +91,26 @@ func (db *DB) insertMessages(ctx context.Context, tx *sql.Tx, conv string, msgs 
 		return fmt.Errorf("sqlite: append history: %w", err)
 	}
 	return nil
+}
+
+// insertQuery inserts n messages; the texts kept prepared are built once.
+func insertQuery(n int) string {
+	if n <= maxPreparedRows {
+		return insertQueries[n]
+	}
+	return buildInsert(n)
+}
+
+var insertQueries = func() (q [maxPreparedRows + 1]string) {
+	for n := 1; n <= maxPreparedRows; n++ {
+		q[n] = buildInsert(n)
+	}
+	return q
+}()
+
+func buildInsert(n int) string {
+	return `INSERT INTO messages (conv, role, content, tool_calls, tool_call_id, created) VALUES ` +
+		strings.Repeat("(?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?)"
 }
 
 // loadQuery selects what Load needs: the conversation's newest ?2
@@ -110,8 +129,15 @@ const loadQuery = `SELECT role, content, tool_calls, tool_call_id
 // Load returns the conversation's newest Options.History messages, or its
 // whole turn in progress when that is longer, trimmed with llm.Trim so the
 // sequence starts at a user message.
+//
+// It reads on the writer connection, not the read pool: SQLite drops a WAL
+// connection's whole page cache when it finds that another connection
+// committed since its last read, so a reader loading after each turn's
+// writes read every page again from the files (about 10 system calls a
+// message), where the writer's cache holds the pages it just wrote. A
+// load waits for a write in progress (each is short).
 func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
-	rows, err := db.query(ctx, loadQuery, conv, db.opts.History, llm.RoleUser)
+	rows, err := db.queryWriter(ctx, loadQuery, conv, db.opts.History, llm.RoleUser)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load history: %w", err)
 	}

@@ -55,9 +55,39 @@ func (c *stmtCache) close() error {
 	return errors.Join(errs...)
 }
 
+// unwatched returns ctx without its cancellation once ctx is checked, for
+// the cached statements on the writer: each is short (a row, or a
+// conversation's newest messages by an index), and a cancellable context
+// costs more than the statement. The driver watches one with a goroutine
+// of its own for every call, to interrupt SQLite, and database/sql a
+// Rows' with another: with a caller that keeps a core busy, they and the
+// threads they wake are half of the store's CPU for a message
+// (BenchmarkMessageStore: 0.69 ms with them, 0.33 without, on 2 shared
+// cores); in the bot's paced burst, about 1 % of its CPU. A cancellation
+// is seen before the statement starts, not within its microseconds; a wait
+// for the writer is as long as the write that holds it (each short, or
+// bounded by busy_timeout). The read pool's statements keep their context
+// (the readiness probe's timeout ends a wait for a reader).
+func unwatched(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
+// prepare checks ctx and returns it unwatched, with query prepared on pool.
+func (db *DB) prepare(ctx context.Context, pool *sql.DB, query string) (context.Context, *sql.Stmt, error) {
+	ctx, err := unwatched(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := db.stmts.prepared(ctx, pool, query)
+	return ctx, st, err
+}
+
 // exec runs a cached statement on the writer.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := db.stmts.prepared(ctx, db.w, query)
+	ctx, st, err := db.prepare(ctx, db.w, query)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +108,15 @@ func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 // query runs a cached query on the read pool.
 func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := db.stmts.prepared(ctx, db.r, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryWriter runs a cached query on the writer (see Load for when).
+func (db *DB) queryWriter(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx, st, err := db.prepare(ctx, db.w, query)
 	if err != nil {
 		return nil, err
 	}
