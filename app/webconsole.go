@@ -55,7 +55,7 @@ func webPage(cfg *config.Config) func(token string) string {
 // webCommands are the broker's chat commands and /web. It names the
 // broker's abilities the engine looks for rather than embedding the
 // broker, whose every method would be wrapped (the release binary is
-// near its 20 MB).
+// near its size limit, 17.5 MB).
 type webCommands struct {
 	b   *hitl.Broker
 	web *webconsole.Console

@@ -12,9 +12,9 @@ import (
 
 // Pages are written by a small writer rather than html/template: a
 // template's execution looks methods up by name through reflect, which
-// keeps every exported method of the binary (4.6 MB more, past the
-// release's 20 MB). The writer keeps html/template's one promise that
-// matters here by type: markup is a type of its own, which only constants
+// keeps every exported method of the binary (4.6 MB more, far past the
+// release's size limit, 17.5 MB). The writer keeps html/template's one
+// promise that matters here by type: markup is a type of its own, which only constants
 // of this package become without a conversion (none is written outside
 // them: TestNoMarkupConversion), and every string is escaped, whether it
 // lands in text or in a quoted attribute value.
@@ -27,22 +27,22 @@ type doc struct{ b strings.Builder }
 
 // tag writes trusted markup.
 //
-//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its size limit
 func (d *doc) tag(m markup) { d.b.WriteString(string(m)) }
 
 // text writes s escaped: in text, or inside a quoted attribute value.
 //
-//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its size limit
 func (d *doc) text(s string) { d.b.WriteString(html.EscapeString(s)) }
 
 // el writes <open>s</close> with s escaped.
 //
-//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its size limit
 func (d *doc) el(open, close markup, s string) { d.tag(open); d.text(s); d.tag(close) }
 
 // row writes one <dt>/<dd> pair.
 //
-//go:noinline // one call at each of the many call sites, not three: the release binary is near its 20 MB
+//go:noinline // one call at each of the many call sites, not three: the release binary is near its size limit
 func (d *doc) row(k markup, v string) { d.el("<dt>"+k+"</dt><dd>", "</dd>", v) }
 
 // link writes <a href="path">s</a>, path escaped.
