@@ -122,18 +122,23 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serve serves on ln until ctx ends, then closes it.
+// serve serves on ln until ctx ends, then closes it; it returns once the
+// shutdown is over, so nothing of the server outlives it.
 func (h *health) serve(ctx context.Context, ln net.Listener, log zerolog.Logger) error {
 	srv := gateways.NewHTTPServer(h.handler())
+	shut := make(chan struct{})
 	go func() {
+		defer close(shut)
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		srv.Shutdown(shutdown) //nolint:errcheck // closing anyway
 	}()
 	log.Debug().Str("listen", ln.Addr().String()).Msg("health server")
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("http: %w", err)
+	err := srv.Serve(ln)
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("http: %w", err) // the shutdown goroutine ends with ctx
 	}
+	<-shut // ErrServerClosed: the shutdown began, ctx has ended
 	return nil
 }
