@@ -252,22 +252,25 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 	backoffs := 0
 	again := false // the last verdict was "retry at once"
 	for n := 1; ; n++ {
-		// The shared slot first, then this instance's own pacer, the last
-		// wait before the request leaves. Shared, the pacer counts the
-		// request from its end: the platform receives it between its start
-		// and its end, so this instance's requests are a window apart
-		// there. A shared slot is timed when it is reserved, and the delay
-		// from there to the platform is not one: in a burst the first
+		// This instance's own pacer first, then the shared slot, the last
+		// wait before the request leaves: another instance's request is
+		// timed by the slots alone, so nothing may wait between a slot and
+		// its send (TestTwoInstancesKeepTelegramsLimits saw two replies
+		// within one second in one chat, under load, when the own pacer
+		// waited there). Shared, the own pacer counts the request from its
+		// end: the platform receives it between its start and its end, so
+		// this instance's requests are a window apart there. Timed by
+		// their reservations alone they were not: in a burst the first
 		// requests wait longest (behind the burst's own reservations, turns
-		// and requests), the later ones least, and timed by their
-		// reservations alone the later ones caught up with the first (35
-		// in one second at the fake, one instance, a load of 14 on 2 cores,
-		// with SharedMargin).
-		if err := o.reserve(ctx, conv.Chat); err != nil {
-			return err
-		}
+		// and requests), the later ones least, and the later ones caught up
+		// with the first (35 in one second at the fake, one instance, a
+		// load of 14 on 2 cores, with SharedMargin).
 		ended, err := o.pacer.Start(ctx, conv.Chat)
 		if err != nil {
+			return err
+		}
+		if err := o.reserve(ctx, conv.Chat); err != nil {
+			ended()
 			return err
 		}
 		err = attempt(ctx)

@@ -78,9 +78,8 @@ const SharedMargin = 100 * time.Millisecond
 // OwnMargin lengthens the window of a token's limit (Pace.Global) for a
 // run of requests all reserved by this instance (Slot.Own), instead of
 // SharedMargin. What keeps such a run within the platform's limit is not
-// a margin but the Outbox's own pacer, the last wait before a request
-// leaves, which counts each of this instance's requests from its end
-// (Pacer.Start; see deliver): the platform receives a request between
+// a margin but the Outbox's own pacer, which counts each of this
+// instance's requests from its end (Pacer.Start; see deliver): the platform receives a request between
 // its start and its end. OwnMargin keeps the store's times close to when
 // the requests leave, so that another instance joining the token finds
 // them where they are. An instance alone on a token with a limit of 30
