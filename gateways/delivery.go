@@ -255,7 +255,7 @@ func (o *Outbox) deliver(ctx context.Context, conv core.Conversation, attempt fu
 		// This instance's own pacer first, then the shared slot, the last
 		// wait before the request leaves: another instance's request is
 		// timed by the slots alone, so nothing may wait between a slot and
-		// its send (TestTwoInstancesKeepTelegramsLimits saw two replies
+		// its send (the two-instance pacing test in cmd/bot saw two replies
 		// within one second in one chat, under load, when the own pacer
 		// waited there). Shared, the own pacer counts the request from its
 		// end: the platform receives it between its start and its end, so
