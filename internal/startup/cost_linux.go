@@ -14,7 +14,7 @@ func minorFaults() int64 {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
 	}
-	return ru.Minflt
+	return int64(ru.Minflt) // int32 on 32-bit Linux
 }
 
 // mainThreadTime is how long the main thread has run or waited to run
