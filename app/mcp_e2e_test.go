@@ -170,6 +170,16 @@ mcp:
 		b, err := os.ReadFile(filepath.Join(ws, "n.txt"))
 		return err == nil && string(b) == "hello"
 	})
+	// The server writes the note before the bot has its answer: the turn
+	// is over once the model's reply to the call's result is sent.
+	testutil.WaitFor(t, "the reply after the approved call", func() bool {
+		for _, s := range tg.Sent()[before:] {
+			if strings.TrimSpace(s.Plain) == "written" {
+				return true
+			}
+		}
+		return false
+	})
 
 	stop()
 	if p := testutil.ProcsWithEnv("FAKE_MCP_MARK=" + mark); len(p) != 0 {
