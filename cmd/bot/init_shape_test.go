@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // badTelegramToken has a bot id and a colon but not the 35 characters
@@ -71,9 +73,8 @@ func TestInitRefusesATokenOfTheWrongShape(t *testing.T) {
 		b.typeIn(badTelegramToken + "\r")
 		b.expect("TELEGRAM_BOT_TOKEN): not a Telegram bot token", 1)
 		b.expect("Telegram bot token", 2)
-		if b.echoing() {
-			t.Error("the terminal echoes while the token is asked again")
-		}
+		// The prompt is written just before the echo goes off.
+		testutil.WaitFor(t, "the terminal's echo off while the token is asked again", func() bool { return !b.echoing() })
 		b.typeIn(f.tg.Token() + "\r")
 		b.expect("Checked: telegram: getMe ok", 1)
 		b.expect("LLM provider", 1)

@@ -162,9 +162,8 @@ func TestInitOnATerminal(t *testing.T) {
 	b.expect("Gateways to enable", 1)
 	b.typeIn("telegram\r")
 	b.expect("Telegram bot token", 1)
-	if b.echoing() {
-		t.Error("the terminal echoes while the token is asked")
-	}
+	// The prompt is written just before the echo goes off.
+	testutil.WaitFor(t, "the terminal's echo off while the token is asked", func() bool { return !b.echoing() })
 	b.typeIn(f.tg.Token() + "\r")
 	b.expect("Checked: telegram: getMe ok", 1)
 	b.expect("@gatehouse_bot", 1)
