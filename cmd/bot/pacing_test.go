@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -163,6 +164,14 @@ func TestTwoInstancesKeepTelegramsLimits(t *testing.T) {
 	}
 	if n := gatewaytest.MostInWindow(all, time.Second); n > 30 {
 		t.Errorf("%d messages from the bot in one second; Telegram allows 30", n)
+		// The timeline, for what bunched the replies (either instance may
+		// run any chat's turn: the durable inbox).
+		sent := slices.SortedFunc(slices.Values(sentMessages(tg)), func(a, b faketg.Sent) int { return a.At.Compare(b.At) })
+		var b strings.Builder
+		for _, s := range sent {
+			fmt.Fprintf(&b, "%8.1f ms  chat %d\n", float64(s.At.Sub(sent[0].At).Microseconds())/1000, s.ChatID)
+		}
+		t.Logf("the replies as the fake received them:\n%s", b.String())
 	}
 	for _, b := range bots {
 		gatewaytest.NoSecrets(t, b.proc.stderr.String(), tg.Token())

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // MaxText is the longest message text, in UTF-16 code units after entity
@@ -113,7 +115,7 @@ func parseMarkup(raw string) (*Keyboard, *apiError) {
 	return &kb, nil
 }
 
-func (s *Server) sendMessage(w http.ResponseWriter, _ *http.Request, p params) {
+func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p params) {
 	chat, ok := p.int64("chat_id")
 	if !ok {
 		badRequest("chat not found").write(w)
@@ -125,7 +127,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, _ *http.Request, p params) {
 		return
 	}
 	s.mu.Lock()
-	res, e := s.storeSentLocked(chat, o, p)
+	res, e := s.storeSentLocked(chat, o, p, arrival.Of(r))
 	s.mu.Unlock()
 	if e != nil {
 		e.write(w)
@@ -134,8 +136,9 @@ func (s *Server) sendMessage(w http.ResponseWriter, _ *http.Request, p params) {
 	writeResult(w, res)
 }
 
-// storeSentLocked records a sent message and returns the API's result.
-func (s *Server) storeSentLocked(chat int64, o outgoing, p params) (any, *apiError) {
+// storeSentLocked records a message sent by a request that arrived at at,
+// and returns the API's result.
+func (s *Server) storeSentLocked(chat int64, o outgoing, p params, at time.Time) (any, *apiError) {
 	replyTo := p.int("reply_to_message_id")
 	if _, found := s.messages[msgKey{chat, replyTo}]; replyTo != 0 && !found && !p.bool("allow_sending_without_reply") {
 		return nil, badRequest("replied message not found")
@@ -145,7 +148,7 @@ func (s *Server) storeSentLocked(chat int64, o outgoing, p params) (any, *apiErr
 	}
 	m := Sent{
 		Method: "sendMessage", ChatID: chat, MessageID: s.newMessageIDLocked(chat),
-		Text: o.text, Plain: o.plain, ParseMode: o.mode, Markup: o.markup, ReplyTo: replyTo, Thread: p.int("message_thread_id"), At: time.Now(),
+		Text: o.text, Plain: o.plain, ParseMode: o.mode, Markup: o.markup, ReplyTo: replyTo, Thread: p.int("message_thread_id"), At: at,
 	}
 	s.sent = append(s.sent, m)
 	stored := m
@@ -171,31 +174,32 @@ func (s *Server) resultLocked(m Sent) any {
 	return r
 }
 
-func (s *Server) editMessageText(w http.ResponseWriter, _ *http.Request, p params) {
+func (s *Server) editMessageText(w http.ResponseWriter, r *http.Request, p params) {
 	o, e := s.checkText(p)
 	if e != nil {
 		e.write(w)
 		return
 	}
-	s.edit(w, p, "editMessageText", func(m *Sent) {
+	s.edit(w, p, arrival.Of(r), "editMessageText", func(m *Sent) {
 		m.Text, m.Plain, m.ParseMode, m.Markup = o.text, o.plain, o.mode, o.markup
 	})
 }
 
-func (s *Server) editMessageReplyMarkup(w http.ResponseWriter, _ *http.Request, p params) {
+func (s *Server) editMessageReplyMarkup(w http.ResponseWriter, r *http.Request, p params) {
 	kb, e := parseMarkup(p["reply_markup"])
 	if e != nil {
 		e.write(w)
 		return
 	}
-	s.edit(w, p, "editMessageReplyMarkup", func(m *Sent) { m.Markup = kb })
+	s.edit(w, p, arrival.Of(r), "editMessageReplyMarkup", func(m *Sent) { m.Markup = kb })
 }
 
-// edit applies change to the bot message named by chat_id and message_id.
-func (s *Server) edit(w http.ResponseWriter, p params, method string, change func(*Sent)) {
+// edit applies change to the bot message named by chat_id and message_id,
+// by a request that arrived at at.
+func (s *Server) edit(w http.ResponseWriter, p params, at time.Time, method string, change func(*Sent)) {
 	chat, _ := p.int64("chat_id")
 	s.mu.Lock()
-	res, e := s.editLocked(msgKey{chat, p.int("message_id")}, method, change)
+	res, e := s.editLocked(msgKey{chat, p.int("message_id")}, at, method, change)
 	s.mu.Unlock()
 	if e != nil {
 		e.write(w)
@@ -204,7 +208,7 @@ func (s *Server) edit(w http.ResponseWriter, p params, method string, change fun
 	writeResult(w, res)
 }
 
-func (s *Server) editLocked(key msgKey, method string, change func(*Sent)) (any, *apiError) {
+func (s *Server) editLocked(key msgKey, at time.Time, method string, change func(*Sent)) (any, *apiError) {
 	stored, ok := s.messages[key]
 	if !ok || stored.Method == "" {
 		return nil, badRequest("message to edit not found")
@@ -216,7 +220,7 @@ func (s *Server) editLocked(key msgKey, method string, change func(*Sent)) (any,
 	}
 	*stored = next
 	rec := next
-	rec.Method, rec.At = method, time.Now()
+	rec.Method, rec.At = method, at
 	s.sent = append(s.sent, rec)
 	return s.resultLocked(rec), nil
 }

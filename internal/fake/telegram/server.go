@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // Options configure a Server; zero fields take defaults.
@@ -130,13 +132,15 @@ func New(o Options) *Server {
 		penalty:  make(map[string]time.Time),
 		migrated: make(map[int64]int64),
 	}
-	if o.Listener == nil {
-		s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-		return s
-	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	s.srv.Listener.Close()
-	s.srv.Listener = o.Listener
+	if o.Listener != nil {
+		s.srv.Listener.Close()
+		s.srv.Listener = o.Listener
+	}
+	// The records' At is each request's arrival, as Telegram counts it
+	// against its limits, however late this process reads it.
+	s.srv.Listener = arrival.Listen(s.srv.Listener)
+	s.srv.Config.ConnContext = arrival.ConnContext
 	s.srv.Start()
 	return s
 }

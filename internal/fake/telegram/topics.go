@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // Topic is a forum topic the bot created (createForumTopic). As on
@@ -16,7 +18,7 @@ type Topic struct {
 	ChatID   int64
 	ThreadID int
 	Name     string
-	At       time.Time
+	At       time.Time // when the request arrived
 }
 
 // Forum makes chat a supergroup with topics (is_forum), titled title:
@@ -82,7 +84,7 @@ func (s *Server) getChat(w http.ResponseWriter, _ *http.Request, p params) {
 
 // createForumTopic creates a topic named name (1 to 128 characters) in a
 // forum; anywhere else Telegram answers "the chat is not a forum".
-func (s *Server) createForumTopic(w http.ResponseWriter, _ *http.Request, p params) {
+func (s *Server) createForumTopic(w http.ResponseWriter, r *http.Request, p params) {
 	chat, ok := p.int64("chat_id")
 	if !ok {
 		badRequest("chat not found").write(w)
@@ -103,7 +105,7 @@ func (s *Server) createForumTopic(w http.ResponseWriter, _ *http.Request, p para
 		badRequest("not enough rights to create a topic").write(w)
 		return
 	}
-	t := Topic{ChatID: chat, ThreadID: s.newMessageIDLocked(chat), Name: name, At: time.Now()}
+	t := Topic{ChatID: chat, ThreadID: s.newMessageIDLocked(chat), Name: name, At: arrival.Of(r)}
 	s.forums[chat] = append(s.forums[chat], t)
 	s.messages[msgKey{chat, t.ThreadID}] = &Sent{Method: "createForumTopic", ChatID: chat, MessageID: t.ThreadID, Thread: t.ThreadID, At: t.At}
 	writeResult(w, map[string]any{"message_thread_id": t.ThreadID, "name": t.Name, "icon_color": 7322096})

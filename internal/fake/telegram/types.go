@@ -108,8 +108,8 @@ type Sent struct {
 	ParseMode string
 	Markup    *Keyboard // decoded reply_markup; nil when none
 	ReplyTo   int
-	Thread    int // message_thread_id: the forum topic; 0 when none
-	At        time.Time
+	Thread    int       // message_thread_id: the forum topic; 0 when none
+	At        time.Time // when the request arrived, before the fake read and handled it
 }
 
 // Answer records an answerCallbackQuery call.

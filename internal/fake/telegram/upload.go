@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // Limits of the files a bot sends, as the Bot API documents them: 50 MB
@@ -28,7 +30,7 @@ type Upload struct {
 	FileName  string // the multipart part's filename
 	Data      []byte
 	Caption   string
-	At        time.Time
+	At        time.Time // when the request arrived
 }
 
 // RefuseUploads makes every later sendDocument and sendPhoto fail (or,
@@ -96,7 +98,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, p params, method
 	bot := s.Bot()
 	s.mu.Lock()
 	u := Upload{Method: method, ChatID: chat, Thread: p.int("message_thread_id"), MessageID: s.newMessageIDLocked(chat),
-		FileName: fh.Filename, Data: data, Caption: p["caption"], At: time.Now()}
+		FileName: fh.Filename, Data: data, Caption: p["caption"], At: arrival.Of(r)}
 	s.uploads = append(s.uploads, u)
 	res := Message{MessageID: u.MessageID, From: &bot, Chat: s.chatLocked(chat), Date: u.At.Unix(), Caption: u.Caption}
 	s.mu.Unlock()
