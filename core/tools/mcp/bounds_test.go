@@ -1,0 +1,83 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// TestServerRequestsDoNotPileUp: a server that sends requests by the
+// thousand and never reads the answers (its stdin) does not make the
+// client hold a goroutine and an answer for each: past maxAnswering
+// waiting answers, its requests are left out.
+func TestServerRequestsDoNotPileUp(t *testing.T) {
+	s := newScripted(t)
+	done := s.call(context.Background())
+	req := s.read(t) // then nothing more is read: every answer blocks
+	// Until the session closes (its close waits for the blocked write).
+	t.Cleanup(func() { go io.Copy(io.Discard, s.in) })
+	before := runtime.NumGoroutine()
+	const n = 5000
+	var batch strings.Builder
+	batch.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			batch.WriteByte(',')
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":"s%d","method":"roots/list"}`, i)
+	}
+	batch.WriteByte(']')
+	// The second line is read once the first was handled whole.
+	s.write(t, batch.String(), `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{}}`)
+	if err := <-done; err != nil {
+		t.Fatalf("ping = %v", err)
+	}
+	if grew := runtime.NumGoroutine() - before; grew > 2*maxAnswering {
+		t.Errorf("%d goroutines more after %d requests of the server nobody reads the answers of; want at most %d", grew, n, 2*maxAnswering)
+	}
+}
+
+// TestHostileSessionIDIsRefused: the session id a Streamable HTTP server
+// gives is sent back with every request: one over maxSessionID bytes, or
+// not of the visible ASCII characters the spec allows, fails the
+// initialisation instead.
+func TestHostileSessionIDIsRefused(t *testing.T) {
+	for name, id := range map[string]string{
+		"long":  strings.Repeat("a", maxSessionID+1),
+		"space": "a b",
+		"utf-8": "sessión",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var sent atomic.Int64 // the longest session id the client sent back
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				sent.Store(max(sent.Load(), int64(len(r.Header.Get(sessionHeader)))))
+				var m message
+				if err := json.NewDecoder(r.Body).Decode(&m); err != nil || len(m.ID) == 0 {
+					w.WriteHeader(http.StatusAccepted)
+					return
+				}
+				w.Header().Set(sessionHeader, id)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q}}`, m.ID, protocolVersion)
+			}))
+			defer ts.Close()
+			c := newConn(zerolog.Nop(), nil)
+			newHTTPTransport(c, ts.URL, &http.Client{Transport: newHeaderTransport(nil, ts.URL, http.DefaultTransport)})
+			cs := &clientSession{c: c}
+			defer cs.Close()
+			err := cs.initialize(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "session id") {
+				t.Errorf("initialize = %v, want the session id refused (the client sent back %d bytes of it)", err, sent.Load())
+			}
+		})
+	}
+}
