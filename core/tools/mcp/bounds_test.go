@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/gatehouse-bot/gatehouse/internal/testutil"
 )
 
 // TestServerRequestsDoNotPileUp: a server that sends requests by the
@@ -79,5 +81,39 @@ func TestHostileSessionIDIsRefused(t *testing.T) {
 				t.Errorf("initialize = %v, want the session id refused (the client sent back %d bytes of it)", err, sent.Load())
 			}
 		})
+	}
+}
+
+// TestToolsLeftOutAreNotLoggedOneByOne: a page of thousands of tools that
+// cannot be offered (on every notifications/tools/list_changed) does not
+// write a warning for each, nor a tool's whole name.
+func TestToolsLeftOutAreNotLoggedOneByOne(t *testing.T) {
+	s := newScripted(t)
+	logs := &testutil.SyncBuffer{}
+	srv := newServer(ServerConfig{Name: "x"}, nil, zerolog.New(logs))
+	done := make(chan error, 1)
+	go func() {
+		_, err := srv.list(context.Background(), s.cs)
+		done <- err
+	}()
+	req := s.read(t)
+	const n = 3000
+	var page strings.Builder
+	for i := range n {
+		if i > 0 {
+			page.WriteByte(',')
+		}
+		fmt.Fprintf(&page, `{"name":"t%d%s","inputSchema":{"type":"string"}}`, i, strings.Repeat("n", 2<<10))
+	}
+	s.write(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[`+page.String()+`]}}`)
+	if err := <-done; err != nil {
+		t.Fatalf("list = %v", err)
+	}
+	lines := strings.Count(logs.String(), "\n")
+	if lines > 2*maxLeftOutLogged || len(logs.String()) > 64<<10 {
+		t.Errorf("%d log lines, %d bytes for %d tools left out; want at most %d lines", lines, len(logs.String()), n, 2*maxLeftOutLogged)
+	}
+	if !strings.Contains(logs.String(), `"left_out":3000`) {
+		t.Errorf("the tools left out are not counted:\n%.2000s", logs.String())
 	}
 }
