@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -25,8 +24,6 @@ func TestServerRequestsDoNotPileUp(t *testing.T) {
 	s := newScripted(t)
 	done := s.call(context.Background())
 	req := s.read(t) // then nothing more is read: every answer blocks
-	// Until the session closes (its close waits for the blocked write).
-	t.Cleanup(func() { go io.Copy(io.Discard, s.in) })
 	before := runtime.NumGoroutine()
 	const n = 5000
 	var batch strings.Builder
@@ -115,5 +112,38 @@ func TestToolsLeftOutAreNotLoggedOneByOne(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"left_out":3000`) {
 		t.Errorf("the tools left out are not counted:\n%.2000s", logs.String())
+	}
+}
+
+// TestCloseDoesNotWaitForABlockedWrite: closing the session of a stdio
+// server that does not read its input ends a request being written to it
+// at once, rather than waiting for the request's own context (a tool's
+// timeout, or none).
+func TestCloseDoesNotWaitForABlockedWrite(t *testing.T) {
+	s := newScripted(t) // which never reads the ping
+	done := s.call(context.Background())
+	st := s.cs.c.t.(*stdioTransport)
+	testutil.WaitFor(t, "the ping being written", func() bool {
+		if st.wmu.TryLock() {
+			st.wmu.Unlock()
+			return false
+		}
+		return true
+	})
+	closed := make(chan struct{})
+	go func() {
+		s.cs.Close()
+		close(closed)
+	}()
+	testutil.WaitFor(t, "the session closed", func() bool {
+		select {
+		case <-closed:
+			return true
+		default:
+			return false
+		}
+	})
+	if err := <-done; err == nil {
+		t.Error("the ping succeeded")
 	}
 }
