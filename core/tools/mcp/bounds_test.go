@@ -147,3 +147,27 @@ func TestCloseDoesNotWaitForABlockedWrite(t *testing.T) {
 		t.Error("the ping succeeded")
 	}
 }
+
+// TestHugePatternIsRefused: a schema's pattern of thousands of Unicode
+// classes (within the 32 KiB a schema may have) took most of a second to
+// compile at every listing and seconds to match one argument; one over
+// maxPattern bytes or maxPatternInsts instructions keeps the tool out.
+func TestHugePatternIsRefused(t *testing.T) {
+	for name, p := range map[string]string{
+		"long":  strings.Repeat(`\\p{L}`, 5000),
+		"large": strings.Repeat(`\\pL{2,9}`, 100),
+	} {
+		schema := `{"type":"object","properties":{"a":{"type":"string","pattern":"` + p + `"}},` +
+			`"patternProperties":{"x":{}}}`
+		if _, _, err := convertSchema(json.RawMessage(schema)); err == nil || !strings.Contains(err.Error(), "pattern") {
+			t.Errorf("%s pattern: convertSchema = %v, want it refused", name, err)
+		}
+		schema = `{"type":"object","patternProperties":{"` + p + `":{}}}`
+		if _, _, err := convertSchema(json.RawMessage(schema)); err == nil || !strings.Contains(err.Error(), "pattern") {
+			t.Errorf("%s property name pattern: convertSchema = %v, want it refused", name, err)
+		}
+	}
+	if _, _, err := convertSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"^[\\w.+-]+@[\\w-]+(\\.[\\w-]+)+$"}}}`)); err != nil {
+		t.Errorf("an e-mail pattern: %v", err)
+	}
+}
