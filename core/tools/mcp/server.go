@@ -274,15 +274,6 @@ func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, err
 	return out, nil
 }
 
-// logLeftOut logs a tool of the server left out, its name cut.
-func (s *server) logLeftOut(name string, err error) {
-	ev := s.log.Warn()
-	if errors.Is(err, errTaskOnly) { // the server's design, not its fault
-		ev = s.log.Info()
-	}
-	ev.Str("tool", tools.Truncate(name, 64)).Str("error", tools.Truncate(err.Error(), maxErrorText)).Msg("mcp tool left out")
-}
-
 // install makes cs the session calls go to and list its tools in the
 // Registry, replacing the server's previous ones at once.
 func (s *server) install(cs *clientSession, list []tools.Tool) error {
