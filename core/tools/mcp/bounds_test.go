@@ -171,3 +171,22 @@ func TestHugePatternIsRefused(t *testing.T) {
 		t.Errorf("an e-mail pattern: %v", err)
 	}
 }
+
+// TestUnknownTypeIsRefused: a schema naming a type JSON Schema does not
+// have ("", "any", "int") made every value at that place fail, and
+// jsonschema-go read "" as no type (FuzzValidatorAgreesWithJSONSchemaGo
+// found it); such a schema keeps its tool out, like any malformed one.
+func TestUnknownTypeIsRefused(t *testing.T) {
+	for _, typ := range []string{`""`, `"any"`, `"int"`, `["string",""]`} {
+		schema := `{"type":"object","properties":{"a":{"type":` + typ + `}}}`
+		if _, _, err := convertSchema(json.RawMessage(schema)); err == nil {
+			t.Errorf("type %s: convertSchema = nil, want it refused", typ)
+		}
+	}
+	for _, typ := range []string{`"null"`, `"boolean"`, `"object"`, `"array"`, `"number"`, `"string"`, `"integer"`, `["string","null"]`} {
+		schema := `{"type":"object","properties":{"a":{"type":` + typ + `}}}`
+		if _, _, err := convertSchema(json.RawMessage(schema)); err != nil {
+			t.Errorf("type %s: %v", typ, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 )
 
 // Bounds of a schema's pattern (RE2 matches in time linear in the input
@@ -137,9 +138,13 @@ func checkShapeMaps(m map[string]any, path string) error {
 func checkShapeValues(m map[string]any, path string) error {
 	bad := func(k, want string) error { return fmt.Errorf("%q: want %s", "#"+path+"/"+k, want) }
 	switch t := m["type"].(type) {
-	case nil, string:
+	case nil:
+	case string:
+		if !slices.Contains(typeNames, t) {
+			return bad("type", "a type or a list of types")
+		}
 	case []any:
-		if !isNames(t) {
+		if !isNames(t) || slices.ContainsFunc(t, func(x any) bool { return !slices.Contains(typeNames, x.(string)) }) {
 			return bad("type", "a type or a list of types")
 		}
 	default:
@@ -188,6 +193,9 @@ func checkShapeValues(m map[string]any, path string) error {
 	}
 	return nil
 }
+
+// typeNames are the types a schema's "type" names.
+var typeNames = []string{"null", "boolean", "object", "array", "number", "string", "integer"}
 
 // isNames reports whether v is a list of strings.
 func isNames(v any) bool {
