@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // webhookTTL is how long an interaction token serves @original and
@@ -26,7 +28,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	rec, e := s.callbackLocked(r.PathValue("id"), r.PathValue("token"), req.Type, req.Data)
+	rec, e := s.callbackLocked(r.PathValue("id"), r.PathValue("token"), req.Type, req.Data, arrival.Of(r))
 	if e != nil {
 		rec.Code = e.code
 	}
@@ -39,7 +41,9 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.RawMessage) (InteractionResponse, *apiError) {
+// callbackLocked answers the callback of interaction id, a request that
+// arrived at at.
+func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.RawMessage, at time.Time) (InteractionResponse, *apiError) {
 	rec := InteractionResponse{InteractionID: id, Type: typ}
 	in, ok := s.interacts[id]
 	if !ok || in.token != token || in.dispatched.IsZero() {
@@ -64,7 +68,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 	rec.Content, rec.Components, rec.Flags = b.content, b.components, b.flags
 	switch typ {
 	case CallbackMessage:
-		obj, e := s.createLocked(in.channelID, b, ViaInteraction, in.id)
+		obj, e := s.createLocked(in.channelID, b, at, ViaInteraction, in.id)
 		if e != nil {
 			return rec, e
 		}
@@ -73,7 +77,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 		m := &stored{
 			Sent: Sent{
 				ID: s.newIDLocked(), ChannelID: in.channelID, GuildID: in.guildID,
-				Flags: b.flags&FlagEphemeral | FlagLoading, Via: ViaInteraction, Interaction: in.id, At: time.Now(),
+				Flags: b.flags&FlagEphemeral | FlagLoading, Via: ViaInteraction, Interaction: in.id, At: at,
 			},
 			author: s.Bot(),
 		}
@@ -87,7 +91,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 		if !ok {
 			return rec, errUnknownMessage
 		}
-		if _, e := s.editLocked(m, b, ViaInteraction, in.id); e != nil {
+		if _, e := s.editLocked(m, b, at, ViaInteraction, in.id); e != nil {
 			return rec, e
 		}
 		in.original = in.messageID
@@ -150,7 +154,7 @@ func (s *Server) editOriginalLocked(r *http.Request, b body) (map[string]any, *a
 	if m.Flags&FlagLoading != 0 {
 		m.Flags &^= FlagLoading
 	}
-	return s.editLocked(m, b, ViaInteraction, in.id)
+	return s.editLocked(m, b, arrival.Of(r), ViaInteraction, in.id)
 }
 
 // followup answers POST /webhooks/{app}/{token}[?wait=true]: a follow-up
@@ -165,7 +169,7 @@ func (s *Server) followup(w http.ResponseWriter, r *http.Request) {
 	var obj map[string]any
 	in, e := s.webhookLocked(r)
 	if e == nil {
-		obj, e = s.createLocked(in.channelID, b, ViaFollowup, in.id)
+		obj, e = s.createLocked(in.channelID, b, arrival.Of(r), ViaFollowup, in.id)
 	}
 	s.mu.Unlock()
 	switch {

@@ -118,9 +118,9 @@ type Sent struct {
 	Components      []Component
 	AllowedMentions *AllowedMentions
 	Flags           int
-	Via             string // ViaChannel, ViaInteraction or ViaFollowup
-	Interaction     string // the interaction id for ViaInteraction and ViaFollowup
-	At              time.Time
+	Via             string    // ViaChannel, ViaInteraction or ViaFollowup
+	Interaction     string    // the interaction id for ViaInteraction and ViaFollowup
+	At              time.Time // when the bot's request arrived, before the fake read it (injected: when injected)
 }
 
 // Edit records an accepted edit of a message; Content and Components are
@@ -134,13 +134,13 @@ type Edit struct {
 	ComponentsSet bool // the edit changed components
 	Via           string
 	Interaction   string
-	At            time.Time
+	At            time.Time // when the request arrived
 }
 
 // Typing records a POST /channels/{c}/typing.
 type Typing struct {
 	ChannelID string
-	At        time.Time
+	At        time.Time // when the request arrived
 }
 
 // Interaction names an injected interaction: its id and token, the two
