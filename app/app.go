@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -71,6 +72,10 @@ type Options struct {
 	Instance string
 	// Version is the build's version, shown beside the instance.
 	Version string
+	// Grace, when set, is how long the turns in flight at shutdown may go
+	// on before they are cancelled (core.Config.Grace); zero is the
+	// engine's default, 10 s. Tests shorten it.
+	Grace time.Duration
 }
 
 // App is a wired gatehouse, ready to Run.
@@ -193,8 +198,17 @@ func (a *App) Run(ctx context.Context) error {
 // durable inbox, MCP servers and the prunes: the first at once after the
 // first receive (recv), then daily.
 func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat context.CancelFunc, recv *startup.Receiving) {
-	g.Go(func() error { return a.engine.Run(gctx) })
+	// drained is done once the engine and the broker have returned: the
+	// turns and approved actions in flight at shutdown have finished or
+	// been cut at the end of their grace. MCP sessions stay up until then.
+	var drained sync.WaitGroup
+	drained.Add(2)
 	g.Go(func() error {
+		defer drained.Done()
+		return a.engine.Run(gctx)
+	})
+	g.Go(func() error {
+		defer drained.Done()
 		defer stopHeartbeat()
 		return a.broker.Run(gctx)
 	})
@@ -226,12 +240,25 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		g.Go(func() error { return a.durable.Run(gctx, a.engine) })
 	}
 	if a.mcp != nil {
-		// In parallel with the bot: it answers meanwhile, and each
-		// server's tools appear when it is ready. Run returns once every
-		// child has exited.
-		g.Go(later(func() error { return a.mcp.Run(gctx) }))
+		a.runMCP(g, gctx, later, &drained)
 	}
 	g.Go(func() error { return a.pruneAfter(gctx, recv) })
+}
+
+// runMCP starts in g the MCP servers, once the bot receives (later): in
+// parallel with the bot, which answers meanwhile, each server's tools
+// appearing when it is ready. Their sessions end once drained is done, not
+// with gctx: a call in flight at shutdown is a turn's (or an approved
+// action's) still in its grace period, and it gets its result. The manager's
+// Run returns once every child has exited.
+func (a *App) runMCP(g *group, gctx context.Context, later func(func() error) func() error, drained *sync.WaitGroup) {
+	mctx, stop := context.WithCancel(context.WithoutCancel(gctx))
+	g.Go(func() error {
+		drained.Wait()
+		stop()
+		return nil
+	})
+	g.Go(later(func() error { return a.mcp.Run(mctx) }))
 }
 
 // runEdges starts in g the health server on ln (when there is one) and

@@ -184,6 +184,7 @@ func (a *App) buildEngine(o Options, p engineParts) error {
 		MaxMessage:   cfg.Engine.MaxMessage,
 		Concurrency:  cfg.Engine.Concurrency,
 		QueueSize:    cfg.Engine.Queue,
+		Grace:        o.Grace,
 		Log:          o.Log,
 		Now:          o.Now,
 		Metrics:      a.metrics,

@@ -142,27 +142,9 @@ mcp:
 	ai.Push(fakeoai.ToolCalls(fakeoai.Call{Name: "mcp__fake__write_note", Args: `{"path":"n.txt","text":"hello"}`}), fakeoai.Text("written"))
 	before = len(tg.Sent())
 	tg.InjectMessage(faketg.Message{From: &user, Chat: faketg.Chat{ID: 42, Type: "private"}, Text: "write a note"})
-	var req faketg.Sent
-	testutil.WaitFor(t, "the approval request", func() bool {
-		for _, s := range tg.Sent()[before:] {
-			if strings.Contains(s.Plain, "Approval needed: mcp__fake__write_note") && s.Markup != nil {
-				req = s
-				return true
-			}
-		}
-		return false
-	})
+	req, approve := approvalRequest(t, tg, before, "mcp__fake__write_note")
 	if !strings.Contains(req.Plain, `"text": "hello"`) || !strings.Contains(req.Plain, "MCP server fake") {
 		t.Errorf("the request does not show the server, tool and arguments:\n%s", req.Plain)
-	}
-	var approve string
-	for _, b := range req.Markup.Buttons() {
-		if strings.Contains(strings.ToLower(b.Text), "approve") && approve == "" {
-			approve = b.CallbackData
-		}
-	}
-	if approve == "" {
-		t.Fatalf("no approve button: %+v", req.Markup)
 	}
 	tg.InjectCallback(faketg.Callback{From: user, ChatID: 42, MessageID: req.MessageID, Data: approve})
 	tg.InjectCallback(faketg.Callback{From: user, ChatID: 42, MessageID: req.MessageID, Data: approve}) // a double tap
@@ -237,4 +219,31 @@ mcp:
 	if strings.Contains(logs.String(), secret) {
 		t.Errorf("the logs hold the MCP server's secret")
 	}
+}
+
+// approvalRequest waits for the request to approve tool among the messages
+// the bot sent on Telegram from the before-th, and returns it with its
+// approve button's callback data.
+func approvalRequest(t *testing.T, tg *faketg.Server, before int, tool string) (faketg.Sent, string) {
+	t.Helper()
+	var req faketg.Sent
+	testutil.WaitFor(t, "the approval request", func() bool {
+		for _, s := range tg.Sent()[before:] {
+			if strings.Contains(s.Plain, "Approval needed: "+tool) && s.Markup != nil {
+				req = s
+				return true
+			}
+		}
+		return false
+	})
+	var approve string
+	for _, b := range req.Markup.Buttons() {
+		if strings.Contains(strings.ToLower(b.Text), "approve") && approve == "" {
+			approve = b.CallbackData
+		}
+	}
+	if approve == "" {
+		t.Fatalf("no approve button: %+v", req.Markup)
+	}
+	return req, approve
 }

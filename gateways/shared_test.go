@@ -328,3 +328,63 @@ func TestJournalledLiveReply(t *testing.T) {
 		}
 	})
 }
+
+// lateSlots is a SlotReserver whose answers come late: each reservation's
+// time had passed by then, by the next of lates (the last repeats).
+type lateSlots struct {
+	lates []time.Duration
+
+	mu    sync.Mutex
+	calls int
+}
+
+func (s *lateSlots) ReserveSlot(context.Context, ...gateways.Slot) (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	late := s.lates[min(s.calls, len(s.lates)-1)]
+	s.calls++
+	return -late, nil
+}
+
+func (s *lateSlots) reserved() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// TestMissedSlotIsReservedAgain: a request that would leave more than
+// SlotLateness after its shared slot (the store's answer came late, or
+// the process woke late) reserves another instead of sending late; within
+// SlotLateness it goes; a host late for every slot still sends, after
+// reserving a few.
+func TestMissedSlotIsReservedAgain(t *testing.T) {
+	conv := core.Conversation{Gateway: "test", Chat: "9"}
+	for _, tc := range []struct {
+		name     string
+		lates    []time.Duration
+		reserved int
+	}{
+		{"on time", []time.Duration{0}, 1},
+		{"within the lateness allowed", []time.Duration{gateways.SlotLateness}, 1},
+		{"one slot missed", []time.Duration{gateways.SlotLateness + time.Millisecond, 0}, 2},
+		{"two slots missed", []time.Duration{50 * time.Millisecond, 30 * time.Millisecond, time.Millisecond}, 3},
+		{"late for every slot", []time.Duration{time.Second}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				slots := &lateSlots{lates: tc.lates}
+				out := sharedOutbox(t, &gateways.Shared{Slots: slots}, nil)
+				sent := 0
+				if _, err := out.Reply(context.Background(), conv, "hello", func(context.Context, gateways.Chunk) (string, error) {
+					sent++
+					return "m", nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if sent != 1 || slots.reserved() != tc.reserved {
+					t.Errorf("sent %d times after %d reservations; want once after %d", sent, slots.reserved(), tc.reserved)
+				}
+			})
+		})
+	}
+}

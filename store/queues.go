@@ -21,7 +21,10 @@ type SendSlots interface {
 	// clock), at which one more request fits every limit given, counting
 	// the requests reserved before under each key, and records it under
 	// each key. It returns how long from now that time is: the caller
-	// makes its request then. Every limit must have N > 0 and Per > 0.
+	// makes its request then. It may be below zero: the time passed while
+	// the reservation was made (the store's clock read as it ends, past a
+	// slow commit), and the caller is that late. Every limit must have
+	// N > 0 and Per > 0.
 	ReserveSend(ctx context.Context, limits ...SendLimit) (time.Duration, error)
 }
 

@@ -160,11 +160,19 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time
 	if err != nil {
 		return 0, err
 	}
-	if err := commitSlots(ctx, conn, writes, at); err != nil {
+	end, err := commitSlots(ctx, conn, writes, at)
+	if err != nil {
 		return 0, err
 	}
 	committed = true
-	return time.Duration(at - now), nil
+	if !db.serverClock {
+		end = db.now().UnixNano()
+	}
+	// From the clock read once committed, not the one the plan used: the
+	// caller waits from when it has the answer, and the commit's round
+	// trip (however slow) is not added to its wait; below zero when the
+	// time passed meanwhile (the caller is late: see gateways' reserve).
+	return time.Duration(at - end), nil
 }
 
 // lockSlots is reserveSend's first batch: BEGIN; the insert of the
@@ -178,7 +186,6 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time
 // without a row has none) and the clock. On an error the transaction may
 // be left open.
 func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]stamp, int64, error) {
-	const nowSQL = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
@@ -277,9 +284,9 @@ func planReservation(now int64, r reservation, rows map[string][]stamp) (int64, 
 // commitSlots is reserveSend's second batch: the update of the leaves'
 // rows that exist, the insert of those that do not (failing, 23505, if
 // another reservation created one meanwhile), each with the newest
-// reservation, at, then COMMIT. On an error the transaction may be left
-// open.
-func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) error {
+// reservation, at, then COMMIT, then the server's clock, which it
+// returns. On an error the transaction may be left open.
+func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) (int64, error) {
 	var upd, ins struct {
 		keys         []string
 		times, owned [][]byte
@@ -306,15 +313,24 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 			ins.keys, ins.times, at, ins.owned)
 	}
 	b.Queue(`COMMIT`)
+	b.Queue(`SELECT ` + nowSQL)
 	br := conn.SendBatch(ctx, b)
-	for range b.Len() {
+	for range b.Len() - 1 {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
-			return err
+			return 0, err
 		}
 	}
-	return br.Close()
+	var clock int64
+	if err := br.QueryRow().Scan(&clock); err != nil {
+		br.Close()
+		return 0, err
+	}
+	return clock, br.Close()
 }
+
+// nowSQL is the server's clock as Unix nanoseconds.
+const nowSQL = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 
 // maxReserved bounds the reservations kept under one key (those not yet
 // out of their window): past it a reservation is refused, and the caller

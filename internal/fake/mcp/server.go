@@ -13,9 +13,12 @@
 //   - grow: adds the tool "extra" (→ "extra here"), which sends
 //     notifications/tools/list_changed
 //   - many0000 on, Options.Many of them (→ "many <n>")
+//   - await (only with Options.Await): {"file"}, a plain file name → blocks
+//     until that file exists in the workspace (a test releases it), then
+//     "released by <file>"
 //
 // Every call is appended, one JSON line, to Options.CallLog when set, and
-// a hang's cancellation as {"tool":"hang","cancelled":true}.
+// a hang's or an await's cancellation as {"tool":…,"cancelled":true}.
 //
 // Importers alias it, e.g. fakemcp "github.com/…/internal/fake/mcp".
 package mcp
@@ -33,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,6 +61,9 @@ type Options struct {
 	EndlessPages bool
 	// Lists, when set, counts the tools/list requests served.
 	Lists *atomic.Int64
+	// Await adds the tool await, which answers once a file appears in
+	// Workspace.
+	Await bool
 }
 
 // logMu serialises appends to a call log within this process.
@@ -98,7 +105,40 @@ func NewServer(o Options) *sdk.Server {
 	o.addMany(s)
 	o.addDataTools(s)
 	o.addBehaviourTools(s)
+	if o.Await {
+		o.addAwait(s)
+	}
 	return s
+}
+
+// awaitPoll is how often await looks for its file.
+const awaitPoll = 10 * time.Millisecond
+
+// addAwait adds the tool await: it answers once the file its call names
+// exists in Options.Workspace, or ends with the call's cancellation.
+func (o Options) addAwait(s *sdk.Server) {
+	s.AddTool(&sdk.Tool{
+		Name: "await", Description: "Answers once a file exists in the workspace.",
+		InputSchema: schema(`{"type":"object","properties":{"file":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":64}},"required":["file"],"additionalProperties":false}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		m := o.args("await", req)
+		file, _ := m["file"].(string)
+		path := filepath.Join(o.Workspace, filepath.Base(file))
+		t := time.NewTicker(awaitPoll)
+		defer t.Stop()
+		for {
+			if _, err := os.Stat(path); err == nil {
+				return text("released by " + file), nil
+			}
+			select {
+			case <-ctx.Done():
+				o.record(map[string]any{"tool": "await", "cancelled": true})
+				return nil, ctx.Err()
+			case <-t.C:
+			}
+		}
+	})
 }
 
 // addMany adds the Options.Many tools many0000, many0001, …, each
@@ -239,8 +279,8 @@ func Handler(o Options, header, value string) http.Handler {
 }
 
 // Build compiles the stdio fake (cmd/fakemcp) into dir and returns its
-// path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS, FAKE_MCP_NOTE
-// (Options), and
+// path. Its environment: FAKE_MCP_WORKSPACE, FAKE_MCP_CALLS, FAKE_MCP_NOTE,
+// FAKE_MCP_AWAIT (Options; any value sets Await), and
 // FAKE_MCP_FAIL_START, which makes it exit 1 at once, saying its value on
 // stderr.
 func Build(dir string) (string, error) {

@@ -26,6 +26,7 @@ func main() {
 		Workspace: os.Getenv("FAKE_MCP_WORKSPACE"),
 		CallLog:   os.Getenv("FAKE_MCP_CALLS"),
 		Note:      os.Getenv("FAKE_MCP_NOTE"),
+		Await:     os.Getenv("FAKE_MCP_AWAIT") != "",
 	})
 	if err := s.Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
