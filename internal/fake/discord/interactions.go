@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // webhookTTL is how long an interaction token serves @original and
@@ -28,7 +26,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	rec, e := s.callbackLocked(r.PathValue("id"), r.PathValue("token"), req.Type, req.Data, arrival.Of(r))
+	rec, e := s.callbackLocked(r.PathValue("id"), r.PathValue("token"), req.Type, req.Data)
 	if e != nil {
 		rec.Code = e.code
 	}
@@ -41,9 +39,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// callbackLocked answers the callback of interaction id, a request that
-// arrived at at.
-func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.RawMessage, at time.Time) (InteractionResponse, *apiError) {
+func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.RawMessage) (InteractionResponse, *apiError) {
 	rec := InteractionResponse{InteractionID: id, Type: typ}
 	in, ok := s.interacts[id]
 	if !ok || in.token != token || in.dispatched.IsZero() {
@@ -68,7 +64,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 	rec.Content, rec.Components, rec.Flags = b.content, b.components, b.flags
 	switch typ {
 	case CallbackMessage:
-		obj, e := s.createLocked(in.channelID, b, at, ViaInteraction, in.id)
+		obj, e := s.createLocked(in.channelID, b, ViaInteraction, in.id)
 		if e != nil {
 			return rec, e
 		}
@@ -77,7 +73,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 		m := &stored{
 			Sent: Sent{
 				ID: s.newIDLocked(), ChannelID: in.channelID, GuildID: in.guildID,
-				Flags: b.flags&FlagEphemeral | FlagLoading, Via: ViaInteraction, Interaction: in.id, At: at,
+				Flags: b.flags&FlagEphemeral | FlagLoading, Via: ViaInteraction, Interaction: in.id, At: time.Now(),
 			},
 			author: s.Bot(),
 		}
@@ -91,7 +87,7 @@ func (s *Server) callbackLocked(id, token string, typ int, data map[string]json.
 		if !ok {
 			return rec, errUnknownMessage
 		}
-		if _, e := s.editLocked(m, b, at, ViaInteraction, in.id); e != nil {
+		if _, e := s.editLocked(m, b, ViaInteraction, in.id); e != nil {
 			return rec, e
 		}
 		in.original = in.messageID
@@ -154,7 +150,7 @@ func (s *Server) editOriginalLocked(r *http.Request, b body) (map[string]any, *a
 	if m.Flags&FlagLoading != 0 {
 		m.Flags &^= FlagLoading
 	}
-	return s.editLocked(m, b, arrival.Of(r), ViaInteraction, in.id)
+	return s.editLocked(m, b, ViaInteraction, in.id)
 }
 
 // followup answers POST /webhooks/{app}/{token}[?wait=true]: a follow-up
@@ -169,7 +165,7 @@ func (s *Server) followup(w http.ResponseWriter, r *http.Request) {
 	var obj map[string]any
 	in, e := s.webhookLocked(r)
 	if e == nil {
-		obj, e = s.createLocked(in.channelID, b, arrival.Of(r), ViaFollowup, in.id)
+		obj, e = s.createLocked(in.channelID, b, ViaFollowup, in.id)
 	}
 	s.mu.Unlock()
 	switch {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // MaxContent is the longest message content, in characters (runes).
@@ -130,7 +128,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	channel := r.PathValue("channel")
 	s.mu.Lock()
-	obj, e := s.createLocked(channel, b, arrival.Of(r), ViaChannel, "")
+	obj, e := s.createLocked(channel, b, ViaChannel, "")
 	s.mu.Unlock()
 	if e != nil {
 		writeAPIError(w, e)
@@ -139,9 +137,9 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, obj)
 }
 
-// createLocked checks and stores a bot message sent by a request that
-// arrived at at, echoes it on the gateway and returns its message object.
-func (s *Server) createLocked(channel string, b body, at time.Time, via, interaction string) (map[string]any, *apiError) {
+// createLocked checks and stores a bot message, echoes it on the gateway
+// and returns its message object.
+func (s *Server) createLocked(channel string, b body, via, interaction string) (map[string]any, *apiError) {
 	if b.content == "" && len(b.components) == 0 && !b.embeds && len(b.files) == 0 {
 		return nil, errEmptyMessage
 	}
@@ -159,7 +157,7 @@ func (s *Server) createLocked(channel string, b body, at time.Time, via, interac
 		Sent: Sent{
 			ID: s.newIDLocked(), ChannelID: channel, GuildID: s.channels[channel], Content: b.content,
 			Reference: b.reference, Components: b.components, AllowedMentions: b.allowedMentions,
-			Flags: b.flags, Via: via, Interaction: interaction, At: at,
+			Flags: b.flags, Via: via, Interaction: interaction, At: time.Now(),
 		},
 		author: s.Bot(),
 		embeds: b.embeds,
@@ -191,7 +189,7 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	var obj map[string]any
 	if e == nil {
-		obj, e = s.editLocked(m, b, arrival.Of(r), ViaChannel, "")
+		obj, e = s.editLocked(m, b, ViaChannel, "")
 	}
 	s.mu.Unlock()
 	if e != nil {
@@ -201,9 +199,9 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, obj)
 }
 
-// editLocked applies b to m by a request that arrived at at, records the
-// edit and returns the message object.
-func (s *Server) editLocked(m *stored, b body, at time.Time, via, interaction string) (map[string]any, *apiError) {
+// editLocked applies b to m, records the edit and returns the message
+// object.
+func (s *Server) editLocked(m *stored, b body, via, interaction string) (map[string]any, *apiError) {
 	next := *m
 	if b.contentSet {
 		next.Content = b.content
@@ -217,7 +215,7 @@ func (s *Server) editLocked(m *stored, b body, at time.Time, via, interaction st
 	if next.Content == "" && len(next.Components) == 0 && !next.embeds && !b.embeds {
 		return nil, errEmptyMessage
 	}
-	next.edited = at
+	next.edited = time.Now()
 	*m = next
 	s.edits = append(s.edits, Edit{
 		ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Components: m.Components,
@@ -228,7 +226,7 @@ func (s *Server) editLocked(m *stored, b body, at time.Time, via, interaction st
 
 func (s *Server) startTyping(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.typing = append(s.typing, Typing{ChannelID: r.PathValue("channel"), At: arrival.Of(r)})
+	s.typing = append(s.typing, Typing{ChannelID: r.PathValue("channel"), At: time.Now()})
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
-
-	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // RouteStartThread starts a thread from a message (discordgo's
@@ -22,8 +20,8 @@ const (
 // thread) in the parent's guild.
 type Thread struct {
 	ID, ParentID, GuildID, Name string
-	AutoArchive                 int       // minutes
-	At                          time.Time // when the request arrived
+	AutoArchive                 int // minutes
+	At                          time.Time
 }
 
 // GuildChannel makes channel a text channel of guild, as if a message
@@ -78,7 +76,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, &apiError{status: http.StatusBadRequest, code: 160004, message: "A thread has already been created for this message"})
 		return
 	}
-	t := Thread{ID: id, ParentID: channel, GuildID: s.channels[channel], Name: req.Name, AutoArchive: req.AutoArchiveDuration, At: arrival.Of(r)}
+	t := Thread{ID: id, ParentID: channel, GuildID: s.channels[channel], Name: req.Name, AutoArchive: req.AutoArchiveDuration, At: time.Now()}
 	if t.AutoArchive == 0 {
 		t.AutoArchive = 4320
 	}

@@ -118,9 +118,9 @@ type Sent struct {
 	Components      []Component
 	AllowedMentions *AllowedMentions
 	Flags           int
-	Via             string    // ViaChannel, ViaInteraction or ViaFollowup
-	Interaction     string    // the interaction id for ViaInteraction and ViaFollowup
-	At              time.Time // when the bot's request arrived, before the fake read it (injected: when injected)
+	Via             string // ViaChannel, ViaInteraction or ViaFollowup
+	Interaction     string // the interaction id for ViaInteraction and ViaFollowup
+	At              time.Time
 }
 
 // Edit records an accepted edit of a message; Content and Components are
@@ -134,13 +134,13 @@ type Edit struct {
 	ComponentsSet bool // the edit changed components
 	Via           string
 	Interaction   string
-	At            time.Time // when the request arrived
+	At            time.Time
 }
 
 // Typing records a POST /channels/{c}/typing.
 type Typing struct {
 	ChannelID string
-	At        time.Time // when the request arrived
+	At        time.Time
 }
 
 // Interaction names an injected interaction: its id and token, the two
