@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // maxSeriesPerFamily bounds the series of one family: label values come
@@ -156,8 +157,13 @@ func overflowValue(k string) string {
 	return overflow
 }
 
-// clip cuts v to at most maxLabelLen bytes, at a rune's start.
+// clip cuts v to at most maxLabelLen bytes, at a rune's start, its
+// bytes that are not UTF-8 replaced (as escape would write them: two
+// values that differ only there would be two series under one label set).
 func clip(v string) string {
+	if !utf8.ValidString(v) {
+		v = strings.ToValidUTF8(v, string(utf8.RuneError))
+	}
 	if len(v) <= maxLabelLen {
 		return v
 	}

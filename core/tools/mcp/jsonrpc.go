@@ -76,6 +76,8 @@ type conn struct {
 	nextID atomic.Int64
 	warned atomic.Bool // a message was left out: the next ones are logged at debug level
 
+	answering chan struct{} // one per answer to the server being sent (maxAnswering)
+
 	mu      sync.Mutex
 	pending map[int64]chan *message
 	done    chan struct{} // closed once the conn ended
@@ -88,7 +90,7 @@ func newConn(log zerolog.Logger, onNotify func(string)) *conn {
 		onNotify = func(string) {}
 	}
 	return &conn{log: log, onNotify: onNotify, ctx: ctx, cancel: cancel,
-		pending: map[int64]chan *message{}, done: make(chan struct{})}
+		answering: make(chan struct{}, maxAnswering), pending: map[int64]chan *message{}, done: make(chan struct{})}
 }
 
 // end ends the conn (once) for err: every waiting call fails with it.
@@ -205,6 +207,13 @@ func decodeResult(method string, m *message, out any) error {
 	return nil
 }
 
+// maxAnswering bounds the answers to the server's requests being sent at
+// once: a server that sends requests by the thousand and does not read
+// the answers (a stdio child that never reads its stdin) would otherwise
+// hold a goroutine and an answer of the client's for each. Its requests
+// past it are left out, unanswered.
+const maxAnswering = 16
+
 // cancelGrace bounds the sending of a notification after its call ended.
 const cancelGrace = 5 * time.Second
 
@@ -265,7 +274,15 @@ func (c *conn) deliverOne(data []byte, id int64) bool {
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case m.Method != "" && hasID:
-		go c.answer(m.ID, m.Method)
+		select {
+		case c.answering <- struct{}{}:
+			go func() {
+				defer func() { <-c.answering }()
+				c.answer(m.ID, m.Method)
+			}()
+		default:
+			c.leftOut(nil, "mcp server sent more requests than the client answers at once; left out")
+		}
 	case m.Method != "":
 		c.onNotify(m.Method)
 	case hasID:

@@ -34,7 +34,7 @@ func (r *regexps) get(pattern string) (*regexp.Regexp, error) {
 	if re, ok := r.m[pattern]; ok {
 		return re, nil
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := compilePattern(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("the schema's pattern %q: %w", tools.Truncate(pattern, 80), err)
 	}

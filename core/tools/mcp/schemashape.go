@@ -4,7 +4,36 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 )
+
+// Bounds of a schema's pattern (RE2 matches in time linear in the input
+// times the program's size): its bytes and its compiled instructions.
+const (
+	maxPattern      = 1024
+	maxPatternInsts = 1000
+)
+
+// compilePattern compiles a schema's pattern within maxPattern and
+// maxPatternInsts.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if len(p) > maxPattern {
+		return nil, fmt.Errorf("a pattern of %d bytes, over %d", len(p), maxPattern)
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	if len(prog.Inst) > maxPatternInsts {
+		return nil, fmt.Errorf("a pattern of %d instructions compiled, over %d", len(prog.Inst), maxPatternInsts)
+	}
+	return regexp.Compile(p)
+}
 
 // Keywords of a schema by the shape of their value.
 var (
@@ -82,7 +111,7 @@ func checkShapeMaps(m map[string]any, path string) error {
 		}
 		for name, s := range obj {
 			if k == "patternProperties" {
-				if _, err := regexp.Compile(name); err != nil {
+				if _, err := compilePattern(name); err != nil {
 					return fmt.Errorf("%q: %w", "#"+path+"/"+k, err)
 				}
 			}
@@ -109,9 +138,13 @@ func checkShapeMaps(m map[string]any, path string) error {
 func checkShapeValues(m map[string]any, path string) error {
 	bad := func(k, want string) error { return fmt.Errorf("%q: want %s", "#"+path+"/"+k, want) }
 	switch t := m["type"].(type) {
-	case nil, string:
+	case nil:
+	case string:
+		if !slices.Contains(typeNames, t) {
+			return bad("type", "a type or a list of types")
+		}
 	case []any:
-		if !isNames(t) {
+		if !isNames(t) || slices.ContainsFunc(t, func(x any) bool { return !slices.Contains(typeNames, x.(string)) }) {
 			return bad("type", "a type or a list of types")
 		}
 	default:
@@ -154,12 +187,15 @@ func checkShapeValues(m map[string]any, path string) error {
 		}
 	}
 	if p, ok := m["pattern"].(string); ok {
-		if _, err := regexp.Compile(p); err != nil {
+		if _, err := compilePattern(p); err != nil {
 			return fmt.Errorf("%q: %w", "#"+path+"/pattern", err)
 		}
 	}
 	return nil
 }
+
+// typeNames are the types a schema's "type" names.
+var typeNames = []string{"null", "boolean", "object", "array", "number", "string", "integer"}
 
 // isNames reports whether v is a list of strings.
 func isNames(v any) bool {

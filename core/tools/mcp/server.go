@@ -209,6 +209,9 @@ const (
 	MaxToolBytes = 256 << 10
 	// MaxListPages is the most tools/list pages read from one server.
 	MaxListPages = 16
+	// maxLeftOutLogged is how many tools left out of one listing are
+	// logged one by one; the others are counted in the caps' warning.
+	maxLeftOutLogged = 8
 )
 
 // list fetches the server's tools (their pages, up to MaxListPages) and
@@ -217,7 +220,7 @@ const (
 func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, error) {
 	var out []tools.Tool
 	seen := map[string]bool{}
-	size, over, unread := 0, 0, false
+	size, over, bad, unread := 0, 0, 0, false
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == MaxListPages {
@@ -234,16 +237,13 @@ func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, err
 				continue
 			}
 			tl, err := newTool(s, t)
-			if errors.Is(err, errTaskOnly) { // the server's design, not its fault
-				s.log.Info().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
-				continue
+			if err == nil && seen[tl.spec.Name] {
+				err = fmt.Errorf("its name %s is taken", tl.spec.Name)
 			}
 			if err != nil {
-				s.log.Warn().Str("tool", t.Name).Err(err).Msg("mcp tool left out")
-				continue
-			}
-			if seen[tl.spec.Name] {
-				s.log.Warn().Str("tool", t.Name).Str("name", tl.spec.Name).Msg("mcp tool left out: its name is taken")
+				if bad++; bad <= maxLeftOutLogged {
+					s.logLeftOut(t.Name, err)
+				}
 				continue
 			}
 			n := len(tl.spec.Name) + len(tl.spec.Description) + len(tl.spec.Parameters)
@@ -262,6 +262,9 @@ func (s *server) list(ctx context.Context, cs *clientSession) ([]tools.Tool, err
 			break
 		}
 		cursor = res.NextCursor
+	}
+	if bad > maxLeftOutLogged {
+		s.log.Warn().Int("left_out", bad).Int("logged", maxLeftOutLogged).Msg("mcp tools left out: more than were logged one by one")
 	}
 	if over > 0 || unread {
 		s.log.Warn().Int("offered", len(out)).Int("left_out", over).Bool("pages_unread", unread).

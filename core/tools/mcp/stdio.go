@@ -128,10 +128,11 @@ func (t *stdioTransport) send(ctx context.Context, msg []byte, _ int64) error {
 
 // close closes the child's input, then sends it SIGTERM after
 // terminateGrace and SIGKILL after another, and waits for it to exit.
+// It does not wait for wmu: a write to a child that does not read its
+// input would hold it until the write's context ended; the close ends
+// that write.
 func (t *stdioTransport) close() error {
-	t.wmu.Lock()
 	err := t.w.Close()
-	t.wmu.Unlock()
 	if t.cmd == nil {
 		t.r.Close()
 		return err

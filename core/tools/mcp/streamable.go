@@ -15,6 +15,10 @@ import (
 	"github.com/gatehouse-bot/gatehouse/core/tools"
 )
 
+// maxSessionID caps the session id a server gives (sent back with every
+// request); the spec allows only visible ASCII in it.
+const maxSessionID = 1024
+
 // versionHeader carries the protocol version agreed at initialisation.
 const versionHeader = "MCP-Protocol-Version"
 
@@ -90,10 +94,14 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	defer resp.Body.Close()
 	if s := resp.Header.Get(sessionHeader); s != "" {
 		t.mu.Lock()
-		if t.session == "" {
+		known := t.session != ""
+		if !known && validSessionID(s) {
 			t.session = s
 		}
 		t.mu.Unlock()
+		if !known && !validSessionID(s) {
+			return fmt.Errorf("the server's session id (%d bytes) is not at most %d visible ASCII characters", len(s), maxSessionID)
+		}
 	}
 	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
 		if id > 0 {
@@ -121,6 +129,20 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 		return nil
 	}
 	return fmt.Errorf("the server answered with content type %q, not JSON or an SSE stream", tools.Truncate(mt, 80))
+}
+
+// validSessionID reports whether s is a session id this client sends
+// back: at most maxSessionID characters from '!' to '~'.
+func validSessionID(s string) bool {
+	if len(s) > maxSessionID {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // statusError names an HTTP answer that is not a success, with the start

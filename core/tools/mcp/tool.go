@@ -65,6 +65,15 @@ func newTool(srv *server, t *remoteTool) (*tool, error) {
 	}, nil
 }
 
+// logLeftOut logs a tool of the server left out, its name cut.
+func (s *server) logLeftOut(name string, err error) {
+	ev := s.log.Warn()
+	if errors.Is(err, errTaskOnly) { // the server's design, not its fault
+		ev = s.log.Info()
+	}
+	ev.Str("tool", tools.Truncate(name, 64)).Str("error", tools.Truncate(err.Error(), maxErrorText)).Msg("mcp tool left out")
+}
+
 // Spec implements tools.Tool.
 func (t *tool) Spec() tools.Spec { return t.spec }
 
