@@ -3,8 +3,9 @@ package slack
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 	"unicode/utf8"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // Posts returns the chat.postMessage calls Slack accepted for channel, in
@@ -96,7 +97,7 @@ func (s *Server) wireMessage(m Message) map[string]any {
 	return out
 }
 
-func (s *Server) postMessage(w http.ResponseWriter, p params) {
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, p params) {
 	ch := p["channel"]
 	if ch == "" {
 		writeError(w, "channel_not_found")
@@ -110,7 +111,7 @@ func (s *Server) postMessage(w http.ResponseWriter, p params) {
 	ts := s.tsLocked()
 	post := Post{
 		Channel: ch, TS: ts, Text: p["text"], Blocks: rawBlocks(p),
-		ThreadTS: p["thread_ts"], Mrkdwn: p["mrkdwn"], At: time.Now(),
+		ThreadTS: p["thread_ts"], Mrkdwn: p["mrkdwn"], At: arrival.Of(r),
 	}
 	s.posts = append(s.posts, post)
 	m := &Message{Channel: ch, TS: ts, Text: post.Text, Blocks: post.Blocks, ThreadTS: post.ThreadTS}
@@ -124,7 +125,7 @@ func (s *Server) postMessage(w http.ResponseWriter, p params) {
 	writeOK(w, map[string]any{"channel": ch, "ts": ts, "message": wire})
 }
 
-func (s *Server) update(w http.ResponseWriter, p params) {
+func (s *Server) update(w http.ResponseWriter, r *http.Request, p params) {
 	if p["channel"] == "" {
 		writeError(w, "channel_not_found")
 		return
@@ -140,7 +141,7 @@ func (s *Server) update(w http.ResponseWriter, p params) {
 		writeError(w, "message_not_found")
 		return
 	}
-	up := Update{Channel: m.Channel, TS: m.TS, Text: p["text"], Blocks: rawBlocks(p), Parse: p["parse"], At: time.Now()}
+	up := Update{Channel: m.Channel, TS: m.TS, Text: p["text"], Blocks: rawBlocks(p), Parse: p["parse"], At: arrival.Of(r)}
 	s.updates = append(s.updates, up)
 	if p.has("text") {
 		m.Text = up.Text
@@ -154,7 +155,7 @@ func (s *Server) update(w http.ResponseWriter, p params) {
 	writeOK(w, map[string]any{"channel": up.Channel, "ts": up.TS, "text": wire["text"], "message": wire})
 }
 
-func (s *Server) postEphemeral(w http.ResponseWriter, p params) {
+func (s *Server) postEphemeral(w http.ResponseWriter, r *http.Request, p params) {
 	switch {
 	case p["channel"] == "":
 		writeError(w, "channel_not_found")
@@ -171,7 +172,7 @@ func (s *Server) postEphemeral(w http.ResponseWriter, p params) {
 	ts := s.tsLocked()
 	s.ephemerals = append(s.ephemerals, Ephemeral{
 		Channel: p["channel"], User: p["user"], Text: p["text"], Blocks: rawBlocks(p),
-		ThreadTS: p["thread_ts"], At: time.Now(),
+		ThreadTS: p["thread_ts"], At: arrival.Of(r),
 	})
 	s.mu.Unlock()
 	writeOK(w, map[string]any{"message_ts": ts})

@@ -10,7 +10,7 @@ import (
 // Slack answers an open DM); a channel given is answered as it is. No
 // user, or several (a group DM, which the fake does not keep), →
 // users_list_not_supplied.
-func (s *Server) conversationsOpen(w http.ResponseWriter, p params) {
+func (s *Server) conversationsOpen(w http.ResponseWriter, _ *http.Request, p params) {
 	users := strings.Split(strings.TrimSpace(p["users"]), ",")
 	switch {
 	case p["channel"] != "":

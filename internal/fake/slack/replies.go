@@ -136,7 +136,7 @@ func compareTS(a, b string) int {
 // replies serves conversations.replies: one page of a thread (the parent
 // first, then the replies oldest first), at most limit messages (default
 // and maximum 1000); the rest is had with the page's next_cursor.
-func (s *Server) replies(w http.ResponseWriter, p params) {
+func (s *Server) replies(w http.ResponseWriter, _ *http.Request, p params) {
 	s.mu.Lock()
 	s.replyCalls = append(s.replyCalls, RepliesCall{Channel: p["channel"], TS: p["ts"], Cursor: p["cursor"], Limit: p["limit"]})
 	s.mu.Unlock()

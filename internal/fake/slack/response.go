@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // responsePath is where the fake's response_url endpoints live.
@@ -59,7 +60,7 @@ func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request, id str
 		s.responses = append(s.responses, ResponseURLPost{
 			URL: s.srv.URL + responsePath + id, Text: msg.Text, Blocks: msg.Blocks, ThreadTS: msg.ThreadTS,
 			ResponseType: msg.ResponseType, ReplaceOriginal: msg.ReplaceOriginal, DeleteOriginal: msg.DeleteOriginal,
-			Body: body, At: time.Now(),
+			Body: body, At: arrival.Of(r),
 		})
 	}
 	s.mu.Unlock()

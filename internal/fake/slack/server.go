@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // Options configure a Server; zero fields take defaults.
@@ -145,7 +147,12 @@ func New(o Options) *Server {
 		buckets:  make(map[string]*bucket),
 		socket:   newSocketState(),
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	// The records' At is each request's arrival, as Slack counts it
+	// against its limits, however late this process reads it.
+	s.srv.Listener = arrival.Listen(s.srv.Listener)
+	s.srv.Config.ConnContext = arrival.ConnContext
+	s.srv.Start()
 	return s
 }
 
@@ -238,7 +245,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-type handler func(http.ResponseWriter, params)
+type handler func(http.ResponseWriter, *http.Request, params)
 
 func (s *Server) handlers() map[string]handler {
 	return map[string]handler{
@@ -290,7 +297,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 	if method == "chat.postMessage" && !s.pace(w, p["channel"]) {
 		return
 	}
-	h(w, p)
+	h(w, r, p)
 }
 
 // checkToken returns Slack's error for a missing or wrong token, or "".
@@ -360,7 +367,7 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, method, key
 	return true
 }
 
-func (s *Server) authTest(w http.ResponseWriter, _ params) {
+func (s *Server) authTest(w http.ResponseWriter, _ *http.Request, _ params) {
 	writeOK(w, map[string]any{
 		"url":     "https://" + s.opts.TeamDomain + ".slack.com/",
 		"team":    "Gatehouse Test",

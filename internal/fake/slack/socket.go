@@ -136,7 +136,7 @@ func (s *Server) dispatchLocked(f frame) {
 }
 
 // connectionsOpen hands out a one-time websocket URL.
-func (s *Server) connectionsOpen(w http.ResponseWriter, _ params) {
+func (s *Server) connectionsOpen(w http.ResponseWriter, _ *http.Request, _ params) {
 	s.mu.Lock()
 	ticket := fmt.Sprintf("%08d-fake-ticket", s.nextLocked())
 	s.socket.tickets[ticket] = true

@@ -12,8 +12,8 @@ type Post struct {
 	Text     string
 	Blocks   json.RawMessage // the blocks field as sent; nil when absent
 	ThreadTS string
-	Mrkdwn   string // the mrkdwn field as sent ("" when absent)
-	At       time.Time
+	Mrkdwn   string    // the mrkdwn field as sent ("" when absent)
+	At       time.Time // when the request arrived, before the fake read it
 }
 
 // Buttons returns the buttons of the post's actions blocks, in order.
@@ -28,7 +28,7 @@ type Update struct {
 	// Parse is the parse field as sent: chat.update defaults to "client"
 	// when it is absent, which turns a written @channel into a mention.
 	Parse string
-	At    time.Time
+	At    time.Time // when the request arrived, before the fake read it
 }
 
 // Buttons returns the buttons of the update's actions blocks, in order.
@@ -41,7 +41,7 @@ type Ephemeral struct {
 	Text     string
 	Blocks   json.RawMessage
 	ThreadTS string
-	At       time.Time
+	At       time.Time // when the request arrived, before the fake read it
 }
 
 // ResponseURLPost records a POST to a response_url the fake handed out with
@@ -55,7 +55,7 @@ type ResponseURLPost struct {
 	ReplaceOriginal bool
 	DeleteOriginal  bool
 	Body            json.RawMessage // the whole body
-	At              time.Time
+	At              time.Time       // when the request arrived, before the fake read it
 }
 
 // Message is the current state of a message the bot posted, after updates.

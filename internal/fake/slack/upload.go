@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-bot/gatehouse/internal/fake/arrival"
 )
 
 // The external upload flow, as the Web API documents it:
@@ -40,7 +42,7 @@ type SharedFile struct {
 	Channel        string // channel_id
 	ThreadTS       string // thread_ts; empty outside a thread
 	InitialComment string
-	At             time.Time
+	At             time.Time // when the completing request arrived
 }
 
 // uploadState is the fake's side of the upload flow.
@@ -69,7 +71,7 @@ func (s *Server) SharedFiles() []SharedFile {
 // {"ok":false,"error":"file_too_large"}. Nothing is recorded.
 func (s *Server) RefuseUploads(refuse bool) { s.refuse.Store(refuse) }
 
-func (s *Server) getUploadURLExternal(w http.ResponseWriter, p params) {
+func (s *Server) getUploadURLExternal(w http.ResponseWriter, _ *http.Request, p params) {
 	length, err := strconv.Atoi(p["length"])
 	switch {
 	case strings.TrimSpace(p["filename"]) == "":
@@ -152,7 +154,7 @@ func readUpload(r *http.Request) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-func (s *Server) completeUploadExternal(w http.ResponseWriter, p params) {
+func (s *Server) completeUploadExternal(w http.ResponseWriter, r *http.Request, p params) {
 	var files []struct {
 		ID    string `json:"id"`
 		Title string `json:"title"`
@@ -178,7 +180,7 @@ func (s *Server) completeUploadExternal(w http.ResponseWriter, p params) {
 		up := s.uploads.pending[f.ID]
 		delete(s.uploads.pending, f.ID)
 		s.uploads.shared = append(s.uploads.shared, SharedFile{ID: f.ID, Name: up.name, Title: f.Title, Data: up.data,
-			Channel: p["channel_id"], ThreadTS: p["thread_ts"], InitialComment: p["initial_comment"], At: time.Now()})
+			Channel: p["channel_id"], ThreadTS: p["thread_ts"], InitialComment: p["initial_comment"], At: arrival.Of(r)})
 		out = append(out, map[string]string{"id": f.ID, "title": f.Title})
 	}
 	writeOK(w, map[string]any{"files": out})
