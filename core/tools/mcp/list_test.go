@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -54,5 +55,30 @@ func TestToolListIsCapped(t *testing.T) {
 				t.Errorf("%d warnings of the caps, want 1:\n%s", c, r.log.String())
 			}
 		})
+	}
+}
+
+// TestToolListChangesAreListedAtMostOnceASecond: a server notifying
+// tools/list_changed without pause (50 times in a second) was listed
+// again for each notification; now at most once a RefreshEvery, every
+// change still offered in the end.
+func TestToolListChangesAreListedAtMostOnceASecond(t *testing.T) {
+	var lists atomic.Int64
+	opts := fakemcp.Options{Workspace: t.TempDir(), Lists: &lists, Churn: true}
+	ts := httptest.NewServer(fakemcp.Handler(opts, "", ""))
+	t.Cleanup(ts.Close)
+	r := start(t, tools.Options{}, mcp.ServerConfig{Name: "churny", URL: ts.URL})
+	r.waitTool(t, "mcp__churny__churn")
+	before, began := lists.Load(), time.Now()
+	const n = 50
+	if res := r.act(t, "mcp__churny__churn", `{"n":50}`); res.Failed {
+		t.Fatalf("churn = %+v", res)
+	}
+	r.waitTool(t, fmt.Sprintf("mcp__churny__churn%d", n-1))
+	listed, took := lists.Load()-before, time.Since(began)
+	// One listing for the first notification, one a RefreshEvery after
+	// each listing since, and the one under way.
+	if most := 2 + int64(took/mcp.RefreshEvery); listed > most {
+		t.Errorf("listed %d times in %v for %d changes; want at most %d (one a %v)", listed, took.Round(time.Millisecond), n, most, mcp.RefreshEvery)
 	}
 }

@@ -377,6 +377,7 @@ func (s *server) serve(ctx context.Context, sess *session) {
 		s.stop(sess)
 		<-ended
 	}()
+	listed := time.Now()      // the tools were listed as the session began
 	var ping <-chan time.Time // an HTTP server's only sign of life
 	if sess.cmd == nil && s.ping > 0 {
 		t := time.NewTicker(s.ping)
@@ -405,18 +406,12 @@ func (s *server) serve(ctx context.Context, sess *session) {
 				return
 			}
 		case <-s.refresh:
-			lctx, cancel := context.WithTimeout(ctx, s.cfg.startTimeout())
-			list, err := s.list(lctx, sess.cs)
-			cancel()
-			if err != nil {
-				s.log.Warn().Err(err).Msg("mcp tool list refresh failed")
-				continue
+			if !s.refreshTools(ctx, sess, ended, &listed) {
+				if ctx.Err() != nil {
+					state = "stopped"
+				}
+				return
 			}
-			if err := s.install(sess.cs, list); err != nil {
-				s.log.Error().Err(err).Msg("mcp tools not refreshed")
-				continue
-			}
-			s.log.Info().Int("tools", len(list)).Msg("mcp tool list changed")
 		}
 	}
 }

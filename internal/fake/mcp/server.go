@@ -13,6 +13,9 @@
 //   - grow: adds the tool "extra" (→ "extra here"), which sends
 //     notifications/tools/list_changed
 //   - many0000 on, Options.Many of them (→ "many <n>")
+//   - churn (only with Options.Churn): {"n"} → adds the tools churn0 …
+//     churn<n-1>, one every 20 ms (each change notified on its own:
+//     notifications/tools/list_changed n times), then "added <n>"
 //   - await (only with Options.Await): {"file"}, a plain file name → blocks
 //     until that file exists in the workspace (a test releases it), then
 //     "released by <file>"
@@ -64,6 +67,8 @@ type Options struct {
 	// Await adds the tool await, which answers once a file appears in
 	// Workspace.
 	Await bool
+	// Churn adds the tool churn, which adds tools one by one.
+	Churn bool
 }
 
 // logMu serialises appends to a call log within this process.
@@ -108,11 +113,40 @@ func NewServer(o Options) *sdk.Server {
 	if o.Await {
 		o.addAwait(s)
 	}
+	if o.Churn {
+		addChurn(s)
+	}
 	return s
 }
 
 // awaitPoll is how often await looks for its file.
 const awaitPoll = 10 * time.Millisecond
+
+// addChurn adds the tool churn: {"n"} (at most 200) adds n tools, one
+// every 20 ms, longer apart than the SDK gathers changes into one
+// notification (10 ms), so that each is notified.
+func addChurn(s *sdk.Server) {
+	s.AddTool(&sdk.Tool{
+		Name: "churn", Description: "Adds tools one by one.",
+		InputSchema: schema(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":200}},"required":["n"]}`),
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var a struct{ N int }
+		_ = json.Unmarshal(req.Params.Arguments, &a)
+		for i := range min(a.N, 200) {
+			s.AddTool(&sdk.Tool{
+				Name: fmt.Sprintf("churn%d", i), Description: "Added by churn.",
+				InputSchema: schema(`{"type":"object","properties":{}}`),
+				Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+			}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("churned"), nil })
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		return text(fmt.Sprintf("added %d", a.N)), nil
+	})
+}
 
 // addAwait adds the tool await: it answers once the file its call names
 // exists in Options.Workspace, or ends with the call's cancellation.
