@@ -125,7 +125,7 @@ func (g *Gateway) ReportsReceiving() bool { return g.cfg.Mode != ModeWebhook }
 // fetch makes one getUpdates request that Telegram may hold for timeout
 // (rounded up to whole seconds; 0 answers at once). The request's deadline
 // is the watchdog: past the timeout plus StallMargin it is abandoned.
-func (g *Gateway) fetch(ctx context.Context, offset int, timeout time.Duration) ([]json.RawMessage, error) {
+func (g *Gateway) fetch(ctx context.Context, offset int, timeout time.Duration) ([][]byte, error) {
 	secs := int((timeout + time.Second - 1) / time.Second)
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+g.cfg.StallMargin)
 	defer cancel()
@@ -136,8 +136,8 @@ func (g *Gateway) fetch(ctx context.Context, offset int, timeout time.Duration) 
 		}
 		return nil, fmt.Errorf("telegram: getUpdates: %w", g.scrub(err))
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(resp.Result, &raws); err != nil {
+	raws, err := decodeBatch(resp.Result)
+	if err != nil {
 		return nil, fmt.Errorf("telegram: getUpdates result: %w", err)
 	}
 	return raws, nil
@@ -177,7 +177,7 @@ func (g *Gateway) pollFailed(err error, attempt int) time.Duration {
 // spares the store (a crash before the save fetches the batch again, and
 // the inbox takes a message it has once). An update done after the batch
 // (a turn run in memory) saves it then.
-func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *offsets, raws []json.RawMessage) (int, error) {
+func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *offsets, raws [][]byte) (int, error) {
 	var handing atomic.Bool
 	handing.Store(true)
 	defer func() {
@@ -186,7 +186,7 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 	}()
 	fresh := 0
 	for _, raw := range raws {
-		id, ok := updateID(raw)
+		id, ok := batchUpdateID(raw)
 		if !ok {
 			g.log.Warn().Msg("skipping an update without an update_id")
 			continue
