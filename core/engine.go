@@ -106,7 +106,7 @@ type Engine struct {
 	cfg       Config
 	actuators *Actuators
 	queues    *queues
-	sem       chan struct{}
+	slots     slots
 	log       zerolog.Logger
 	counters  counters
 	turns     runningTurns
@@ -156,7 +156,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		cfg:       cfg,
 		actuators: cfg.Actuators,
 		queues:    newQueues(cfg.QueueSize),
-		sem:       make(chan struct{}, cfg.Concurrency),
+		slots:     slots{max: cfg.Concurrency},
 		log:       cfg.Log,
 		started:   make(chan struct{}),
 	}, nil
@@ -271,7 +271,7 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 		return fmt.Errorf("core: submit to %s: %w", key, err)
 	}
 	if start {
-		go e.drain(key)
+		e.ready(key)
 	}
 	return nil
 }
@@ -280,30 +280,6 @@ func (e *Engine) Submit(ctx context.Context, s Signal) error {
 // ends). A gateway on piped input uses it to exit once everything is answered.
 func (e *Engine) WaitIdle(ctx context.Context) error {
 	return e.queues.waitIdle(ctx)
-}
-
-// drain processes one conversation's queue in order until it is empty.
-// Once the work context is cancelled (shutdown past the grace period), the
-// rest of the queue is dropped, not processed into doomed turns.
-func (e *Engine) drain(key string) {
-	dropped := 0
-	for {
-		s, ok := e.queues.pop(key)
-		if !ok {
-			break
-		}
-		ran := e.process(s)
-		if ran {
-			e.done(s)
-		} else {
-			dropped++
-		}
-		s.journal.end(ran)
-		e.queues.finish()
-	}
-	if dropped > 0 {
-		e.log.Warn().Str("conv", key).Int("signals", dropped).Msg("shutdown: queued signals dropped unprocessed")
-	}
 }
 
 // done calls s.Done, if set. Done is the gateway's code (it acknowledges
@@ -322,17 +298,12 @@ func (e *Engine) done(s Signal) {
 	s.Done()
 }
 
-// process runs one signal in a concurrency slot. It reports false, without
-// running anything, when shutdown has cut the work before the signal got its
-// turn (checked again once a slot is free, which may take the whole grace).
+// process runs one signal in a concurrency slot (see slots). It reports
+// false, without running anything, when shutdown has cut the work before
+// the signal got its turn (which may take the whole grace).
 // A turn cut mid-way by the cancellation counts as processed: its tools may
 // have run, and running it again after a restart could repeat them.
 func (e *Engine) process(s Signal) bool {
-	if e.work.Err() != nil {
-		return false
-	}
-	e.sem <- struct{}{}
-	defer func() { <-e.sem }()
 	if e.work.Err() != nil {
 		return false
 	}

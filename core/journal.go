@@ -232,7 +232,7 @@ func (e *Engine) RunJournaled(ctx context.Context, j Journaled) (bool, error) {
 		return false, fmt.Errorf("core: run journaled message of %s: %w", s.Conv.Key(), err)
 	}
 	if start {
-		go e.drain(s.Conv.Key())
+		e.ready(s.Conv.Key())
 	}
 	select {
 	case <-jr.done:

@@ -9,8 +9,9 @@ import (
 // ErrStopped is returned by Submit once the Engine stops accepting input.
 var ErrStopped = errors.New("core: engine stopped")
 
-// convQueue is one conversation's ordered queue. While it has work, exactly
-// one drainer goroutine (running) takes signals from it in order.
+// convQueue is one conversation's ordered queue. While it has work
+// (running), it is in the slots' line once, and one slot at a time takes
+// its signals in order.
 type convQueue struct {
 	items   []Signal
 	running bool
@@ -69,7 +70,7 @@ func (qs *queues) push(ctx context.Context, key string, s Signal) (start bool, e
 }
 
 // pop takes the oldest signal of key's queue. When the queue is empty it
-// removes it and reports false: the drainer then exits.
+// removes it and reports false: the next push starts it again.
 func (qs *queues) pop(key string) (Signal, bool) {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
