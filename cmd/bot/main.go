@@ -44,6 +44,7 @@ var mainStarted time.Time
 
 func main() {
 	mainStarted = startup.Begin()
+	limitProcs(os.Getenv)
 	if loc, ok := tzdata.Local(syscall.Getenv, time.Local); ok {
 		time.Local = loc // before any goroutine reads it
 	}
