@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	short := true
 	refused := 0            // batches refused in a row because the store is unreachable
 	webhookChecked := false // a conflict was looked into once for a webhook left set
+	var buf bytes.Buffer    // each answer, read in place until the next poll
 	for attempt := 0; ctx.Err() == nil; {
 		offset, moved := o.next()
 		timeout := g.cfg.PollTimeout
@@ -47,7 +49,7 @@ func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 		}
 		began := time.Now()
 		startup.Ready(ctx, "telegram: first getUpdates sent")
-		raws, err := g.fetch(ctx, offset, timeout)
+		raws, err := g.fetch(ctx, &buf, offset, timeout)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -124,19 +126,20 @@ func (g *Gateway) ReportsReceiving() bool { return g.cfg.Mode != ModeWebhook }
 
 // fetch makes one getUpdates request that Telegram may hold for timeout
 // (rounded up to whole seconds; 0 answers at once). The request's deadline
-// is the watchdog: past the timeout plus StallMargin it is abandoned.
-func (g *Gateway) fetch(ctx context.Context, offset int, timeout time.Duration) ([][]byte, error) {
+// is the watchdog: past the timeout plus StallMargin it is abandoned. The
+// updates are slices of buf, valid until the next fetch.
+func (g *Gateway) fetch(ctx context.Context, buf *bytes.Buffer, offset int, timeout time.Duration) ([][]byte, error) {
 	secs := int((timeout + time.Second - 1) / time.Second)
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+g.cfg.StallMargin)
 	defer cancel()
-	resp, err := g.api(pctx).Request(tgbotapi.UpdateConfig{Offset: offset, Timeout: secs, AllowedUpdates: allowedUpdates})
+	result, err := g.getUpdates(pctx, buf, offset, secs)
 	if err != nil {
 		if ctx.Err() == nil && pctx.Err() != nil {
 			return nil, errStalled
 		}
 		return nil, fmt.Errorf("telegram: getUpdates: %w", g.scrub(err))
 	}
-	raws, err := decodeBatch(resp.Result)
+	raws, err := decodeBatch(result)
 	if err != nil {
 		return nil, fmt.Errorf("telegram: getUpdates result: %w", err)
 	}
