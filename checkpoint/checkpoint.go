@@ -357,14 +357,14 @@ func noteReason(err error) string {
 	return "the workspace could not be recorded (the bot's log has the details); /undo cannot take this call back"
 }
 
-// take records one checkpoint; m.mu is held.
-func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
+// count brings m.total up to date before a take; m.mu is held.
+func (m *Manager) count(ctx context.Context) error {
 	if !m.counted {
 		// Options.CollectLater, and Collect has not run yet: the plan
 		// needs the blob store's size, and must not reuse a blob the
 		// collection would then delete.
 		if err := m.collect(ctx, nil); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if m.o.Shared {
@@ -374,9 +374,17 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 		m.last, m.stale = nil, true
 		total, err := m.blobs.Total(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		m.total = total
+	}
+	return nil
+}
+
+// take records one checkpoint; m.mu is held.
+func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
+	if err := m.count(ctx); err != nil {
+		return 0, err
 	}
 	if m.last == nil {
 		prev, err := m.o.Index.LatestCheckpoint(ctx)
