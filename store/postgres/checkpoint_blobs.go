@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -38,7 +37,7 @@ func (db *DB) PutCheckpointBlob(ctx context.Context, sum string, content []byte)
 func (db *DB) CheckpointBlob(ctx context.Context, sum string) ([]byte, error) {
 	var content []byte
 	err := db.pool.QueryRow(ctx, `SELECT content FROM checkpoint_blobs WHERE hash = $1`, sum).Scan(&content)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: checkpoint blob %.12s: %w", sum, record.ErrNotFound)
 	}
 	if err != nil {
@@ -55,7 +54,7 @@ func (db *DB) TouchCheckpointBlobs(ctx context.Context, sums []string) ([]string
 	if err != nil {
 		return nil, fmt.Errorf("postgres: touch checkpoint blobs: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out, err := pgq.CollectRows(rows, pgq.RowTo[string])
 	if err != nil {
 		return nil, fmt.Errorf("postgres: touch checkpoint blobs: %w", err)
 	}
