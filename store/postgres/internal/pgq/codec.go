@@ -116,6 +116,11 @@ func encodeArg(a any, oid uint32) ([]byte, bool, error) {
 			return nil, false, nil
 		}
 		return byteaArray(v), false, nil
+	case []int64:
+		if v == nil {
+			return nil, false, nil
+		}
+		return intArray(v), false, nil
 	}
 	return encodeReflect(reflect.ValueOf(a), oid)
 }
@@ -162,6 +167,18 @@ func textArray(ss []string) []byte {
 	}
 	b.WriteByte('}')
 	return []byte(b.String())
+}
+
+// intArray is a bigint[] literal of ns.
+func intArray(ns []int64) []byte {
+	out := []byte{'{'}
+	for i, n := range ns {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, n, 10)
+	}
+	return append(out, '}')
 }
 
 // byteaArray is a bytea[] literal of bs, each in hex (nil: NULL).
