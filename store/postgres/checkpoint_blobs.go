@@ -19,7 +19,7 @@ var _ store.CheckpointBlobStore = (*DB)(nil)
 // empty file's) is a blob of size 0.
 func (db *DB) PutCheckpointBlob(ctx context.Context, sum string, content []byte) (bool, error) {
 	if content == nil {
-		content = []byte{} // pgx sends a nil slice as NULL
+		content = []byte{} // pgq sends a nil slice as NULL
 	}
 	var added bool
 	// xmax is 0 on a row this statement inserted, set on one it updated.

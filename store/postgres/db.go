@@ -1,6 +1,6 @@
-// Package postgres is the store on a PostgreSQL database through
-// github.com/jackc/pgx/v5/pgconn (a pool of its
-// connections: internal/pgq). It keeps what store/sqlite
+// Package postgres is the store on a PostgreSQL database through pgx's
+// wire client, github.com/jackc/pgx/v5/pgconn (a pool of its connections:
+// internal/pgq). It keeps what store/sqlite
 // keeps, in the same schema versions, and is shared: several instances
 // may run on one database (store.Sharer), coordinating through leases,
 // schedule slots and heartbeats in it.
