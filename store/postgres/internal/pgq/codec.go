@@ -216,26 +216,12 @@ func scanValue(f *pgconn.FieldDescription, src []byte, dst any) error {
 		n, err := asInt(f, src)
 		*d = n
 		return err
-	case *int:
-		n, err := asInt(f, src)
-		*d = int(n)
-		return err
-	case *int32:
-		n, err := asInt(f, src)
-		if err == nil && (n < math.MinInt32 || n > math.MaxInt32) {
-			return fmt.Errorf("%d does not fit an int32", n)
-		}
-		*d = int32(n)
-		return err
 	case *bool:
 		v, err := asBool(f, src)
 		*d = v
 		return err
-	case *float64:
-		v, err := asFloat(f, src)
-		*d = v
-		return err
 	}
+	// Other integers and floats, named types, pointers.
 	return scanReflect(f, src, dst)
 }
 

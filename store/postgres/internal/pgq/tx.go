@@ -40,39 +40,36 @@ func (p *Pool) Begin(ctx context.Context) (Tx, error) {
 		p.release(c)
 		return nil, err
 	}
-	return &tx{Conn: c, end: func() { p.release(c) }}, nil
+	return &tx{Conn: c, release: func() { p.release(c) }}, nil
 }
 
 type tx struct {
 	*Conn
-	end    func()
-	closed bool
+	release func()
+	closed  bool
 }
 
 func (t *tx) Commit(ctx context.Context) error {
-	if t.closed {
-		return ErrTxClosed
-	}
-	t.closed = true
-	defer t.end()
-	tag, err := t.Conn.Exec(ctx, "COMMIT")
-	if err != nil {
-		return err
-	}
-	if tag.String() == "ROLLBACK" {
+	tag, err := t.end(ctx, "COMMIT")
+	if err == nil && tag.String() == "ROLLBACK" {
 		return ErrTxCommitRollback
 	}
-	return nil
+	return err
 }
 
 func (t *tx) Rollback(ctx context.Context) error {
+	_, err := t.end(ctx, "ROLLBACK")
+	return err
+}
+
+// end runs COMMIT or ROLLBACK, once, and gives the connection back.
+func (t *tx) end(ctx context.Context, sql string) (pgconn.CommandTag, error) {
 	if t.closed {
-		return ErrTxClosed
+		return pgconn.CommandTag{}, ErrTxClosed
 	}
 	t.closed = true
-	defer t.end()
-	_, err := t.Conn.Exec(ctx, "ROLLBACK")
-	return err
+	defer t.release()
+	return t.Conn.Exec(ctx, sql)
 }
 
 // BeginFunc runs fn in a transaction of db: committed when fn returns
