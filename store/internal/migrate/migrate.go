@@ -145,11 +145,16 @@ type Tx interface {
 	Rollback() error
 }
 
-// sqlConn is a *sql.Conn as a Conn.
-type sqlConn struct{ *sql.Conn }
+// sqlConn is a *sql.Conn as a Conn (a field, not embedded: its other
+// methods stay out of the binary).
+type sqlConn struct{ c *sql.Conn }
+
+func (c sqlConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.c.ExecContext(ctx, query, args...)
+}
 
 func (c sqlConn) QueryScan(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error {
-	rows, err := c.QueryContext(ctx, query, args...)
+	rows, err := c.c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -161,7 +166,7 @@ func (c sqlConn) QueryScan(ctx context.Context, query string, args []any, row fu
 	return errors.Join(rows.Err(), rows.Close())
 }
 
-func (c sqlConn) Begin(ctx context.Context) (Tx, error) { return c.BeginTx(ctx, nil) }
+func (c sqlConn) Begin(ctx context.Context) (Tx, error) { return c.c.BeginTx(ctx, nil) }
 
 // scanOne runs a query of one row on conn and scans it into dest.
 func scanOne(ctx context.Context, conn Conn, query string, args []any, dest ...any) error {
