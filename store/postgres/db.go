@@ -1,9 +1,9 @@
 // Package postgres is the store on a PostgreSQL database through pgx's
 // wire client, github.com/jackc/pgx/v5/pgconn (a pool of its connections:
-// internal/pgq). It keeps what store/sqlite
-// keeps, in the same schema versions, and is shared: several instances
-// may run on one database (store.Sharer), coordinating through leases,
-// schedule slots and heartbeats in it.
+// internal/pgq). It keeps what store/sqlite keeps, in the same schema
+// versions, and is shared: several instances may run on one database
+// (store.Sharer), coordinating through leases, schedule slots and
+// heartbeats in it.
 //
 // Every write is one statement or one transaction, committed as the
 // server commits (synchronous_commit as configured there): a claimed
