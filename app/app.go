@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gatehouse-bot/gatehouse/budget"
+	"github.com/gatehouse-bot/gatehouse/checkpoint"
 	"github.com/gatehouse-bot/gatehouse/cluster"
 	"github.com/gatehouse-bot/gatehouse/config"
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -120,6 +121,10 @@ type App struct {
 
 	// interactive: stdin is a terminal, where Ctrl-D means quit.
 	interactive bool
+
+	// checkpoints is nil when tools.checkpoints.enabled is false; its
+	// collection runs once the bot receives (collectCheckpoints).
+	checkpoints *checkpoint.Manager
 }
 
 // New builds the App. It opens the store and constructs every component;
@@ -213,7 +218,8 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 		return a.broker.Run(gctx)
 	})
 	// What can wait starts once the bot receives (recv): the scheduler,
-	// pairing's sweep, the skills' watch, MCP servers, the first prune.
+	// pairing's sweep, the skills' watch, MCP servers, the checkpoints'
+	// collection, the first prune.
 	later := func(run func() error) func() error {
 		return func() error {
 			if !recv.Wait(gctx) {
@@ -241,6 +247,9 @@ func (a *App) runInside(g *group, gctx, hctx context.Context, stopHeartbeat cont
 	}
 	if a.mcp != nil {
 		a.runMCP(g, gctx, later, &drained)
+	}
+	if a.checkpoints != nil {
+		g.Go(func() error { return a.collectCheckpointsAfter(gctx, recv) })
 	}
 	g.Go(func() error { return a.pruneAfter(gctx, recv) })
 }

@@ -100,7 +100,7 @@ func (a *App) buildTooling(ctx context.Context, o Options) (p engineParts, err e
 	}
 	var hook tools.Checkpointer
 	if cp != nil {
-		hook, p.undo = cp, cp
+		hook, p.undo, a.checkpoints = cp, cp, cp
 	}
 	// The Engine's actuators, made first: send_file finds its gateway there.
 	p.actuators = &core.Actuators{}

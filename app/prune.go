@@ -75,3 +75,18 @@ func (a *App) anyReceiverReports() bool {
 	}
 	return false
 }
+
+// collectCheckpointsAfter runs, once recv opens, the checkpoints'
+// collection that buildCheckpoints left out of the start-up
+// (checkpoint.Options.CollectLater): blobs a crash left that no checkpoint
+// names are deleted and the blob store counted. A failure is logged, and
+// the first checkpoint collects again: it never stops the bot.
+func (a *App) collectCheckpointsAfter(ctx context.Context, recv *startup.Receiving) error {
+	if !recv.Wait(ctx) {
+		return nil
+	}
+	if err := a.checkpoints.Collect(ctx); err != nil && ctx.Err() == nil {
+		a.log.Error().Err(err).Msg("checkpoint: collecting blobs failed")
+	}
+	return nil
+}

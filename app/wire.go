@@ -115,7 +115,9 @@ func buildMCP(cfg *config.Config, reg *tools.Registry, sec *secrets.Set, log zer
 // (store.CheckpointBlobStore), so that /undo works from any instance;
 // otherwise in the directory beside the store, as always. On a shared
 // store the workspace is held through its leases too, as instance: an
-// /undo is refused while another instance runs a changing call.
+// /undo is refused while another instance runs a changing call. Its
+// collection of blobs no checkpoint names waits for the first receive
+// (collectCheckpointsAfter) or the first checkpoint, whichever comes first.
 func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, instance string, fence *cluster.Fence, now func() time.Time, log zerolog.Logger) (*checkpoint.Manager, error) {
 	c := cfg.Tools.Checkpoints
 	if !c.Enabled {
@@ -125,6 +127,7 @@ func buildCheckpoints(ctx context.Context, cfg *config.Config, st store.Store, i
 		Workspace: cfg.Tools.Workspace,
 		MaxFile:   int64(c.MaxFile), MaxTotal: int64(c.MaxTotal), Keep: c.Keep,
 		Index: st, Audit: stampAudit(st, instance), Log: log, Now: now,
+		CollectLater: true,
 	}
 	if sh, ok := st.(store.Sharer); ok && sh.Shared() {
 		table, ok := st.(store.CheckpointBlobStore)

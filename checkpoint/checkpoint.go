@@ -107,6 +107,11 @@ type Options struct {
 	Now func() time.Time
 	// Location renders times in replies; UTC when nil.
 	Location *time.Location
+	// CollectLater leaves New's collection out: the caller runs Collect
+	// once its start-up is done (the bot does, after its first receive,
+	// so that the walk of the blob store does not delay it). A checkpoint
+	// taken before that collects first.
+	CollectLater bool
 
 	// beforeCommit, when set (tests), runs after a checkpoint's blobs are
 	// written and before its index row is committed; an error stands for
@@ -144,6 +149,9 @@ type Manager struct {
 	mu    sync.Mutex // serialises checkpoints, restores and pruning
 	total int64      // bytes in the blob store; under mu
 	stale bool       // checkpoints were deleted since the last collection; under mu
+	// counted is true once a collection has counted the blob store
+	// (total); under mu.
+	counted bool
 	// pruned are the checkpoints the current take pruned for room; under mu.
 	pruned []record.Checkpoint
 	// last is the newest checkpoint this Manager took, with its files: the
@@ -156,7 +164,7 @@ type Manager struct {
 }
 
 // New returns a Manager over o, creating the blob directory and collecting
-// blobs no checkpoint names (left by a crash).
+// blobs no checkpoint names (left by a crash), unless o.CollectLater.
 func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Workspace == "" || (o.Blobs == "" && o.BlobStore == nil) || o.Index == nil {
 		return nil, errors.New("checkpoint: need a workspace, a blob store and an index")
@@ -204,12 +212,28 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		}
 		m.cluster = &clusterHold{leases: o.Leases, instance: o.Instance, ttl: o.LeaseTTL, fence: o.Fence, log: m.log}
 	}
+	if o.CollectLater {
+		return m, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.collect(ctx, nil); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Collect deletes the blobs no checkpoint names (left by a crash) and
+// leftover temporary files, and counts the blob store: New's collection,
+// for a Manager made with Options.CollectLater. It does nothing once a
+// collection has run (a checkpoint taken before it runs one).
+func (m *Manager) Collect(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counted {
+		return nil
+	}
+	return m.collect(ctx, nil)
 }
 
 // realPath is dir absolute, with its symbolic links resolved.
@@ -333,8 +357,16 @@ func noteReason(err error) string {
 	return "the workspace could not be recorded (the bot's log has the details); /undo cannot take this call back"
 }
 
-// take records one checkpoint; m.mu is held.
-func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
+// count brings m.total up to date before a take; m.mu is held.
+func (m *Manager) count(ctx context.Context) error {
+	if !m.counted {
+		// Options.CollectLater, and Collect has not run yet: the plan
+		// needs the blob store's size, and must not reuse a blob the
+		// collection would then delete.
+		if err := m.collect(ctx, nil); err != nil {
+			return err
+		}
+	}
 	if m.o.Shared {
 		// Another instance may have taken checkpoints, pruned them and
 		// stored blobs since this one's last: the blobs it left to
@@ -342,9 +374,17 @@ func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
 		m.last, m.stale = nil, true
 		total, err := m.blobs.Total(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		m.total = total
+	}
+	return nil
+}
+
+// take records one checkpoint; m.mu is held.
+func (m *Manager) take(ctx context.Context, a core.Action) (int64, error) {
+	if err := m.count(ctx); err != nil {
+		return 0, err
 	}
 	if m.last == nil {
 		prev, err := m.o.Index.LatestCheckpoint(ctx)

@@ -122,7 +122,7 @@ func (m *Manager) collect(ctx context.Context, also map[string]int64) error {
 	if removed > 0 {
 		m.log.Info().Int("blobs", removed).Msg("checkpoint: blobs no checkpoint names removed")
 	}
-	m.total, m.stale = total, false
+	m.total, m.stale, m.counted = total, false, true
 	return nil
 }
 

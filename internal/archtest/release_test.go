@@ -39,6 +39,14 @@ var leftOut = []string{
 	// library and runtime/metrics cost 2.6 ms of init at every start.
 	"github.com/VictoriaMetrics/metrics",
 	"runtime/metrics",
+	// store/postgres speaks to PostgreSQL through pgconn alone (its
+	// internal/pgq): pgx's type system, pool and database/sql driver made
+	// the PostgreSQL build 3 MB larger. (pgconn itself imports pgtype for
+	// one constant; the linker keeps little of it.)
+	"github.com/jackc/pgx/v5",
+	"github.com/jackc/pgx/v5/pgxpool",
+	"github.com/jackc/pgx/v5/stdlib",
+	"github.com/jackc/puddle/v2",
 }
 
 // omitHTTP2 is the build tag every release build has: net/http without its

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -41,7 +40,7 @@ func (db *DB) CreateApproval(ctx context.Context, a record.Approval) error {
 // Approval returns the approval with the token, or record.ErrNotFound.
 func (db *DB) Approval(ctx context.Context, token string) (record.Approval, error) {
 	a, err := scanApproval(db.pool.QueryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE token = $1`, token))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.Approval{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -75,7 +74,7 @@ func (db *DB) ClaimApprovalOn(ctx context.Context, instance, token string, to re
 	if err == nil {
 		return a, nil
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	if !errors.Is(err, pgq.ErrNoRows) {
 		return record.Approval{}, fmt.Errorf("postgres: claim approval: %w", err)
 	}
 	if a, err = db.Approval(ctx, token); err != nil {
@@ -141,14 +140,14 @@ func (db *DB) Approvals(ctx context.Context, statuses ...record.Status) ([]recor
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list approvals: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Approval, error) { return scanApproval(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Approval, error) { return scanApproval(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list approvals: %w", err)
 	}
 	return out, nil
 }
 
-func scanApproval(row pgx.Row) (record.Approval, error) {
+func scanApproval(row pgq.Row) (record.Approval, error) {
 	var a record.Approval
 	var created, expires, resolvedAt, reminded int64
 	var escalated int32

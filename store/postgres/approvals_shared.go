@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
-	"github.com/jackc/pgx/v5"
 )
 
 // What the instances sharing the database need of approvals beyond the
@@ -43,7 +43,7 @@ func (db *DB) InterruptRuns(ctx context.Context, self string, own bool, window t
 	if err != nil {
 		return nil, fmt.Errorf("postgres: interrupt runs: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Approval, error) { return scanApproval(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Approval, error) { return scanApproval(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: interrupt runs: %w", err)
 	}
@@ -88,7 +88,7 @@ func (db *DB) ListenResolved(ctx context.Context, listening func(), on func(from
 // listenOnce connects, listens and delivers notifications until the
 // connection fails or ctx ends; listening is called once it listens.
 func (db *DB) listenOnce(ctx context.Context, on func(from, token string), listening func()) error {
-	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+	conn, err := pgq.Connect(ctx, db.pool.Config())
 	if err != nil {
 		return fmt.Errorf("listen for resolutions: %w", connectError(whereConfig(db.pool.Config()), err))
 	}

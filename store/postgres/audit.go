@@ -7,11 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store/auditchain"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -28,7 +27,7 @@ func (db *DB) AppendAudit(ctx context.Context, e record.AuditEntry) error {
 		e.At = db.now()
 	}
 	e = storableEntry(e) // hashed as it is stored
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		a, err := auditAnchor(ctx, tx, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -71,7 +70,7 @@ func (db *DB) AuditAnchor(ctx context.Context) (record.AuditAnchor, error) {
 }
 
 type queryRower interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	QueryRow(ctx context.Context, sql string, args ...any) pgq.Row
 }
 
 func auditAnchor(ctx context.Context, q queryRower, lock string) (record.AuditAnchor, error) {
@@ -150,7 +149,7 @@ func (db *DB) QueryAudit(ctx context.Context, f record.AuditFilter) ([]record.Au
 	if err != nil {
 		return nil, fmt.Errorf("postgres: query audit: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.AuditEntry, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.AuditEntry, error) {
 		var e record.AuditEntry
 		var at int64
 		var requestedBy, approvedBy string

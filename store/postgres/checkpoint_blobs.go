@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -20,7 +19,7 @@ var _ store.CheckpointBlobStore = (*DB)(nil)
 // empty file's) is a blob of size 0.
 func (db *DB) PutCheckpointBlob(ctx context.Context, sum string, content []byte) (bool, error) {
 	if content == nil {
-		content = []byte{} // pgx sends a nil slice as NULL
+		content = []byte{} // pgq sends a nil slice as NULL
 	}
 	var added bool
 	// xmax is 0 on a row this statement inserted, set on one it updated.
@@ -38,7 +37,7 @@ func (db *DB) PutCheckpointBlob(ctx context.Context, sum string, content []byte)
 func (db *DB) CheckpointBlob(ctx context.Context, sum string) ([]byte, error) {
 	var content []byte
 	err := db.pool.QueryRow(ctx, `SELECT content FROM checkpoint_blobs WHERE hash = $1`, sum).Scan(&content)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: checkpoint blob %.12s: %w", sum, record.ErrNotFound)
 	}
 	if err != nil {
@@ -55,7 +54,7 @@ func (db *DB) TouchCheckpointBlobs(ctx context.Context, sums []string) ([]string
 	if err != nil {
 		return nil, fmt.Errorf("postgres: touch checkpoint blobs: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out, err := pgq.CollectRows(rows, pgq.RowTo[string])
 	if err != nil {
 		return nil, fmt.Errorf("postgres: touch checkpoint blobs: %w", err)
 	}

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store/internal/manifest"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -75,7 +74,7 @@ func (db *DB) Checkpoints(ctx context.Context, f record.CheckpointFilter) ([]rec
 	if err != nil {
 		return nil, fmt.Errorf("postgres: checkpoints: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Checkpoint, error) { return scanCheckpoint(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Checkpoint, error) { return scanCheckpoint(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: checkpoints: %w", err)
 	}
@@ -98,7 +97,7 @@ func (db *DB) checkpointWhere(ctx context.Context, where string, args ...any) (r
 	row := db.pool.QueryRow(ctx, `SELECT `+checkpointColumns+`, files FROM checkpoints WHERE `+where, args...)
 	var files []byte
 	c, err := scanCheckpoint(row, &files)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.Checkpoint{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -167,7 +166,7 @@ func (db *DB) CheckpointBlobs(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
-func scanCheckpoint(row pgx.Row, extra ...any) (record.Checkpoint, error) {
+func scanCheckpoint(row pgq.Row, extra ...any) (record.Checkpoint, error) {
 	var c record.Checkpoint
 	var created, undone int64
 	var requestedBy, undoneBy string

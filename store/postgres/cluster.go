@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // The cluster primitives are store/sqlite's statements with $n
@@ -58,7 +57,7 @@ func (db *DB) LeaseHolders(ctx context.Context) ([]store.Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: lease holders: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Lease, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (store.Lease, error) {
 		var l store.Lease
 		var exp int64
 		err := r.Scan(&l.Name, &l.Holder, &exp)
@@ -100,7 +99,7 @@ func (db *DB) ClaimInstance(ctx context.Context, in store.Instance, ttl time.Dur
 	var started, seen int64
 	err = db.pool.QueryRow(ctx, `SELECT name, version, process, started, last_seen FROM instances WHERE name = $1`, in.Name).
 		Scan(&held.Name, &held.Version, &held.Process, &started, &seen)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return store.Instance{}, false, nil // gone meanwhile (a clean stop): claim again
 	}
 	if err != nil {
@@ -117,7 +116,7 @@ func (db *DB) Instances(ctx context.Context, window time.Duration) ([]store.Inst
 	if err != nil {
 		return nil, fmt.Errorf("postgres: instances: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Instance, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (store.Instance, error) {
 		var in store.Instance
 		var started, seen int64
 		err := r.Scan(&in.Name, &in.Version, &in.Process, &started, &seen)

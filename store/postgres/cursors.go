@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // Cursor returns the value stored under key, "" when unset.
 func (db *DB) Cursor(ctx context.Context, key string) (string, error) {
 	var v string
 	err := db.pool.QueryRow(ctx, `SELECT value FROM cursors WHERE key = $1`, key).Scan(&v)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err != nil && !errors.Is(err, pgq.ErrNoRows) {
 		return "", fmt.Errorf("postgres: cursor %q: %w", key, unreachable(ctx, err))
 	}
 	return v, nil

@@ -1,8 +1,9 @@
-// Package postgres is the store on a PostgreSQL database through
-// github.com/jackc/pgx/v5 (a connection pool). It keeps what store/sqlite
-// keeps, in the same schema versions, and is shared: several instances
-// may run on one database (store.Sharer), coordinating through leases,
-// schedule slots and heartbeats in it.
+// Package postgres is the store on a PostgreSQL database through pgx's
+// wire client, github.com/jackc/pgx/v5/pgconn (a pool of its connections:
+// internal/pgq). It keeps what store/sqlite keeps, in the same schema
+// versions, and is shared: several instances may run on one database
+// (store.Sharer), coordinating through leases, schedule slots and
+// heartbeats in it.
 //
 // Every write is one statement or one transaction, committed as the
 // server commits (synchronous_commit as configured there): a claimed
@@ -16,9 +17,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // DefaultHistory is how many messages Load returns when Options.History
@@ -109,11 +109,7 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		pc.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	where := whereConfig(pc)
-	pgxPool, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %s: %w", where, err)
-	}
-	db := &DB{pool: textPool{pgxPool}, opts: o.withDefaults(), serverClock: o.Now == nil}
+	db := &DB{pool: textPool{pgq.NewPool(pc)}, opts: o.withDefaults(), serverClock: o.Now == nil}
 	if err := db.pool.Ping(ctx); err != nil {
 		return nil, errors.Join(connectError(where, err), db.Close())
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // DSNError is the error of a DSN that does not parse. Its message says
@@ -20,10 +21,11 @@ func (e *DSNError) Error() string {
 	return "not a PostgreSQL connection string: " + e.Reason
 }
 
-// ParseDSN parses dsn with pgx's own parser (pgxpool.ParseConfig), without
+// ParseDSN parses dsn with pgx's own parser (pgconn.ParseConfig, through
+// pgq.ParseConfig, which takes pgxpool's pool_* parameters out), without
 // connecting.
-func ParseDSN(dsn string) (*pgxpool.Config, error) {
-	pc, err := pgxpool.ParseConfig(dsn)
+func ParseDSN(dsn string) (*pgq.Config, error) {
+	pc, err := pgq.ParseConfig(dsn)
 	if err != nil {
 		return nil, &DSNError{Reason: parseReason(err)}
 	}
@@ -62,7 +64,7 @@ func Where(dsn string) string {
 	return whereConfig(pc)
 }
 
-func whereConfig(pc *pgxpool.Config) string {
+func whereConfig(pc *pgq.Config) string {
 	c := pc.ConnConfig
 	return net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port))) + "/" + c.Database
 }

@@ -9,9 +9,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -63,7 +62,7 @@ func (db *DB) GrantsFor(ctx context.Context, tool, args, conv string, now time.T
 // record.ErrNotFound.
 func (db *DB) RemoveGrant(ctx context.Context, id int64) (record.Grant, error) {
 	g, err := scanGrant(db.pool.QueryRow(ctx, `DELETE FROM grants WHERE id = $1 RETURNING `+grantColumns, id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.Grant{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -85,14 +84,14 @@ func (db *DB) queryGrants(ctx context.Context, what, query string, args ...any) 
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %s: %w", what, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Grant, error) { return scanGrant(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Grant, error) { return scanGrant(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %s: %w", what, err)
 	}
 	return out, nil
 }
 
-func scanGrant(row pgx.Row) (record.Grant, error) {
+func scanGrant(row pgq.Row) (record.Grant, error) {
 	var g record.Grant
 	var grantedBy, files string
 	var granted, expires int64

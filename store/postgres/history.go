@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // maxRowsPerInsert keeps one INSERT's parameters (7 a row) well below
@@ -28,7 +28,7 @@ func (db *DB) Append(ctx context.Context, conv string, msgs ...llm.Message) erro
 		return insertMessages(ctx, db.pool, db.now, conv, journalEntry(ctx), msgs) // one statement is atomic
 	}
 	entry := journalEntry(ctx)
-	return unreachable(ctx, pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return unreachable(ctx, pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		for chunk := range slices.Chunk(msgs, maxRowsPerInsert) {
 			if err := insertMessages(ctx, tx, db.now, conv, entry, chunk); err != nil {
 				return err
@@ -51,7 +51,7 @@ func (db *DB) Reset(ctx context.Context, conv string) error {
 // (the stages the old rows show frozen first, as Reset does; the new rows
 // name no inbox entry).
 func (db *DB) Replace(ctx context.Context, conv string, msgs []llm.Message) error {
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		if _, err := tx.Exec(ctx, `WITH frozen AS (`+freezeStagesSQL+`) DELETE FROM messages WHERE conv = $1`, conv); err != nil {
 			return fmt.Errorf("postgres: replace history: %w", err)
 		}
@@ -125,7 +125,7 @@ func (db *DB) Load(ctx context.Context, conv string) ([]llm.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load history: %w", unreachable(ctx, err))
 	}
-	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (llm.Message, error) {
+	msgs, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (llm.Message, error) {
 		var m llm.Message
 		var role string
 		var calls *string

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // inboxChannel is the LISTEN/NOTIFY channel that wakes the instances when
@@ -32,7 +31,7 @@ func (db *DB) PutInbox(ctx context.Context, e store.InboxEntry, reserve time.Dur
 		ON CONFLICT (gateway, msg_key) DO NOTHING RETURNING id)
 		SELECT id FROM ins, pg_notify('`+inboxChannel+`', '')`,
 		e.Gateway, e.Key, e.Conv, e.Data, e.Files, e.Receiver, nanos(now), holder, expires).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
@@ -71,7 +70,7 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 		RETURNING id, gateway, msg_key, conv, data, files, receiver, `+effectiveStage("inbox")+`, received`,
 		holder, nanos(now.Add(ttl)), gateways, nanos(now)).
 		Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return store.InboxEntry{}, false, nil
 	}
 	if err != nil {
@@ -100,7 +99,7 @@ func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
 	err := db.pool.QueryRow(ctx, `WITH up AS (
 		UPDATE inbox SET done = $1 WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 RETURNING 1)
 		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, nanos(db.now()), id, holder).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
 	}
 	if err != nil {
@@ -127,7 +126,7 @@ func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
 	err := db.pool.QueryRow(ctx, `WITH up AS (
 		UPDATE inbox SET cancel = GREATEST(cancel, 1) WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
 		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '`+store.InboxCancel+`') LIMIT 1`, conv, nanos(db.now())).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
@@ -142,7 +141,7 @@ func (db *DB) CancelledInbox(ctx context.Context, holder string) ([]int64, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	ids, err := pgq.CollectRows(rows, pgq.RowTo[int64])
 	if err != nil {
 		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
 	}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // inboxReset is the inbox's cancel value of an entry whose turn /reset
@@ -22,7 +21,7 @@ var _ store.InboxResetter = (*DB)(nil)
 // notification goes out at commit.
 func (db *DB) ResetInbox(ctx context.Context, conv, holder string) (bool, error) {
 	marked := false
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE inbox SET cancel = $1
 			WHERE conv = $2 AND holder <> $3 AND claimed = 1 AND done = 0 AND expires > $4`,
 			inboxReset, conv, holder, nanos(db.now()))
@@ -56,7 +55,7 @@ func (db *DB) InboxResets(ctx context.Context, ids []int64) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: reset inbox entries: %w", err)
 	}
-	got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	got, err := pgq.CollectRows(rows, pgq.RowTo[int64])
 	if err != nil {
 		return nil, fmt.Errorf("postgres: reset inbox entries: %w", err)
 	}

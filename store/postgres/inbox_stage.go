@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // A journaled turn's stage is kept in two places, so that the stages the
@@ -116,7 +115,7 @@ func (db *DB) SetInboxReply(ctx context.Context, id int64, holder string, stage 
 func (db *DB) InboxReply(ctx context.Context, id int64) (string, error) {
 	var text string
 	err := db.pool.QueryRow(ctx, `SELECT `+effectiveReply("i")+` FROM inbox i WHERE i.id = $1`, id).Scan(&text)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return "", nil
 	}
 	if err != nil {
@@ -173,7 +172,7 @@ func (db *DB) PutClaimInbox(ctx context.Context, e store.InboxEntry, reserve, tt
 	// One batch is one implicit transaction: the lock is held until the
 	// insert commits. The batch bypasses textPool: its text is made
 	// storable here.
-	b := &pgx.Batch{}
+	b := &pgq.Batch{}
 	b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, storableArgs([]any{putLock, e.Conv})...)
 	b.Queue(`WITH head AS (SELECT NOT EXISTS (SELECT 1 FROM inbox WHERE conv = $3 AND done = 0) AS free),
 		ins AS (INSERT INTO inbox (gateway, msg_key, conv, data, files, receiver, received, holder, claimed, expires)
@@ -199,7 +198,7 @@ func (db *DB) PutClaimInbox(ctx context.Context, e store.InboxEntry, reserve, tt
 		}
 		return br.Close()
 	}()
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return 0, false, false, nil
 	}
 	if err != nil {

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // checkMemoryKey refuses an empty scope or key, or one longer than
@@ -37,7 +36,7 @@ func (db *DB) Remembered(ctx context.Context, scope, key string) (bool, error) {
 	var one int
 	err := db.pool.QueryRow(ctx, `SELECT 1 FROM remembered WHERE scope = $1 AND key = $2`, scope, key).Scan(&one)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, pgq.ErrNoRows):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("postgres: remembered in %q: %w", scope, err)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/gatehouse-bot/gatehouse/store"
 	"github.com/gatehouse-bot/gatehouse/store/internal/migrate"
 )
@@ -45,12 +42,18 @@ func (db *DB) migrate(ctx context.Context) error {
 	if current > known {
 		return fmt.Errorf("postgres: %w", &store.SchemaTooNewError{Database: current, Known: known})
 	}
-	sqlDB := stdlib.OpenDBFromPool(db.pool.Pool)
-	defer sqlDB.Close() // the pool stays open
-	v, err := migrate.Up(ctx, migrate.Postgres, sqlDB, migrations, migrate.NewPostgresLocker())
+	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	v, err := migrate.UpConn(ctx, migrate.Postgres, migrateConn{pc.Conn()}, migrations, migrate.NewPostgresLocker())
+	if err != nil {
+		// Its session may still hold the migrations' lock: closed, not
+		// given back.
+		pc.Hijack().Close(context.WithoutCancel(ctx)) //nolint:errcheck // dropped either way
 		return fmt.Errorf("postgres: %w", err)
 	}
+	pc.Release()
 	if v > known {
 		return fmt.Errorf("postgres: %w", &store.SchemaTooNewError{Database: v, Known: known})
 	}
@@ -69,7 +72,7 @@ func (db *DB) schemaVersion(ctx context.Context) (int, bool, error) {
 		return 0, false, nil
 	}
 	var v int
-	err = db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM `+pgx.Identifier{migrate.Table}.Sanitize()+
+	err = db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM "`+migrate.Table+`"`+
 		` WHERE is_applied`).Scan(&v)
 	if err != nil {
 		return 0, false, fmt.Errorf("postgres: schema version: %w", err)

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 var _ store.Outbox = (*DB)(nil)
@@ -27,7 +26,7 @@ func (db *DB) AddReply(ctx context.Context, r store.OutboxReply) (int64, error) 
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $7, $9)
 		ON CONFLICT (inbox_id) WHERE inbox_id IS NOT NULL DO NOTHING RETURNING id`,
 		r.Sender, r.Gateway, r.Chat, r.Thread, r.Text, r.Composer, now, store.ReplyPending, inboxID).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return 0, fmt.Errorf("postgres: add reply to %s:%s of inbox entry %d: %w", r.Gateway, r.Chat, r.InboxID, store.ErrReplyExists)
 	}
 	if err != nil {
@@ -69,7 +68,7 @@ func (db *DB) ClaimReplies(ctx context.Context, sender, instance string, ttl tim
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim replies of %s: %w", sender, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.OutboxReply, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (store.OutboxReply, error) {
 		var o store.OutboxReply
 		err := r.Scan(&o.ID, &o.Sender, &o.Gateway, &o.Chat, &o.Thread, &o.Text, &o.Composer, &o.Done, &o.State)
 		return o, err

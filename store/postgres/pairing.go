@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -24,7 +23,7 @@ const pairingLock = 0x70616972696e67
 // transaction).
 func (db *DB) OfferPairingCode(ctx context.Context, c record.PairingCode) (record.PairingCode, error) {
 	var out record.PairingCode
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pairingLock)); err != nil {
 			return fmt.Errorf("postgres: offer pairing code: lock: %w", err)
 		}
@@ -43,7 +42,7 @@ func (db *DB) OfferPairingCode(ctx context.Context, c record.PairingCode) (recor
 		if err == nil {
 			return nil // the same code while it is valid
 		}
-		if !errors.Is(err, pgx.ErrNoRows) {
+		if !errors.Is(err, pgq.ErrNoRows) {
 			return fmt.Errorf("postgres: offer pairing code: %w", err)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO pairing_codes (identity, seq, conv, code, code_hash, created, expires)
@@ -75,7 +74,7 @@ func (db *DB) PairingCodes(ctx context.Context) ([]record.PairingCode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: pairing codes: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.PairingCode, error) { return scanPairingCode(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.PairingCode, error) { return scanPairingCode(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: pairing codes: %w", err)
 	}
@@ -87,10 +86,10 @@ func (db *DB) PairingCodes(ctx context.Context) ([]record.PairingCode, error) {
 // instances are told (WatchPairings) as it commits.
 func (db *DB) Pair(ctx context.Context, id core.Identity, hash string, by core.Identity) (record.Pairing, error) {
 	p := record.Pairing{Identity: id, By: by, At: db.now()}
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		err := tx.QueryRow(ctx, `DELETE FROM pairing_codes WHERE identity = $1 AND code_hash = $2 AND expires > $3
 			RETURNING conv`, string(id), hash, nanos(p.At)).Scan(&p.Conv)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, pgq.ErrNoRows) {
 			return record.ErrNotFound
 		}
 		if err != nil {
@@ -118,7 +117,7 @@ func (db *DB) PairedIdentities(ctx context.Context) ([]record.Pairing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: paired identities: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Pairing, error) { return scanPairing(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Pairing, error) { return scanPairing(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: paired identities: %w", err)
 	}
@@ -131,7 +130,7 @@ func (db *DB) Unpair(ctx context.Context, id core.Identity) (record.Pairing, err
 	p, err := scanPairing(db.pool.QueryRow(ctx, `WITH del AS (
 		DELETE FROM paired WHERE identity = $1 RETURNING identity, conv, paired_by, paired_at)
 		SELECT del.* FROM del, pg_notify('`+pairingChannel+`', '')`, string(id)))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.Pairing{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -140,7 +139,7 @@ func (db *DB) Unpair(ctx context.Context, id core.Identity) (record.Pairing, err
 	return p, nil
 }
 
-func scanPairingCode(r pgx.Row) (record.PairingCode, error) {
+func scanPairingCode(r pgq.Row) (record.PairingCode, error) {
 	var c record.PairingCode
 	var id string
 	var created, expires int64
@@ -151,7 +150,7 @@ func scanPairingCode(r pgx.Row) (record.PairingCode, error) {
 	return c, nil
 }
 
-func scanPairing(r pgx.Row) (record.Pairing, error) {
+func scanPairing(r pgq.Row) (record.Pairing, error) {
 	var p record.Pairing
 	var id, by string
 	var at int64

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 var _ store.SendSlots = (*DB)(nil)
@@ -185,8 +185,8 @@ func (db *DB) reserveSend(ctx context.Context, limits []store.SendLimit) (_ time
 // only locked, not written. It returns the rows read by key (a leaf
 // without a row has none) and the clock. On an error the transaction may
 // be left open.
-func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64) (map[string][]stamp, int64, error) {
-	b := &pgx.Batch{}
+func lockSlots(ctx context.Context, conn *pgq.Conn, r reservation, since *int64) (map[string][]stamp, int64, error) {
+	b := &pgq.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`INSERT INTO send_slots (key, times, last) SELECT k, ''::bytea, 0 FROM unnest($1::text[]) AS k
 			ORDER BY k ON CONFLICT (key) DO NOTHING`, r.extended)
@@ -219,7 +219,7 @@ func lockSlots(ctx context.Context, conn *pgx.Conn, r reservation, since *int64)
 
 // readSlots reads the next result of br, rows of key, times and owned,
 // into rows.
-func readSlots(br pgx.BatchResults, rows map[string][]stamp) error {
+func readSlots(br pgq.BatchResults, rows map[string][]stamp) error {
 	res, err := br.Query()
 	if err != nil {
 		return err
@@ -286,7 +286,7 @@ func planReservation(now int64, r reservation, rows map[string][]stamp) (int64, 
 // another reservation created one meanwhile), each with the newest
 // reservation, at, then COMMIT, then the server's clock, which it
 // returns. On an error the transaction may be left open.
-func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int64) (int64, error) {
+func commitSlots(ctx context.Context, conn *pgq.Conn, writes []slotWrite, at int64) (int64, error) {
 	var upd, ins struct {
 		keys         []string
 		times, owned [][]byte
@@ -301,7 +301,7 @@ func commitSlots(ctx context.Context, conn *pgx.Conn, writes []slotWrite, at int
 		to.owned = append(to.owned, w.owned)
 	}
 	// last is the newest reservation under each key.
-	b := &pgx.Batch{}
+	b := &pgq.Batch{}
 	if len(upd.keys) > 0 {
 		b.Queue(`UPDATE send_slots SET times = u.times, owned = u.owned, last = greatest(send_slots.last, $3)
 			FROM unnest($1::text[], $2::bytea[], $4::bytea[]) AS u(key, times, owned) WHERE send_slots.key = u.key`,

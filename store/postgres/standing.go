@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -42,7 +41,7 @@ func (db *DB) StandingAllows(ctx context.Context) ([]record.StandingAllow, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: standing allows: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.StandingAllow, error) { return scanStanding(r) })
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.StandingAllow, error) { return scanStanding(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: standing allows: %w", err)
 	}
@@ -54,7 +53,7 @@ func (db *DB) StandingAllows(ctx context.Context) ([]record.StandingAllow, error
 func (db *DB) RemoveStandingAllow(ctx context.Context, id int64) (record.StandingAllow, error) {
 	out, err := scanStanding(db.pool.QueryRow(ctx, `DELETE FROM standing_allows WHERE id = $1
 		RETURNING `+standingColumns, id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.StandingAllow{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -68,7 +67,7 @@ func (db *DB) RemoveStandingAllow(ctx context.Context, id int64) (record.Standin
 func (db *DB) StandingAllowFor(ctx context.Context, tool, args string) (record.StandingAllow, error) {
 	s, err := scanStanding(db.pool.QueryRow(ctx, `SELECT `+standingColumns+` FROM standing_allows
 		WHERE tool = $1 AND args = $2`, tool, args))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.StandingAllow{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -77,7 +76,7 @@ func (db *DB) StandingAllowFor(ctx context.Context, tool, args string) (record.S
 	return s, nil
 }
 
-func scanStanding(row pgx.Row) (record.StandingAllow, error) {
+func scanStanding(row pgq.Row) (record.StandingAllow, error) {
 	var s record.StandingAllow
 	var added int64
 	var addedBy string

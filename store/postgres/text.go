@@ -5,11 +5,10 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gatehouse-bot/gatehouse/internal/textutil"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // PostgreSQL refuses a NUL byte and invalid UTF-8 in text, which command
@@ -24,26 +23,26 @@ import (
 
 // textPool is the connection pool whose queries, and the queries of the
 // transactions it begins, have their text arguments made storable.
-type textPool struct{ *pgxpool.Pool }
+type textPool struct{ *pgq.Pool }
 
-// Exec is pgxpool.Pool.Exec with storable text arguments.
+// Exec is pgq.Pool.Exec with storable text arguments.
 func (p textPool) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	return p.Pool.Exec(ctx, sql, storableArgs(args)...)
 }
 
-// Query is pgxpool.Pool.Query with storable text arguments.
-func (p textPool) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+// Query is pgq.Pool.Query with storable text arguments.
+func (p textPool) Query(ctx context.Context, sql string, args ...any) (pgq.Rows, error) {
 	return p.Pool.Query(ctx, sql, storableArgs(args)...)
 }
 
-// QueryRow is pgxpool.Pool.QueryRow with storable text arguments.
-func (p textPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+// QueryRow is pgq.Pool.QueryRow with storable text arguments.
+func (p textPool) QueryRow(ctx context.Context, sql string, args ...any) pgq.Row {
 	return p.Pool.QueryRow(ctx, sql, storableArgs(args)...)
 }
 
 // Begin begins a transaction whose queries have storable text arguments
-// (pgx.BeginFunc calls it).
-func (p textPool) Begin(ctx context.Context) (pgx.Tx, error) {
+// (pgq.BeginFunc calls it).
+func (p textPool) Begin(ctx context.Context) (pgq.Tx, error) {
 	tx, err := p.Pool.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -52,20 +51,20 @@ func (p textPool) Begin(ctx context.Context) (pgx.Tx, error) {
 }
 
 // textTx is a transaction whose queries have storable text arguments.
-type textTx struct{ pgx.Tx }
+type textTx struct{ pgq.Tx }
 
-// Exec is pgx.Tx.Exec with storable text arguments.
+// Exec is pgq.Tx.Exec with storable text arguments.
 func (t textTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	return t.Tx.Exec(ctx, sql, storableArgs(args)...)
 }
 
-// Query is pgx.Tx.Query with storable text arguments.
-func (t textTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+// Query is pgq.Tx.Query with storable text arguments.
+func (t textTx) Query(ctx context.Context, sql string, args ...any) (pgq.Rows, error) {
 	return t.Tx.Query(ctx, sql, storableArgs(args)...)
 }
 
-// QueryRow is pgx.Tx.QueryRow with storable text arguments.
-func (t textTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+// QueryRow is pgq.Tx.QueryRow with storable text arguments.
+func (t textTx) QueryRow(ctx context.Context, sql string, args ...any) pgq.Row {
 	return t.Tx.QueryRow(ctx, sql, storableArgs(args)...)
 }
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/core/llm"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // TestUnreachableIsUnavailable: the writes and reads of the receive path
@@ -25,10 +25,11 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	pool, err := pgxpool.New(context.Background(), "postgres://bot@"+addr+"/gatehouse?sslmode=disable&connect_timeout=5")
+	cfg, err := pgq.ParseConfig("postgres://bot@" + addr + "/gatehouse?sslmode=disable&connect_timeout=5")
 	if err != nil {
 		t.Fatal(err)
 	}
+	pool := pgq.NewPool(cfg)
 	t.Cleanup(pool.Close)
 	db := &DB{pool: textPool{pool}, opts: Options{}.withDefaults()}
 	ctx := t.Context()

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core/llm"
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 )
 
 // dayKey is the UTC calendar day of t, the aggregation key of usage.
@@ -36,7 +35,7 @@ func (db *DB) Usage(ctx context.Context, conv string, day time.Time) (llm.Usage,
 	var u llm.Usage
 	err := db.pool.QueryRow(ctx, `SELECT prompt_tokens, completion_tokens, cost_usd
 		FROM usage WHERE conv = $1 AND day = $2`, conv, dayKey(day)).Scan(&u.PromptTokens, &u.CompletionTokens, &u.CostUSD)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err != nil && !errors.Is(err, pgq.ErrNoRows) {
 		return llm.Usage{}, fmt.Errorf("postgres: usage: %w", err)
 	}
 	return u, nil
@@ -62,7 +61,7 @@ func (db *DB) UsageDays(ctx context.Context, since time.Time) ([]store.DayUsage,
 	if err != nil {
 		return nil, fmt.Errorf("postgres: usage days: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.DayUsage, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (store.DayUsage, error) {
 		var d store.DayUsage
 		err := r.Scan(&d.Day, &d.Usage.PromptTokens, &d.Usage.CompletionTokens, &d.Usage.CostUSD)
 		return d, err

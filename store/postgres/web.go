@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/core"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -29,7 +28,7 @@ func (db *DB) UseWebLink(ctx context.Context, hash string) (record.WebLink, erro
 	var created, expires int64
 	err := db.pool.QueryRow(ctx, `DELETE FROM web_links WHERE hash = $1 RETURNING identity, created, expires`, hash).
 		Scan(&id, &created, &expires)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.WebLink{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -58,7 +57,7 @@ func (db *DB) WebSession(ctx context.Context, hash string) (record.WebSession, e
 	var created, expires int64
 	err := db.pool.QueryRow(ctx, `SELECT identity, created, expires FROM web_sessions WHERE hash = $1 AND expires > $2`,
 		hash, nanos(db.now())).Scan(&id, &created, &expires)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.WebSession{}, record.ErrNotFound
 	}
 	if err != nil {
@@ -94,7 +93,7 @@ func (db *DB) ActiveConversations(ctx context.Context, since time.Time, limit in
 	if err != nil {
 		return nil, fmt.Errorf("postgres: active conversations: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.Activity, error) {
+	out, err := pgq.CollectRows(rows, func(r pgq.CollectableRow) (record.Activity, error) {
 		var a record.Activity
 		var last int64
 		err := r.Scan(&a.Conv, &last)

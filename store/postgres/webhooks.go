@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gatehouse-bot/gatehouse/store"
+	"github.com/gatehouse-bot/gatehouse/store/postgres/internal/pgq"
 	"github.com/gatehouse-bot/gatehouse/store/record"
 )
 
@@ -60,7 +59,7 @@ func (db *DB) WebhookThread(ctx context.Context, hook, incident string) (record.
 	var t record.WebhookThread
 	err := db.pool.QueryRow(ctx, `SELECT conv, reply_to, opener FROM webhook_threads WHERE hook = $1 AND incident = $2`, hook, incident).
 		Scan(&t.Conv, &t.ReplyTo, &t.Opener)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgq.ErrNoRows) {
 		return record.WebhookThread{}, nil
 	}
 	if err != nil {

@@ -123,8 +123,65 @@ func files(fsys fs.FS) ([]string, error) {
 // Locker keeps instances that start together from migrating at once: it
 // is held on the connection the migrations run on.
 type Locker interface {
-	Lock(ctx context.Context, conn *sql.Conn) error
-	Unlock(ctx context.Context, conn *sql.Conn) error
+	Lock(ctx context.Context, conn Conn) error
+	Unlock(ctx context.Context, conn Conn) error
+}
+
+// Conn is the one connection Up runs on: a *sql.Conn (Up adapts it) or a
+// driver's own connection (UpConn).
+type Conn interface {
+	Execer
+	// QueryScan runs query and calls row for each of its rows, with what
+	// scans it.
+	QueryScan(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error
+	// Begin begins a transaction on the connection.
+	Begin(ctx context.Context) (Tx, error)
+}
+
+// Tx is a transaction (a *sql.Tx's methods).
+type Tx interface {
+	Execer
+	Commit() error
+	Rollback() error
+}
+
+// sqlConn is a *sql.Conn as a Conn (a field, not embedded: its other
+// methods stay out of the binary).
+type sqlConn struct{ c *sql.Conn }
+
+func (c sqlConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.c.ExecContext(ctx, query, args...)
+}
+
+func (c sqlConn) QueryScan(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error {
+	rows, err := c.c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return errors.Join(err, rows.Close())
+		}
+	}
+	return errors.Join(rows.Err(), rows.Close())
+}
+
+func (c sqlConn) Begin(ctx context.Context) (Tx, error) { return c.c.BeginTx(ctx, nil) }
+
+// scanOne runs a query of one row on conn and scans it into dest.
+func scanOne(ctx context.Context, conn Conn, query string, args []any, dest ...any) error {
+	n := 0
+	err := conn.QueryScan(ctx, query, args, func(scan func(dest ...any) error) error {
+		n++
+		if n > 1 {
+			return nil
+		}
+		return scan(dest...)
+	})
+	if err == nil && n == 0 {
+		err = sql.ErrNoRows
+	}
+	return err
 }
 
 // Up applies the migrations of fsys that db lacks, each in its own
@@ -135,15 +192,20 @@ type Locker interface {
 // first (Up leaves it as it is). A version missing below the newest
 // applied one is an error, as it was with goose.
 func Up(ctx context.Context, d Dialect, db *sql.DB, fsys fs.FS, locker Locker) (version int, err error) {
-	names, err := files(fsys)
-	if err != nil {
-		return 0, fmt.Errorf("migrate: %w", err)
-	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("migrate: %w", err)
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
+	return UpConn(ctx, d, sqlConn{conn}, fsys, locker)
+}
+
+// UpConn is Up on one connection, conn.
+func UpConn(ctx context.Context, d Dialect, conn Conn, fsys fs.FS, locker Locker) (version int, err error) {
+	names, err := files(fsys)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
 	if locker != nil {
 		if err := locker.Lock(ctx, conn); err != nil {
 			return 0, fmt.Errorf("migrate: lock: %w", err)
@@ -181,15 +243,15 @@ func Up(ctx context.Context, d Dialect, db *sql.DB, fsys fs.FS, locker Locker) (
 
 // ensureTable creates the version table, with version 0 recorded, unless
 // it exists.
-func ensureTable(ctx context.Context, d Dialect, conn *sql.Conn) error {
+func ensureTable(ctx context.Context, d Dialect, conn Conn) error {
 	var exists bool
-	if err := conn.QueryRowContext(ctx, d.tableExists()).Scan(&exists); err != nil {
+	if err := scanOne(ctx, conn, d.tableExists(), nil, &exists); err != nil {
 		return fmt.Errorf("look for %s: %w", Table, err)
 	}
 	if exists {
 		return nil
 	}
-	return inTx(ctx, conn, func(tx *sql.Tx) error {
+	return inTx(ctx, conn, func(tx Tx) error {
 		if err := CreateTable(ctx, d, tx); err != nil {
 			return err
 		}
@@ -198,28 +260,26 @@ func ensureTable(ctx context.Context, d Dialect, conn *sql.Conn) error {
 }
 
 // appliedVersions reads the versions the table records as applied.
-func appliedVersions(ctx context.Context, conn *sql.Conn) (map[int]bool, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT version_id, is_applied FROM `+Table+` ORDER BY id DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", Table, err)
-	}
+func appliedVersions(ctx context.Context, conn Conn) (map[int]bool, error) {
 	// Newest row first: a version's latest row says whether it is applied
 	// (goose's down migrations add a row saying it is not).
 	applied, seen := map[int]bool{}, map[int]bool{}
-	for rows.Next() {
-		var v int64
-		var ok bool
-		if err := rows.Scan(&v, &ok); err != nil {
-			return nil, errors.Join(fmt.Errorf("read %s: %w", Table, err), rows.Close())
-		}
-		if !seen[int(v)] {
-			seen[int(v)] = true
-			if ok && v > 0 {
-				applied[int(v)] = true
+	err := conn.QueryScan(ctx, `SELECT version_id, is_applied FROM `+Table+` ORDER BY id DESC`, nil,
+		func(scan func(dest ...any) error) error {
+			var v int64
+			var ok bool
+			if err := scan(&v, &ok); err != nil {
+				return err
 			}
-		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			if !seen[int(v)] {
+				seen[int(v)] = true
+				if ok && v > 0 {
+					applied[int(v)] = true
+				}
+			}
+			return nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", Table, err)
 	}
 	if !seen[0] {
@@ -230,7 +290,7 @@ func appliedVersions(ctx context.Context, conn *sql.Conn) (map[int]bool, error) 
 
 // apply runs the migration name, version v, and records it, in one
 // transaction.
-func apply(ctx context.Context, d Dialect, conn *sql.Conn, fsys fs.FS, name string, v int) error {
+func apply(ctx context.Context, d Dialect, conn Conn, fsys fs.FS, name string, v int) error {
 	text, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return fmt.Errorf("read migration %s: %w", name, err)
@@ -239,7 +299,7 @@ func apply(ctx context.Context, d Dialect, conn *sql.Conn, fsys fs.FS, name stri
 	if err != nil {
 		return fmt.Errorf("migration %s: %w", name, err)
 	}
-	return inTx(ctx, conn, func(tx *sql.Tx) error {
+	return inTx(ctx, conn, func(tx Tx) error {
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
@@ -250,8 +310,8 @@ func apply(ctx context.Context, d Dialect, conn *sql.Conn, fsys fs.FS, name stri
 }
 
 // inTx runs f in a transaction on conn, committed when f succeeds.
-func inTx(ctx context.Context, conn *sql.Conn, f func(*sql.Tx) error) error {
-	tx, err := conn.BeginTx(ctx, nil)
+func inTx(ctx context.Context, conn Conn, f func(Tx) error) error {
+	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -285,10 +345,10 @@ func NewPostgresLocker() *PostgresLocker {
 }
 
 // Lock implements Locker.
-func (l *PostgresLocker) Lock(ctx context.Context, conn *sql.Conn) error {
+func (l *PostgresLocker) Lock(ctx context.Context, conn Conn) error {
 	for try := 1; ; try++ {
 		var locked bool
-		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, postgresLockID).Scan(&locked); err != nil {
+		if err := scanOne(ctx, conn, `SELECT pg_try_advisory_lock($1)`, []any{postgresLockID}, &locked); err != nil {
 			return fmt.Errorf("pg_try_advisory_lock: %w", err)
 		}
 		if locked {
@@ -308,9 +368,9 @@ func (l *PostgresLocker) Lock(ctx context.Context, conn *sql.Conn) error {
 }
 
 // Unlock implements Locker.
-func (l *PostgresLocker) Unlock(ctx context.Context, conn *sql.Conn) error {
+func (l *PostgresLocker) Unlock(ctx context.Context, conn Conn) error {
 	var unlocked bool
-	if err := conn.QueryRowContext(ctx, `SELECT pg_advisory_unlock($1)`, postgresLockID).Scan(&unlocked); err != nil {
+	if err := scanOne(ctx, conn, `SELECT pg_advisory_unlock($1)`, []any{postgresLockID}, &unlocked); err != nil {
 		return fmt.Errorf("pg_advisory_unlock: %w", err)
 	}
 	if !unlocked {
