@@ -55,6 +55,11 @@ type OutboxConfig struct {
 	// every instance: the gateway's name and the bot's id
 	// ("<gateway>:<bot id>"). Required with Shared.
 	Sender string
+	// SlotLateness, with Shared, is how late a request may leave after its
+	// shared slot before another slot is reserved for it; 0 means
+	// SlotLateness. (A test that counts the store's writes of the
+	// per-message path sets it past any lateness of a loaded machine.)
+	SlotLateness time.Duration
 }
 
 // Chunk is one piece of a reply, as the Outbox hands it to SendFunc.

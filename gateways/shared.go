@@ -1,6 +1,7 @@
 package gateways
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -176,7 +177,7 @@ func (o *Outbox) reserve(ctx context.Context, chat string) error {
 			return err
 		}
 		late := time.Since(due)
-		if late <= SlotLateness || missed == maxMissedSlots {
+		if late <= cmp.Or(o.cfg.SlotLateness, SlotLateness) || missed == maxMissedSlots {
 			return nil
 		}
 		o.log.Debug().Str("chat", chat).Dur("late", late).Msg("a send slot was missed; reserving another")
