@@ -181,11 +181,14 @@ func (db *DB) Close() error {
 func (db *DB) now() time.Time { return db.opts.Now() }
 
 // warmReader opens the read pool's first connection and has it read the
-// schema, on another thread while the caller goes on: a connection parses
-// the whole schema on its first statement, which touches about 50 pages of
-// SQLite's code and heap (2 ms on a machine where a page fault costs 30
-// µs). The bot's start-up would otherwise pay for it at its first read,
-// before its first receive. A failure is left for that read to report.
+// schema, in a goroutine of its own while the caller goes on: a
+// connection parses the whole schema on its first statement, which
+// touches about 50 pages of SQLite's code and heap (2 ms on a machine
+// where a page fault costs 30 µs). With more than one thread for Go code
+// it runs beside the bot's build, which would otherwise pay for it at its
+// first read, before its first receive; with one (the bot's default) it
+// runs when the caller waits, and finds the connection open if a read
+// came first. A failure is left for the reads to report.
 func (db *DB) warmReader() {
 	defer close(db.warmed)
 	c, err := db.r.Conn(context.Background())
