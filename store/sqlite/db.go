@@ -81,9 +81,6 @@ type DB struct {
 	opts Options
 
 	stmts stmtCache // the per-message path's prepared statements
-	// warmed is closed once warmReader has returned; nil when it never
-	// started.
-	warmed chan struct{}
 }
 
 var _ store.Store = (*DB)(nil)
@@ -125,8 +122,6 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if db.r, err = openPool(dsn, readerParams, readConns); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	db.warmed = make(chan struct{})
-	go db.warmReader()
 	if o.PruneLater {
 		return db, nil
 	}
@@ -156,9 +151,6 @@ func (db *DB) setUp(ctx context.Context) error {
 
 // Close closes both connection pools, then releases the lock.
 func (db *DB) Close() error {
-	if db.warmed != nil {
-		<-db.warmed
-	}
 	errs := []error{db.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
@@ -179,23 +171,3 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) now() time.Time { return db.opts.Now() }
-
-// warmReader opens the read pool's first connection and has it read the
-// schema, in a goroutine of its own while the caller goes on: a
-// connection parses the whole schema on its first statement, which
-// touches about 50 pages of SQLite's code and heap (2 ms on a machine
-// where a page fault costs 30 µs). With more than one thread for Go code
-// it runs beside the bot's build, which would otherwise pay for it at its
-// first read, before its first receive; with one (the bot's default) it
-// runs when the caller waits, and finds the connection open if a read
-// came first. A failure is left for the reads to report.
-func (db *DB) warmReader() {
-	defer close(db.warmed)
-	c, err := db.r.Conn(context.Background())
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	var n int
-	_ = c.QueryRowContext(context.Background(), `SELECT count(*) FROM sqlite_schema`).Scan(&n)
-}
