@@ -342,8 +342,26 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 const storeWait = 10 * time.Second
 
 // run runs the turn of e, claimed, and marks it done; a turn that never
-// began is given back at once for another instance.
+// began is given back at once for another instance. While Run claims, the
+// write that marks a turn done takes the next entry this instance would
+// claim (store.InboxHandOn), whose turn then runs here in the same slot.
 func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
+	for {
+		next, ok := in.runOne(ctx, r, e)
+		if !ok {
+			// The conversation's next entry is claimable, and a slot is
+			// free: claim at once rather than when the store's
+			// notification comes back through the database.
+			in.poke()
+			return
+		}
+		e = next
+	}
+}
+
+// runOne is run for one entry; it returns the entry taken when e was
+// marked done, if any, already counted as running here.
+func (in *Inbox) runOne(ctx context.Context, r Runner, e store.InboxEntry) (store.InboxEntry, bool) {
 	defer func() {
 		in.mu.Lock()
 		delete(in.running, e.ID)
@@ -360,7 +378,7 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
 			log.Error().Err(err).Msg("inbox: finish")
 		}
-		return
+		return store.InboxEntry{}, false
 	}
 	j := core.Journaled{Signal: s, Stage: core.TurnStage(e.Stage), ID: e.ID,
 		Record: func(ctx context.Context, st core.TurnStage) error {
@@ -381,7 +399,7 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 				if err := in.cfg.Store.ReleaseInbox(end, e.ID, in.cfg.Instance); err != nil {
 					log.Warn().Err(err).Msg("inbox: giving back a turn that did not run; it is taken over once its claim expires")
 				}
-				return
+				return store.InboxEntry{}, false
 			}
 		}
 	}
@@ -413,14 +431,34 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		// wrote its last: what it wrote since the reset goes before the
 		// next entry of the conversation can run.
 		in.forgetReset(end, r, []int64{e.ID})
-		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
-			log.Warn().Err(err).Msg("inbox: marking the turn done")
-		}
+		return in.finish(ctx, end, log, e.ID)
 	}
-	// The conversation's next entry is claimable, and a slot is free:
-	// claim at once rather than when the store's notification comes
-	// back through the database.
-	in.poke()
+	return store.InboxEntry{}, false
+}
+
+// finish marks entry id done and, while Run claims (ctx) and the store
+// can, takes the next entry to run here in the same write.
+func (in *Inbox) finish(ctx, end context.Context, log zerolog.Logger, id int64) (store.InboxEntry, bool) {
+	if h, ok := in.cfg.Store.(store.InboxHandOn); ok && ctx.Err() == nil {
+		// The entry taken is held by the done row's lease (lease_ttl
+		// from now) until the first renewal claims it in its own row.
+		next, took, err := h.FinishNextInbox(end, id, in.cfg.Instance, in.cfg.Gateways, in.cfg.TTL)
+		if err != nil {
+			log.Warn().Err(err).Msg("inbox: marking the turn done")
+			return store.InboxEntry{}, false
+		}
+		if !took {
+			return store.InboxEntry{}, false
+		}
+		in.mu.Lock()
+		in.running[next.ID] = conversation(next)
+		in.mu.Unlock()
+		return next, true
+	}
+	if err := in.cfg.Store.FinishInbox(end, id, in.cfg.Instance); err != nil {
+		log.Warn().Err(err).Msg("inbox: marking the turn done")
+	}
+	return store.InboxEntry{}, false
 }
 
 // conversation is e's conversation, as its stored message names it.
