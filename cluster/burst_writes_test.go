@@ -28,7 +28,9 @@ import (
 // more rows each than one answered alone (maxRowWrites): put, then done,
 // with no claim of their own. The turn that ends takes the next one in
 // the row write that marks it done (FinishNextInbox). Counted exactly, as
-// TestRowWritesPerMessage counts.
+// TestRowWritesPerMessage counts, with one claim allowed per turn slot: a
+// slot's first turn of the burst may be claimed rather than put claimed
+// (the claim loop, looking for work, holds a slot for a moment).
 func TestRowWritesPerMessageInABurst(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	db := open(t, dsn)
@@ -42,7 +44,8 @@ func TestRowWritesPerMessageInABurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := New(Config{Store: db, Instance: "a", TTL: time.Hour, Poll: 20 * time.Millisecond, Slots: 2, Log: log})
+	const slots = 2
+	in, err := New(Config{Store: db, Instance: "a", TTL: time.Hour, Poll: 20 * time.Millisecond, Slots: slots, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,7 @@ func TestRowWritesPerMessageInABurst(t *testing.T) {
 	// so that all but the two turns the slots run wait in the inbox
 	// behind their conversations' earlier messages.
 	hold.Store(true)
-	const messages = 20
+	const messages = 40
 	for i := range messages {
 		submit(chats[i%len(chats)])
 	}
@@ -134,8 +137,8 @@ func TestRowWritesPerMessageInABurst(t *testing.T) {
 	queued := count(`SELECT count(*) FROM inbox WHERE done = 0 AND claimed = 0`)
 	hold.Store(false)
 	answered("the burst answered")
-	if queued < messages-2 {
-		t.Fatalf("%d of %d messages waited in the inbox; want all but the 2 the turn slots took", queued, messages)
+	if queued < messages-slots {
+		t.Fatalf("%d of %d messages waited in the inbox; want all but the %d the turn slots took", queued, messages, slots)
 	}
 	// Each message ran its own turn from the start: its question and its
 	// answer in the history.
@@ -151,7 +154,8 @@ func TestRowWritesPerMessageInABurst(t *testing.T) {
 	}
 	per := float64(total) / messages
 	t.Logf("rows written per message in a burst: %.2f (%s)", per, strings.Join(parts, ", "))
-	if per > maxRowWrites {
-		t.Errorf("%.2f rows written per message in a burst (%s); want at most %d", per, strings.Join(parts, ", "), maxRowWrites)
+	if most := maxRowWrites + float64(slots)/messages; per > most {
+		t.Errorf("%.2f rows written per message in a burst (%s); want at most %.2f (%d, and a claim per turn slot)",
+			per, strings.Join(parts, ", "), most, maxRowWrites)
 	}
 }
