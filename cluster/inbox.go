@@ -34,6 +34,11 @@ type Config struct {
 	// TTL is how long a claim lasts unrenewed (store.lease_ttl); claims
 	// are renewed every third of it.
 	TTL time.Duration
+	// Process is this process's id in its heartbeats (Member.Process):
+	// an entry this instance takes when it finishes a turn is then kept
+	// by the heartbeat, with no write of its own; "" (no heartbeat) it is
+	// claimed in its own row by its first renewal.
+	Process string
 	// Gateways are the gateways whose messages go through the inbox, and
 	// whose conversations this instance claims: those every instance may
 	// answer (not a terminal of one instance).

@@ -31,8 +31,8 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 func (in *Inbox) finish(ctx, end context.Context, log zerolog.Logger, id int64) (store.InboxEntry, bool) {
 	if h, ok := in.cfg.Store.(store.InboxHandOn); ok && ctx.Err() == nil {
 		// The entry taken is held by the done row's lease (lease_ttl
-		// from now) until the first renewal claims it in its own row.
-		next, took, err := h.FinishNextInbox(end, id, in.cfg.Instance, in.cfg.Gateways, in.cfg.TTL)
+		// from now, and this process's heartbeat).
+		next, took, err := h.FinishNextInbox(end, id, in.cfg.Instance, in.cfg.Process, in.cfg.Gateways, in.cfg.TTL)
 		if err != nil {
 			log.Warn().Err(err).Msg("inbox: marking the turn done")
 			return store.InboxEntry{}, false

@@ -102,11 +102,13 @@ func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl ti
 		return nil
 	}
 	// An entry taken in a done row (FinishNextInbox) is claimed in its
-	// own row by its first renewal.
+	// own row by its first renewal, unless its process's heartbeat keeps
+	// it (then nothing is written).
 	now := db.now()
 	if _, err := db.pool.Exec(ctx, `UPDATE inbox SET expires = $1, holder = $2,
 			claimed = CASE WHEN holder = '' THEN 1 ELSE claimed END
-		WHERE id = ANY($3) AND done = 0 AND (holder = $2 OR `+handedTo("inbox", "$2", "$4")+`)`,
+		WHERE id = ANY($3) AND done = 0 AND (holder = $2 OR (`+handedTo("inbox", "$2", "$4")+`
+			AND NOT EXISTS (SELECT 1 FROM inbox k WHERE k.next = inbox.id AND k.holder = $2 AND `+heartbeatKeeps("k", "$4")+`)))`,
 		nanos(now.Add(ttl)), holder, ids, nanos(now)); err != nil {
 		return fmt.Errorf("postgres: renew inbox claims: %w", err)
 	}
@@ -132,11 +134,11 @@ func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
 
 // ReleaseInbox gives holder's claim of id back and wakes the instances.
 func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
-	// An entry taken in a done row is given back by ending that row's
-	// lease of it.
+	// An entry taken in a done row is given back by that row letting it
+	// go.
 	_, err := db.pool.Exec(ctx, `WITH up AS (
 		UPDATE inbox SET holder = '', claimed = 0, expires = 0 WHERE id = $1 AND holder = $2 AND done = 0 RETURNING 1),
-		handed AS (UPDATE inbox SET expires = 0 WHERE next = $1 AND holder = $2 AND done <> 0 AND expires > 0 RETURNING 1)
+		handed AS (UPDATE inbox SET next = 0, next_process = '' WHERE next = $1 AND holder = $2 AND done <> 0 RETURNING 1)
 		SELECT pg_notify('`+inboxChannel+`', '') WHERE EXISTS (SELECT 1 FROM up) OR EXISTS (SELECT 1 FROM handed)`, id, holder)
 	if err != nil {
 		return fmt.Errorf("postgres: release inbox entry %d: %w", id, err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/gatehouse-bot/gatehouse/core"
 	"github.com/gatehouse-bot/gatehouse/internal/pgtest"
 	"github.com/gatehouse-bot/gatehouse/store"
@@ -19,7 +21,8 @@ import (
 // stop by /cancel from elsewhere, renews it (which claims it in its own
 // row) and finishes it; given back, it is claimable at once; a holder
 // that dies leaves it to be taken over once the lease expires. A turn
-// that is not its holder's takes nothing.
+// that is not its holder's takes nothing. With its process's heartbeat
+// (TestFinishNextInboxKeptByTheHeartbeat) it needs no renewal.
 func TestFinishNextInbox(t *testing.T) {
 	ctx := context.Background()
 	clock := storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
@@ -38,11 +41,11 @@ func TestFinishNextInbox(t *testing.T) {
 	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || !ok || e.ID != x1 {
 		t.Fatal(e, ok, err)
 	}
-	if _, _, err := b.FinishNextInbox(ctx, x1, "b", gws, time.Minute); !errors.Is(err, store.ErrNotHeld) {
+	if _, _, err := b.FinishNextInbox(ctx, x1, "b", "", gws, time.Minute); !errors.Is(err, store.ErrNotHeld) {
 		t.Fatalf("b finishing a's turn: %v; want ErrNotHeld", err)
 	}
 	// The oldest head nobody holds is y1 (x2 waits behind x1 until now).
-	e, ok, err := a.FinishNextInbox(ctx, x1, "a", gws, time.Minute)
+	e, ok, err := a.FinishNextInbox(ctx, x1, "a", "", gws, time.Minute)
 	if err != nil || !ok || e.ID != y1 || e.Conv != "gw:y" || e.Stage != 0 {
 		t.Fatalf("a's finish: %+v %v %v; want entry %d taken", e, ok, err, y1)
 	}
@@ -75,7 +78,7 @@ func TestFinishNextInbox(t *testing.T) {
 	// Renewed, then finished, by its holder; a holder gone leaves it to
 	// expire.
 	y2, x3 := put("y2", "gw:y"), put("x3", "gw:x")
-	if e, ok, err := b.FinishNextInbox(ctx, x2, "b", gws, time.Minute); err != nil || !ok || e.ID != x3 {
+	if e, ok, err := b.FinishNextInbox(ctx, x2, "b", "", gws, time.Minute); err != nil || !ok || e.ID != x3 {
 		t.Fatalf("b's finish of x2: %+v %v %v; want x3 taken (its conversation's next)", e, ok, err)
 	}
 	clock.Set(clock.Now().Add(50 * time.Second))
@@ -89,7 +92,7 @@ func TestFinishNextInbox(t *testing.T) {
 	if err := b.FinishInbox(ctx, x3, "b"); err != nil {
 		t.Fatalf("b finishing the entry it renewed: %v", err)
 	}
-	if e, ok, err := b.FinishNextInbox(ctx, y1, "b", gws, time.Minute); err != nil || !ok || e.ID != y2 {
+	if e, ok, err := b.FinishNextInbox(ctx, y1, "b", "", gws, time.Minute); err != nil || !ok || e.ID != y2 {
 		t.Fatalf("b's finish of y1: %+v %v %v; want y2 taken", e, ok, err)
 	}
 	clock.Set(clock.Now().Add(2 * time.Minute)) // b died: its lease of y2 expires
@@ -98,5 +101,112 @@ func TestFinishNextInbox(t *testing.T) {
 	}
 	if err := b.FinishInbox(ctx, y2, "b"); !errors.Is(err, store.ErrNotHeld) {
 		t.Fatalf("b finishing y2 after a took it over: %v; want ErrNotHeld", err)
+	}
+}
+
+// TestFinishNextInboxKeptByTheHeartbeat: an entry taken by a process that
+// writes heartbeats is kept while its heartbeat is younger than lease_ttl,
+// past the done row's own lease, and its renewal writes nothing; another
+// process under the same name (a restart) does not keep it; once the
+// heartbeat is older than lease_ttl (a death), another instance takes it
+// over.
+func TestFinishNextInboxKeptByTheHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	clock := storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	dsn := pgtest.DSN(t)
+	a, b := openAt(t, dsn, postgres.Options{Now: clock.Now}), openAt(t, dsn, postgres.Options{Now: clock.Now})
+	gws := []string{"gw"}
+	beat := func(process string) {
+		t.Helper()
+		if err := a.Heartbeat(ctx, store.Instance{Name: "a", Process: process, Started: clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(key string) int64 {
+		t.Helper()
+		id, added, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "gw", Key: key, Conv: "gw:x", Data: []byte("x"), Receiver: "a"}, 0)
+		if err != nil || !added {
+			t.Fatal(added, err)
+		}
+		return id
+	}
+	x1, x2 := put("x1"), put("x2")
+	beat("pa")
+	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || !ok || e.ID != x1 {
+		t.Fatal(e, ok, err)
+	}
+	if e, ok, err := a.FinishNextInbox(ctx, x1, "a", "pa", gws, time.Minute); err != nil || !ok || e.ID != x2 {
+		t.Fatalf("a's finish: %+v %v %v; want x2 taken", e, ok, err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	row := func() int64 {
+		t.Helper()
+		var n int64
+		if err := conn.QueryRow(ctx, `SELECT xmin::text::bigint FROM inbox WHERE id = $1`, x2).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := row()
+	for range 4 { // 2 minutes: past the done row's lease, the heartbeat renewed
+		clock.Set(clock.Now().Add(30 * time.Second))
+		beat("pa")
+		if err := a.RenewInbox(ctx, "a", []int64{x2}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := row(); after != before {
+		t.Fatalf("x2's row was written by its renewals (xmin %d → %d); want the heartbeat to keep it", before, after)
+	}
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || ok {
+		t.Fatalf("b claimed %+v (%v) while a's heartbeat keeps x2", e, err)
+	}
+	if err := a.SetInboxStage(ctx, x2, "a", int(core.StageTool)); err != nil {
+		t.Fatalf("a's stage of x2: %v", err)
+	}
+	beat("pa2") // a restarted: the new process does not keep what the old one took
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || !ok || e.ID != x2 {
+		t.Fatalf("b's claim after a's restart: %+v %v %v; want x2", e, ok, err)
+	}
+	if err := a.FinishInbox(ctx, x2, "a"); !errors.Is(err, store.ErrNotHeld) {
+		t.Fatalf("a finishing x2 after b took it: %v; want ErrNotHeld", err)
+	}
+
+	// A death: the heartbeat ages past lease_ttl.
+	x3, x4 := put("x3"), put("x4")
+	if e, ok, err := b.FinishNextInbox(ctx, x2, "b", "", gws, time.Minute); err != nil || !ok || e.ID != x3 {
+		t.Fatalf("b's finish of x2: %+v %v %v; want x3", e, ok, err)
+	}
+	if err := b.FinishInbox(ctx, x3, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || !ok || e.ID != x4 {
+		t.Fatal(e, ok, err)
+	}
+	x5 := put("x5")
+	beat("pa2")
+	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || ok {
+		t.Fatalf("a claimed %+v (%v) while b holds x4", e, err)
+	}
+	if err := b.ReleaseInbox(ctx, x4, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || !ok || e.ID != x4 {
+		t.Fatal(e, ok, err)
+	}
+	if e, ok, err := a.FinishNextInbox(ctx, x4, "a", "pa2", gws, time.Minute); err != nil || !ok || e.ID != x5 {
+		t.Fatalf("a's finish of x4: %+v %v %v; want x5", e, ok, err)
+	}
+	clock.Set(clock.Now().Add(59 * time.Second))
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || ok {
+		t.Fatalf("b claimed %+v (%v) within a's lease", e, err)
+	}
+	clock.Set(clock.Now().Add(2 * time.Second)) // no heartbeat for lease_ttl: a is dead
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || !ok || e.ID != x5 {
+		t.Fatalf("b's takeover of x5: %+v %v %v", e, ok, err)
 	}
 }

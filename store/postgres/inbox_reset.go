@@ -25,7 +25,7 @@ func (db *DB) ResetInbox(ctx context.Context, conv, holder string) (bool, error)
 		tag, err := tx.Exec(ctx, `UPDATE inbox SET cancel = $1
 			WHERE conv = $2 AND done = 0 AND ((holder <> $3 AND claimed = 1 AND expires > $4) OR
 				(holder = '' AND claimed = 0 AND EXISTS (SELECT 1 FROM inbox p
-					WHERE p.next = inbox.id AND p.holder <> $3 AND p.expires > $4)))`,
+					WHERE p.next = inbox.id AND p.holder <> $3 AND `+handLive("p", "$4")+`)))`,
 			inboxReset, conv, holder, nanos(db.now()))
 		if err != nil {
 			return err

@@ -3,3 +3,5 @@
 -- 0026). Only a shared store uses this column: it is here so that both
 -- drivers keep one schema.
 ALTER TABLE inbox ADD COLUMN next INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE inbox ADD COLUMN next_process TEXT NOT NULL DEFAULT '';
+ALTER TABLE inbox ADD COLUMN next_ttl INTEGER NOT NULL DEFAULT 0;
