@@ -24,19 +24,8 @@ import (
 // that is not its holder's takes nothing. With its process's heartbeat
 // (TestFinishNextInboxKeptByTheHeartbeat) it needs no renewal.
 func TestFinishNextInbox(t *testing.T) {
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	dsn := pgtest.DSN(t)
-	a, b := openAt(t, dsn, postgres.Options{Now: clock.Now}), openAt(t, dsn, postgres.Options{Now: clock.Now})
+	ctx, clock, a, b, put, _ := handOver(t)
 	gws := []string{"gw"}
-	put := func(key, conv string) int64 {
-		t.Helper()
-		id, added, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "gw", Key: key, Conv: conv, Data: []byte("x"), Receiver: "a"}, 0)
-		if err != nil || !added {
-			t.Fatal(added, err)
-		}
-		return id
-	}
 	x1, y1, x2 := put("x1", "gw:x"), put("y1", "gw:y"), put("x2", "gw:x")
 	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || !ok || e.ID != x1 {
 		t.Fatal(e, ok, err)
@@ -111,24 +100,14 @@ func TestFinishNextInbox(t *testing.T) {
 // heartbeat is older than lease_ttl (a death), another instance takes it
 // over.
 func TestFinishNextInboxKeptByTheHeartbeat(t *testing.T) {
-	ctx := context.Background()
-	clock := storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	dsn := pgtest.DSN(t)
-	a, b := openAt(t, dsn, postgres.Options{Now: clock.Now}), openAt(t, dsn, postgres.Options{Now: clock.Now})
+	ctx, clock, a, b, putIn, dsn := handOver(t)
+	put := func(key string) int64 { return putIn(key, "gw:x") }
 	gws := []string{"gw"}
 	beat := func(process string) {
 		t.Helper()
 		if err := a.Heartbeat(ctx, store.Instance{Name: "a", Process: process, Started: clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	put := func(key string) int64 {
-		t.Helper()
-		id, added, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "gw", Key: key, Conv: "gw:x", Data: []byte("x"), Receiver: "a"}, 0)
-		if err != nil || !added {
-			t.Fatal(added, err)
-		}
-		return id
 	}
 	x1, x2 := put("x1"), put("x2")
 	beat("pa")
@@ -209,4 +188,24 @@ func TestFinishNextInboxKeptByTheHeartbeat(t *testing.T) {
 	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || !ok || e.ID != x5 {
 		t.Fatalf("b's takeover of x5: %+v %v %v", e, ok, err)
 	}
+}
+
+// handOver is two instances' stores, a and b, on one fresh database (dsn)
+// with a clock of their own, and put, which puts a message of
+// conversation conv (gateway "gw") received by a.
+func handOver(t *testing.T) (ctx context.Context, clock *storetest.Clock, a, b *postgres.DB, put func(key, conv string) int64, dsn string) {
+	t.Helper()
+	ctx = context.Background()
+	clock = storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	dsn = pgtest.DSN(t)
+	a, b = openAt(t, dsn, postgres.Options{Now: clock.Now}), openAt(t, dsn, postgres.Options{Now: clock.Now})
+	put = func(key, conv string) int64 {
+		t.Helper()
+		id, added, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "gw", Key: key, Conv: conv, Data: []byte("x"), Receiver: "a"}, 0)
+		if err != nil || !added {
+			t.Fatal(added, err)
+		}
+		return id
+	}
+	return ctx, clock, a, b, put, dsn
 }
