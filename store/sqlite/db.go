@@ -80,7 +80,8 @@ type DB struct {
 	lock *os.File // the held lock file; nil when read-only
 	opts Options
 
-	stmts stmtCache // the per-message path's prepared statements
+	stmts stmtCache   // the per-message path's prepared statements
+	group groupCommit // folds the writer's single statements (exec)
 }
 
 var _ store.Store = (*DB)(nil)
