@@ -7,7 +7,9 @@
 // claimed approval stays claimed: an approved action never runs twice),
 // while history, usage and cursors use synchronous=NORMAL, which is several
 // times cheaper per message. Writes go through one connection (one writer,
-// BEGIN IMMEDIATE); reads use a small pool of query-only connections.
+// BEGIN IMMEDIATE); single statements that wait while another commits
+// share the next commit (group commit, group.go), each still committed
+// before it returns. Reads use a small pool of query-only connections.
 package sqlite
 
 import (
