@@ -69,7 +69,12 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 	if !g.leading {
 		g.leading = true
 		g.mu.Unlock()
-		runtime.Gosched()
+		if runtime.GOMAXPROCS(0) == 1 {
+			// With more threads, the others' writers arrive during
+			// the commit and form the next group; a yield would wake
+			// an idle thread for nothing.
+			runtime.Gosched()
+		}
 		db.lead(wctx, w)
 		return w.res, w.err
 	}
