@@ -22,9 +22,9 @@ const (
 )
 
 // groupCommit folds the writer's single statements (db.exec) that wait
-// for one another into one transaction. The first caller leads: it yields
-// once, so that writers ready to run (with the bot's one thread, nothing
-// else runs while it commits) join it, then commits itself and every
+// for one another into one transaction. The first caller leads: on one
+// thread it yields once, so that writers ready to run (with the bot's one
+// thread, nothing else runs while it commits) join it, then commits itself and every
 // statement queued so far (at most maxGroup) in one BEGIN/COMMIT, each
 // statement inside a savepoint of its own, so that a failing one is rolled
 // back alone and reported to its caller only. Every caller returns after
@@ -39,7 +39,7 @@ type groupCommit struct {
 	leading bool            // a leader is running a group
 	queue   []*pendingWrite // waiting for the next group, oldest first
 
-	commits atomic.Int64 // commits of exec's statements (tests: commitCount)
+	commits atomic.Int64 // commits of exec's statements (read by tests)
 	hold    func()       // tests only: runs as the leader takes its group
 }
 
