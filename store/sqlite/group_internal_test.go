@@ -170,8 +170,13 @@ func TestGroupCommitCancelledWaiter(t *testing.T) {
 	go func() { other <- db.SetCursor(ctx, "c", "1") }()
 	waitQueued(t, db, 2)
 	cancel()
-	if err := <-waiter; !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled waiter: %v; want context.Canceled", err)
+	select {
+	case err := <-waiter:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled waiter: %v; want context.Canceled", err)
+		}
+	case <-time.After(testutil.HangGuard):
+		t.Fatal("a cancelled waiter still waited for its group")
 	}
 	release()
 	if err := errors.Join(<-lead, <-other); err != nil {
