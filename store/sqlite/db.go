@@ -7,7 +7,9 @@
 // claimed approval stays claimed: an approved action never runs twice),
 // while history, usage and cursors use synchronous=NORMAL, which is several
 // times cheaper per message. Writes go through one connection (one writer,
-// BEGIN IMMEDIATE); reads use a small pool of query-only connections.
+// BEGIN IMMEDIATE); single statements that wait while another commits
+// share the next commit (group commit, group.go), each still committed
+// before it returns. Reads use a small pool of query-only connections.
 package sqlite
 
 import (
@@ -80,7 +82,8 @@ type DB struct {
 	lock *os.File // the held lock file; nil when read-only
 	opts Options
 
-	stmts stmtCache // the per-message path's prepared statements
+	stmts stmtCache   // the per-message path's prepared statements
+	group groupCommit // folds the writer's single statements (exec)
 }
 
 var _ store.Store = (*DB)(nil)

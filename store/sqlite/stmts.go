@@ -85,15 +85,6 @@ func (db *DB) prepare(ctx context.Context, pool *sql.DB, query string) (context.
 	return ctx, st, err
 }
 
-// exec runs a cached statement on the writer.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, st, err := db.prepare(ctx, db.w, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
 // queryRow runs a cached one-row query on the read pool.
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := db.stmts.prepared(ctx, db.r, query)
