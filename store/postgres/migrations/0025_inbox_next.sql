@@ -1,7 +1,7 @@
 -- +goose Up
--- 0026: a finished turn hands this instance's freed turn slot to the next
+-- 0025: a finished turn hands this instance's freed turn slot to the next
 -- message it will run, in the row write that marks it done (store/sqlite's
--- 0026 has the same column, unused: SQLite is not shared).
+-- 0025 has the same column, unused: SQLite is not shared).
 --
 -- next is the inbox entry the holder of this done entry took, without a
 -- claim of its own, when it marked this one done: the entry is its
