@@ -20,8 +20,12 @@ func (a *App) buildInbox() (core.Journal, error) {
 	if !ok {
 		return nil, nil
 	}
+	process := ""
+	if a.member != nil {
+		process = a.member.Process()
+	}
 	in, err := cluster.New(cluster.Config{Store: st, Instance: a.instance, TTL: a.cfg.Store.LeaseTTL.D(),
-		Slots: a.cfg.Engine.Concurrency, Log: a.log})
+		Process: process, Slots: a.cfg.Engine.Concurrency, Log: a.log})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,9 @@
 //     is told it arrived; any instance claims it and runs its turn through
 //     core.Engine.RunJournaled, one message of a conversation at a time and
 //     in order across instances (one that finds its conversation idle is
-//     put claimed by its receiver, with a turn free: inbox_put.go). A
+//     put claimed by its receiver, with a turn free: inbox_put.go; a
+//     turn that ends takes the next in the write that marks it done, with
+//     no claim of its own: inbox_next.go). A
 //     claim is renewed while its turn runs; an instance that dies leaves
 //     it to expire after store.lease_ttl, and
 //     the next claimer takes it over at the stage the turn had reached

@@ -34,6 +34,11 @@ type Config struct {
 	// TTL is how long a claim lasts unrenewed (store.lease_ttl); claims
 	// are renewed every third of it.
 	TTL time.Duration
+	// Process is this process's id in its heartbeats (Member.Process):
+	// an entry this instance takes when it finishes a turn is then kept
+	// by the heartbeat, with no write of its own; "" (no heartbeat) it is
+	// claimed in its own row by its first renewal.
+	Process string
 	// Gateways are the gateways whose messages go through the inbox, and
 	// whose conversations this instance claims: those every instance may
 	// answer (not a terminal of one instance).
@@ -341,9 +346,9 @@ func (in *Inbox) Run(ctx context.Context, r Runner) error {
 // storeWait bounds the store writes that end a turn (done, given back).
 const storeWait = 10 * time.Second
 
-// run runs the turn of e, claimed, and marks it done; a turn that never
-// began is given back at once for another instance.
-func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
+// runOne is run for one entry; it returns the entry taken when e was
+// marked done, if any, already counted as running here.
+func (in *Inbox) runOne(ctx context.Context, r Runner, e store.InboxEntry) (store.InboxEntry, bool) {
 	defer func() {
 		in.mu.Lock()
 		delete(in.running, e.ID)
@@ -360,7 +365,7 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
 			log.Error().Err(err).Msg("inbox: finish")
 		}
-		return
+		return store.InboxEntry{}, false
 	}
 	j := core.Journaled{Signal: s, Stage: core.TurnStage(e.Stage), ID: e.ID,
 		Record: func(ctx context.Context, st core.TurnStage) error {
@@ -381,7 +386,7 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 				if err := in.cfg.Store.ReleaseInbox(end, e.ID, in.cfg.Instance); err != nil {
 					log.Warn().Err(err).Msg("inbox: giving back a turn that did not run; it is taken over once its claim expires")
 				}
-				return
+				return store.InboxEntry{}, false
 			}
 		}
 	}
@@ -413,14 +418,9 @@ func (in *Inbox) run(ctx context.Context, r Runner, e store.InboxEntry) {
 		// wrote its last: what it wrote since the reset goes before the
 		// next entry of the conversation can run.
 		in.forgetReset(end, r, []int64{e.ID})
-		if err := in.cfg.Store.FinishInbox(end, e.ID, in.cfg.Instance); err != nil {
-			log.Warn().Err(err).Msg("inbox: marking the turn done")
-		}
+		return in.finish(ctx, end, log, e.ID)
 	}
-	// The conversation's next entry is claimable, and a slot is free:
-	// claim at once rather than when the store's notification comes
-	// back through the database.
-	in.poke()
+	return store.InboxEntry{}, false
 }
 
 // conversation is e's conversation, as its stored message names it.

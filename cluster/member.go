@@ -70,6 +70,10 @@ func NewMember(st MemberStore, name, version string, now time.Time, log zerolog.
 // Started is when this instance started.
 func (c *Member) Started() time.Time { return c.self.Started }
 
+// Process is the random id this process writes with its heartbeats
+// (store.Instance.Process).
+func (c *Member) Process() string { return c.self.Process }
+
 // UseStore names, for /status, the store's driver and the schema version
 // this build runs.
 func (c *Member) UseStore(driver string, schema int) { c.driver, c.schema = driver, schema }

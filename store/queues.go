@@ -162,6 +162,21 @@ type InboxReplies interface {
 	InboxReply(ctx context.Context, id int64) (string, error)
 }
 
+// InboxHandOn is an Inbox that can, in the row write that marks a turn
+// done, take the next entry for the same holder without a claim of its
+// own (a message queued behind a busy conversation then costs no claim).
+type InboxHandOn interface {
+	// FinishNextInbox marks entry id done, as FinishInbox does, and takes
+	// for holder, until ttl from now and while the heartbeat of holder's
+	// process (Instance.Process; "" none) is younger than ttl, the oldest
+	// conversation head of gateways that nobody holds, reserves or has
+	// taken: held by holder as a claim is (SetInboxStage, RenewInbox,
+	// FinishInbox, ReleaseInbox, CancelInbox know it), claimable by no one
+	// else meanwhile. ok is false when no entry was taken; ErrNotHeld when
+	// id was not holder's.
+	FinishNextInbox(ctx context.Context, id int64, holder, process string, gateways []string, ttl time.Duration) (e InboxEntry, ok bool, err error)
+}
+
 // InboxClaimer is an Inbox that can put an entry already claimed by its
 // receiver when nothing is before it in its conversation, sparing the
 // claim's write: the receiver, with a turn free, runs it at once.

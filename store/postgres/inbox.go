@@ -56,7 +56,12 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 	now := db.now()
 	var e store.InboxEntry
 	var received int64
-	err := db.pool.QueryRow(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
+	// One batch is one transaction: the claim reads after the lock that
+	// hand-overs take too (claimLock, inbox_next.go). The batch bypasses
+	// textPool: its text is made storable here.
+	b := &pgq.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock($1, 0)`, claimLock)
+	b.Queue(`UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
 		WHERE id = (
 			SELECT i.id FROM inbox i
 			WHERE i.id = ANY(ARRAY(SELECT h.id FROM (
@@ -65,11 +70,22 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 			  WHERE h.gateway = ANY($3) AND (h.holder = '' OR h.expires <= $4 OR (h.holder = $1 AND h.claimed = 0))))
 			  AND i.done = 0 AND i.gateway = ANY($3)
 			  AND (i.holder = '' OR i.expires <= $4 OR (i.holder = $1 AND i.claimed = 0))
+			  AND NOT `+handedOn("i", "$4")+`
 			ORDER BY i.id LIMIT 1
 			FOR UPDATE SKIP LOCKED)
 		RETURNING id, gateway, msg_key, conv, data, files, receiver, `+effectiveStage("inbox")+`, received`,
-		holder, nanos(now.Add(ttl)), gateways, nanos(now)).
-		Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received)
+		storableArgs([]any{holder, nanos(now.Add(ttl)), gateways, nanos(now)})...)
+	err := func() error {
+		br := db.pool.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received); err != nil {
+			return err
+		}
+		return br.Close()
+	}()
 	if errors.Is(err, pgq.ErrNoRows) {
 		return store.InboxEntry{}, false, nil
 	}
@@ -85,8 +101,15 @@ func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl ti
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := db.pool.Exec(ctx, `UPDATE inbox SET expires = $1 WHERE holder = $2 AND id = ANY($3) AND done = 0`,
-		nanos(db.now().Add(ttl)), holder, ids); err != nil {
+	// An entry taken in a done row (FinishNextInbox) is claimed in its
+	// own row by its first renewal, unless its process's heartbeat keeps
+	// it (then nothing is written).
+	now := db.now()
+	if _, err := db.pool.Exec(ctx, `UPDATE inbox SET expires = $1, holder = $2,
+			claimed = CASE WHEN holder = '' THEN 1 ELSE claimed END
+		WHERE id = ANY($3) AND done = 0 AND (holder = $2 OR (`+handedTo("inbox", "$2", "$4")+`
+			AND NOT EXISTS (SELECT 1 FROM inbox k WHERE k.next = inbox.id AND k.holder = $2 AND `+heartbeatKeeps("k", "$4")+`)))`,
+		nanos(now.Add(ttl)), holder, ids, nanos(now)); err != nil {
 		return fmt.Errorf("postgres: renew inbox claims: %w", err)
 	}
 	return nil
@@ -97,7 +120,8 @@ func (db *DB) RenewInbox(ctx context.Context, holder string, ids []int64, ttl ti
 func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
 	var one int
 	err := db.pool.QueryRow(ctx, `WITH up AS (
-		UPDATE inbox SET done = $1 WHERE id = $2 AND holder = $3 AND claimed = 1 AND done = 0 RETURNING 1)
+		UPDATE inbox SET done = $1, holder = $3, claimed = 1
+		WHERE id = $2 AND done = 0 AND ((holder = $3 AND claimed = 1) OR `+handedTo("inbox", "$3", "$1")+`) RETURNING 1)
 		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, nanos(db.now()), id, holder).Scan(&one)
 	if errors.Is(err, pgq.ErrNoRows) {
 		return fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
@@ -110,9 +134,12 @@ func (db *DB) FinishInbox(ctx context.Context, id int64, holder string) error {
 
 // ReleaseInbox gives holder's claim of id back and wakes the instances.
 func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
+	// An entry taken in a done row is given back by that row letting it
+	// go.
 	_, err := db.pool.Exec(ctx, `WITH up AS (
-		UPDATE inbox SET holder = '', claimed = 0, expires = 0 WHERE id = $1 AND holder = $2 AND done = 0 RETURNING 1)
-		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '')`, id, holder)
+		UPDATE inbox SET holder = '', claimed = 0, expires = 0 WHERE id = $1 AND holder = $2 AND done = 0 RETURNING 1),
+		handed AS (UPDATE inbox SET next = 0, next_process = '' WHERE next = $1 AND holder = $2 AND done <> 0 RETURNING 1)
+		SELECT pg_notify('`+inboxChannel+`', '') WHERE EXISTS (SELECT 1 FROM up) OR EXISTS (SELECT 1 FROM handed)`, id, holder)
 	if err != nil {
 		return fmt.Errorf("postgres: release inbox entry %d: %w", id, err)
 	}
@@ -124,7 +151,8 @@ func (db *DB) ReleaseInbox(ctx context.Context, id int64, holder string) error {
 func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
 	var one int
 	err := db.pool.QueryRow(ctx, `WITH up AS (
-		UPDATE inbox SET cancel = GREATEST(cancel, 1) WHERE conv = $1 AND claimed = 1 AND done = 0 AND expires > $2 RETURNING 1)
+		UPDATE inbox SET cancel = GREATEST(cancel, 1)
+		WHERE conv = $1 AND done = 0 AND ((claimed = 1 AND expires > $2) OR `+handedOn("inbox", "$2")+`) RETURNING 1)
 		SELECT 1 FROM up, pg_notify('`+inboxChannel+`', '`+store.InboxCancel+`') LIMIT 1`, conv, nanos(db.now())).Scan(&one)
 	if errors.Is(err, pgq.ErrNoRows) {
 		return false, nil
@@ -137,7 +165,9 @@ func (db *DB) CancelInbox(ctx context.Context, conv string) (bool, error) {
 
 // CancelledInbox lists holder's pending entries asked to stop.
 func (db *DB) CancelledInbox(ctx context.Context, holder string) ([]int64, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id FROM inbox WHERE holder = $1 AND cancel = 1 AND done = 0 ORDER BY id LIMIT 100`, holder)
+	rows, err := db.pool.Query(ctx, `SELECT id FROM inbox
+		WHERE cancel = 1 AND done = 0 AND (holder = $1 OR `+handedTo("inbox", "$1", "$2")+`) ORDER BY id LIMIT 100`,
+		holder, nanos(db.now()))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: cancelled inbox entries: %w", err)
 	}

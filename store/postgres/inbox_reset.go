@@ -23,7 +23,9 @@ func (db *DB) ResetInbox(ctx context.Context, conv, holder string) (bool, error)
 	marked := false
 	err := pgq.BeginFunc(ctx, db.pool, func(tx pgq.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE inbox SET cancel = $1
-			WHERE conv = $2 AND holder <> $3 AND claimed = 1 AND done = 0 AND expires > $4`,
+			WHERE conv = $2 AND done = 0 AND ((holder <> $3 AND claimed = 1 AND expires > $4) OR
+				(holder = '' AND claimed = 0 AND EXISTS (SELECT 1 FROM inbox p
+					WHERE p.next = inbox.id AND p.holder <> $3 AND `+handLive("p", "$4")+`)))`,
 			inboxReset, conv, holder, nanos(db.now()))
 		if err != nil {
 			return err

@@ -67,9 +67,11 @@ func effectiveReply(tbl string) string {
 }
 
 // heldBy is the condition that holder's claim of the inbox row tbl is
-// live ($2 the id, $3 the holder, $4 now).
+// live, in its own row or in the done row that took it ($2 the id, $3
+// the holder, $4 now).
 func heldBy(tbl string) string {
-	return tbl + `.id = $2 AND ` + tbl + `.holder = $3 AND ` + tbl + `.claimed = 1 AND ` + tbl + `.done = 0 AND ` + tbl + `.expires > $4`
+	return tbl + `.id = $2 AND ` + tbl + `.done = 0 AND ((` + tbl + `.holder = $3 AND ` + tbl + `.claimed = 1 AND ` + tbl + `.expires > $4) OR ` +
+		handedTo(tbl, "$3", "$4") + `)`
 }
 
 // SetInboxStage records the stage of a turn holder's live claim runs. The
