@@ -203,9 +203,15 @@ func (db *DB) WatchInbox(ctx context.Context, wake func(string)) error {
 	}
 }
 
-// pruneInbox deletes entries done longer than store.InboxKeep ago.
+// pruneInbox deletes entries done longer than store.InboxKeep ago, but
+// not a done row that still holds the entry its holder took when it was
+// marked done (FinishNextInbox), while that entry is neither done nor
+// claimed in its own row: a turn may run longer than InboxKeep, and with
+// the row gone another instance would claim the entry it runs.
 func (db *DB) pruneInbox(ctx context.Context) error {
-	if _, err := db.pool.Exec(ctx, `DELETE FROM inbox WHERE done <> 0 AND done < $1`,
+	if _, err := db.pool.Exec(ctx, `DELETE FROM inbox WHERE done <> 0 AND done < $1
+		AND NOT (next <> 0 AND EXISTS (SELECT 1 FROM inbox n
+			WHERE n.id = inbox.next AND n.done = 0 AND n.holder = '' AND n.claimed = 0))`,
 		nanos(db.now().Add(-store.InboxKeep))); err != nil {
 		return fmt.Errorf("postgres: prune inbox: %w", err)
 	}

@@ -190,6 +190,49 @@ func TestFinishNextInboxKeptByTheHeartbeat(t *testing.T) {
 	}
 }
 
+// TestPruneKeepsAHandOver: the prune of done inbox rows (store.InboxKeep)
+// keeps a done row that holds the entry its holder took, while that entry
+// runs: a turn may last longer than InboxKeep, and with the row gone
+// another instance would claim the entry and run it a second time. Once
+// the entry is done, the row goes.
+func TestPruneKeepsAHandOver(t *testing.T) {
+	ctx, clock, a, b, putIn, _ := handOver(t)
+	put := func(key string) int64 { return putIn(key, "gw:x") }
+	gws := []string{"gw"}
+	beat := func() {
+		t.Helper()
+		if err := a.Heartbeat(ctx, store.Instance{Name: "a", Process: "pa", Started: clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x1, x2 := put("x1"), put("x2")
+	beat()
+	if e, ok, err := a.ClaimInbox(ctx, "a", gws, time.Minute); err != nil || !ok || e.ID != x1 {
+		t.Fatal(e, ok, err)
+	}
+	if e, ok, err := a.FinishNextInbox(ctx, x1, "a", "pa", gws, time.Minute); err != nil || !ok || e.ID != x2 {
+		t.Fatalf("a's finish: %+v %v %v; want x2 taken", e, ok, err)
+	}
+	clock.Set(clock.Now().Add(store.InboxKeep + time.Hour)) // x2's turn still runs on a
+	beat()
+	if _, err := a.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := b.ClaimInbox(ctx, "b", gws, time.Minute); err != nil || ok {
+		t.Fatalf("b claimed %+v (%v) after the prune, while a runs x2", e, err)
+	}
+	if err := a.FinishInbox(ctx, x2, "a"); err != nil {
+		t.Fatalf("a finishing x2 after the prune: %v", err)
+	}
+	clock.Set(clock.Now().Add(store.InboxKeep + time.Hour))
+	if _, err := a.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, added, err := a.PutInbox(ctx, store.InboxEntry{Gateway: "gw", Key: "x1", Conv: "gw:x", Data: []byte("x"), Receiver: "a"}, 0); err != nil || !added {
+		t.Fatalf("x1 put again once pruned: added %v, %v; want its row gone", added, err)
+	}
+}
+
 // handOver is two instances' stores, a and b, on one fresh database (dsn)
 // with a clock of their own, and put, which puts a message of
 // conversation conv (gateway "gw") received by a.
