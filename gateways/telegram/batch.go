@@ -15,8 +15,9 @@ var errNotArray = errors.New("not a JSON array")
 // copies: each poll brings back every update still in progress (up to
 // 100), and copying and scanning them all again (json.RawMessage) was a
 // tenth of the bytes the bot allocated a message in a burst. b must be
-// valid JSON, as getUpdates' result is once the library has decoded the
-// response; what does not look like an array is an error.
+// valid JSON, as getUpdates' result is once getUpdates has decoded the
+// whole answer with encoding/json; what does not look like an array is an
+// error.
 func splitArray(b []byte) ([][]byte, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
