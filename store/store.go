@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gatehouse-bot/gatehouse/core"
@@ -101,6 +102,51 @@ const (
 type Memory interface {
 	Remember(ctx context.Context, scope, key string) error
 	Remembered(ctx context.Context, scope, key string) (bool, error)
+}
+
+// Parking keeps, by scope, platform updates a gateway had to confirm to
+// its platform while their turn still ran, so that a restarted gateway
+// hands them over again (gateways.Parking). Scopes are short ids (at most
+// MaxMemoryKey bytes); a body is at most MaxParkedBody bytes.
+type Parking interface {
+	// Park stores each body under its id in scope, all in one transaction;
+	// an id parked already keeps its first body.
+	Park(ctx context.Context, scope string, updates map[int64][]byte) error
+	// Unpark forgets id in scope; forgetting one not parked is no error.
+	Unpark(ctx context.Context, scope string, id int64) error
+	// Parked returns at most limit of scope's parked updates, the lowest ids.
+	Parked(ctx context.Context, scope string, limit int) (map[int64][]byte, error)
+}
+
+// The bounds of Parking.
+const (
+	// MaxParkedBody is the most bytes of one parked body: Park refuses a
+	// larger one (and writes nothing of that call).
+	MaxParkedBody = 1 << 20
+	// ParkedKeep is how long an update stays parked, counted from when it
+	// was parked, before Prune forgets it: far longer than any restart
+	// takes, short enough that an update never unparked (its gateway
+	// removed from the configuration) does not stay for ever.
+	ParkedKeep = 7 * 24 * time.Hour
+)
+
+// CheckPark is what Park refuses before it writes anything: an empty
+// scope or one over MaxMemoryKey bytes, or a body over MaxParkedBody
+// bytes (the error names the lowest such id). Both drivers call it.
+func CheckPark(scope string, updates map[int64][]byte) error {
+	if scope == "" || len(scope) > MaxMemoryKey {
+		return fmt.Errorf("want a scope of 1 to %d bytes, got %d", MaxMemoryKey, len(scope))
+	}
+	bad, found := int64(0), false
+	for id, body := range updates {
+		if len(body) > MaxParkedBody && (!found || id < bad) {
+			bad, found = id, true
+		}
+	}
+	if found {
+		return fmt.Errorf("update %d: body of %d bytes, over %d", bad, len(updates[bad]), MaxParkedBody)
+	}
+	return nil
 }
 
 // Checkpoints is the index of workspace checkpoints: the methods of
@@ -348,7 +394,7 @@ type Skills interface {
 
 // Store is everything a persistent implementation offers; app wires
 // its parts into the core (History, UsageRecorder), hitl (Store, Audit,
-// StandingStore) and the gateways (Cursors, Memory), and checks at compile time that
+// StandingStore) and the gateways (Cursors, Memory, Parking), and checks at compile time that
 // Store satisfies those consumers' interfaces.
 type Store interface {
 	core.History
@@ -360,6 +406,7 @@ type Store interface {
 	Grants
 	Cursors
 	Memory
+	Parking
 	Checkpoints
 	ScheduleSlots
 	Leases
@@ -372,8 +419,9 @@ type Store interface {
 	// Prune deletes conversation history older than the retention period
 	// and returns how many messages it removed; a zero retention keeps
 	// history for ever. It also forgets the Memory keys past MemoryKeep or
-	// MemoryMax, schedule slots older than SlotKeep and instances not seen
-	// for InstanceKeep, whatever the retention (not counted). The audit log
+	// MemoryMax, schedule slots older than SlotKeep, instances not seen
+	// for InstanceKeep and updates parked longer than ParkedKeep ago,
+	// whatever the retention (not counted). The audit log
 	// is append-only and never pruned. Call it at start-up and then daily.
 	Prune(ctx context.Context) (int64, error)
 	// Close releases the store.

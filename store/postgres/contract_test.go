@@ -52,6 +52,13 @@ func TestCursorContract(t *testing.T) {
 	storetest.CursorContract(t, func(t *testing.T) store.Cursors { return openFresh(t, postgres.Options{}) })
 }
 
+func TestParkingContract(t *testing.T) {
+	pgtest.Server(t) // one skip line for the suite, not one a subtest
+	storetest.ParkingContract(t, func(t *testing.T, now func() time.Time) storetest.ParkingStore {
+		return openFresh(t, postgres.Options{Now: now})
+	})
+}
+
 func TestUsageContract(t *testing.T) {
 	pgtest.Server(t) // one skip line for the suite, not one a subtest
 	storetest.UsageContract(t, func(t *testing.T, now func() time.Time) store.UsageStore {

@@ -9,9 +9,10 @@ import (
 // how many it removed; with Retention 0 it deletes no history. Whatever
 // the retention, it forgets the remembered keys past store.MemoryKeep or
 // Options.MemoryMax, schedule slots past store.SlotKeep and instances not
-// seen for store.InstanceKeep and inbox entries done for store.InboxKeep
-// (none of them counted). The audit log
-// (append-only), approvals, usage and cursors are always kept.
+// seen for store.InstanceKeep, inbox entries done for store.InboxKeep and
+// updates parked longer than store.ParkedKeep ago (none of them counted).
+// The audit log (append-only), approvals, usage and cursors are always
+// kept.
 func (db *DB) Prune(ctx context.Context) (int64, error) {
 	if err := db.pruneCluster(ctx); err != nil {
 		return 0, err
@@ -20,6 +21,9 @@ func (db *DB) Prune(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	if err := db.pruneMemory(ctx); err != nil {
+		return 0, err
+	}
+	if err := db.pruneParked(ctx); err != nil {
 		return 0, err
 	}
 	if err := db.pruneOutbox(ctx); err != nil {

@@ -53,6 +53,12 @@ func TestCursorContract(t *testing.T) {
 	storetest.CursorContract(t, func(t *testing.T) store.Cursors { return openTemp(t, sqlite.Options{}) })
 }
 
+func TestParkingContract(t *testing.T) {
+	storetest.ParkingContract(t, func(t *testing.T, now func() time.Time) storetest.ParkingStore {
+		return openTemp(t, sqlite.Options{Now: now})
+	})
+}
+
 func TestUsageContract(t *testing.T) {
 	storetest.UsageContract(t, func(t *testing.T, now func() time.Time) store.UsageStore {
 		return openTemp(t, sqlite.Options{Now: now})
