@@ -15,7 +15,7 @@ import (
 )
 
 // TestUnreachableIsUnavailable: the writes and reads of the receive path
-// (history, cursors) on a server nobody listens for fail with an error
+// (history, cursors, parked updates) on a server nobody listens for fail with an error
 // matching core.ErrUnavailable; errors that are not about reaching the
 // server, and those of a context that ended, do not match.
 func TestUnreachableIsUnavailable(t *testing.T) {
@@ -36,11 +36,15 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 	msg := llm.Message{Role: llm.RoleUser, Content: "hi"}
 	_, cursorErr := db.Cursor(ctx, "telegram:1:offset")
 	_, loadErr := db.Load(ctx, "telegram:1")
+	_, parkedErr := db.Parked(ctx, "bot:1", 10)
 	for name, err := range map[string]error{
 		"Append":    db.Append(ctx, "telegram:1", msg),
 		"Load":      loadErr,
 		"Cursor":    cursorErr,
 		"SetCursor": db.SetCursor(ctx, "telegram:1:offset", "5"),
+		"Park":      db.Park(ctx, "bot:1", map[int64][]byte{5: []byte("{}"), 6: []byte("{}")}),
+		"Unpark":    db.Unpark(ctx, "bot:1", 5),
+		"Parked":    parkedErr,
 	} {
 		if !errors.Is(err, core.ErrUnavailable) {
 			t.Errorf("%s on a server nobody listens for: %v; want core.ErrUnavailable", name, err)
