@@ -64,6 +64,21 @@ type Memory interface {
 	Remembered(ctx context.Context, scope, key string) (bool, error)
 }
 
+// Parking keeps, by scope, platform updates a gateway had to confirm to
+// its platform while their turn still ran (a long poll that may hold back
+// only so many), so that a restarted gateway hands them over again. A
+// body is the update as the platform sent it; the store refuses one over
+// store.MaxParkedBody bytes.
+type Parking interface {
+	// Park stores each body under its id in scope, all in one
+	// transaction; an id parked already keeps its first body.
+	Park(ctx context.Context, scope string, updates map[int64][]byte) error
+	// Unpark forgets id in scope; forgetting one not parked is no error.
+	Unpark(ctx context.Context, scope string, id int64) error
+	// Parked returns at most limit of scope's parked updates, the lowest ids.
+	Parked(ctx context.Context, scope string, limit int) (map[int64][]byte, error)
+}
+
 // Admission says whether a signal's sender passes the allow list
 // (core.Auth implements it). The engine decides who may talk; a gateway
 // asks it only to decide what to remember about a sender, and what to look

@@ -70,6 +70,9 @@ type Deps struct {
 	Log zerolog.Logger
 	// Cursors persists positions (update offsets); nil keeps them in memory.
 	Cursors Cursors
+	// Parking keeps updates confirmed to the platform while their turn
+	// ran, until done; nil keeps them in memory (a restart loses them).
+	Parking Parking
 	// Memory remembers keys across restarts (the Slack threads the bot is
 	// part of); nil keeps them in memory.
 	Memory Memory

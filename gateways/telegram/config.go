@@ -103,6 +103,9 @@ type Deps struct {
 	Log zerolog.Logger
 	// Cursors persists the update offset; nil keeps it in memory.
 	Cursors gateways.Cursors
+	// Parking keeps the updates confirmed past maxHeld while in progress,
+	// until done; nil keeps them in memory.
+	Parking gateways.Parking
 	// Approvals resolves button presses; nil answers presses with an error.
 	Approvals gateways.Approvals
 	// Metrics records delivery and reconnects; nil records nothing.

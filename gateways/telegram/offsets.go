@@ -15,6 +15,23 @@ import (
 // (a crash before it is done then loses it, and a warning says so).
 const maxHeld = 90
 
+// maxParked bounds the updates given up past maxHeld that are tracked
+// until done (see parking.go): their bodies are parked in the store, and
+// a restart hands them over again. Past it, one is given up untracked,
+// and a crash before it is done loses it (a warning says so).
+const maxParked = 1000
+
+// parkState is where an update given up past maxHeld stands with the
+// store's parking.
+type parkState uint8
+
+const (
+	unparked    parkState = iota // given up; its body not written yet
+	parking                      // its body being written
+	parked                       // its body in the store until it is done
+	doneParking                  // done while its body was written: to be unparked once written
+)
+
 // offsets decides what the next getUpdates confirms. Telegram forgets the
 // updates below the offset it is polled with, so the offset moves past an
 // update only once the engine is done with it (Signal.Done) or it produced
@@ -28,11 +45,14 @@ type offsets struct {
 	held     map[int]bool // update id at or above base → done
 	top      int          // highest update id handed over or passed in a batch
 	progress chan struct{}
+	givenUp  map[int]parkState // given up past maxHeld, not done yet
+	lost     []int             // given up past maxParked, untracked: for the warning
 }
 
 // newOffsets starts at base with the updates in done already done.
 func newOffsets(base int, done []int) *offsets {
-	o := &offsets{base: base, held: make(map[int]bool), top: base - 1, progress: make(chan struct{})}
+	o := &offsets{base: base, held: make(map[int]bool), top: base - 1, progress: make(chan struct{}),
+		givenUp: make(map[int]parkState)}
 	// top is not raised to the loaded done ids: the updates between base
 	// and them have not been handed over again yet, and must not be
 	// skipped. advanceLocked steps over done ids once base reaches them.
@@ -98,15 +118,28 @@ func (o *offsets) pass(id int) {
 	}
 }
 
-// finish records that update id is done.
-func (o *offsets) finish(id int) {
+// finish records that update id is done, and reports whether its body
+// is parked in the store and is to be unparked now.
+func (o *offsets) finish(id int) (unpark bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if st, ok := o.givenUp[id]; ok {
+		switch st {
+		case unparked: // done before its body was written: never will be
+			delete(o.givenUp, id)
+		case parking:
+			o.givenUp[id] = doneParking
+		case parked:
+			delete(o.givenUp, id)
+			unpark = true
+		}
+	}
 	if _, ok := o.held[id]; !ok {
-		return // below base: given up on, or done already
+		return unpark // below base: given up on, or done already
 	}
 	o.held[id] = true
 	o.advanceLocked()
+	return unpark
 }
 
 // advanceLocked moves base to the oldest update in progress (past the top
@@ -134,6 +167,13 @@ func (o *offsets) advanceLocked() (released []int) {
 		}
 		o.held[o.base] = true
 		released = append(released, o.base)
+		switch _, ok := o.givenUp[o.base]; {
+		case ok: // handed over again from the store, and parked still
+		case len(o.givenUp) < maxParked:
+			o.givenUp[o.base] = unparked
+		default:
+			o.lost = append(o.lost, o.base)
+		}
 	}
 	if o.base != old {
 		close(o.progress)
@@ -181,4 +221,74 @@ func parseOffsets(v string) (base int, done []int, err error) {
 		done = append(done, base+d)
 	}
 	return base, done, nil
+}
+
+// toPark returns the updates given up whose bodies are to be written to
+// the store now, lowest first, marked as being written, and the updates
+// given up untracked since the last call.
+func (o *offsets) toPark() (ids, lost []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id, st := range o.givenUp {
+		if st == unparked {
+			o.givenUp[id] = parking
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	lost, o.lost = o.lost, nil
+	return ids, lost
+}
+
+// parkedAs records how the write of ids' bodies ended (toPark), and
+// returns those done meanwhile whose written bodies are to be unparked.
+// Bodies not written are not tried again: after this batch Telegram no
+// longer sends them.
+func (o *offsets) parkedAs(ids []int, written bool) (unpark []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, id := range ids {
+		switch st, ok := o.givenUp[id]; {
+		case !ok:
+		case st == doneParking:
+			delete(o.givenUp, id)
+			if written {
+				unpark = append(unpark, id)
+			}
+		case written:
+			o.givenUp[id] = parked
+		default:
+			delete(o.givenUp, id)
+		}
+	}
+	return unpark
+}
+
+// restore records updates whose bodies a restart found parked, before
+// they are handed over again: each is parked until done, and one Telegram
+// still holds (at or above base) is in progress, so that a poll does not
+// hand it over a second time.
+func (o *offsets) restore(ids []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, id := range ids {
+		o.givenUp[id] = parked
+		if id >= o.base {
+			o.held[id] = false
+		}
+	}
+}
+
+// unrestore takes back restore for updates not handed over after all:
+// those Telegram still holds are handed over when a poll brings them
+// again. They stay parked until done.
+func (o *offsets) unrestore(ids []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, id := range ids {
+		if done, ok := o.held[id]; ok && !done {
+			delete(o.held, id)
+		}
+	}
+	o.advanceLocked()
 }

@@ -37,6 +37,10 @@ var errStalled = errors.New("telegram: getUpdates stalled past its timeout")
 func (g *Gateway) runPolling(ctx context.Context, inbox gateways.Inbox) error {
 	o := g.loadOffsets(ctx)
 	startup.Mark(ctx, "telegram: update offset read")
+	if g.handOverParked(ctx, inbox, o) != nil {
+		g.log.Info().Msg("stopped polling")
+		return nil
+	}
 	short := true
 	refused := 0            // batches refused in a row because the store is unreachable
 	webhookChecked := false // a conflict was looked into once for a webhook left set
@@ -191,10 +195,13 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 	var released []int
 	defer func() {
 		handing.Store(false)
+		lost := g.park(ctx, o, raws)
 		g.saveOffsets(ctx, o)
-		if len(released) > 0 {
-			g.log.Warn().Ints("update_ids", released).Int("held", maxHeld).
-				Msg("updates still in progress after many later ones: confirmed to Telegram anyway; a crash now would lose them")
+		if len(lost) > 0 {
+			g.log.Warn().Ints("update_ids", lost).Int("held", maxHeld).Int("parked", maxParked).
+				Msg("updates still in progress after many later ones: confirmed to Telegram anyway, not parked; a crash now would lose them")
+		} else if len(released) > 0 {
+			g.log.Debug().Ints("update_ids", released).Msg("updates still in progress after many later ones: parked in the store until done")
 		}
 	}()
 	fresh := 0
@@ -211,7 +218,9 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 		fresh++
 		released = append(released, o.start(id)...)
 		done := func() {
-			o.finish(id)
+			if o.finish(id) {
+				g.unpark(ctx, id)
+			}
 			if !handing.Load() {
 				g.saveOffsets(ctx, o)
 			}

@@ -209,7 +209,7 @@ func (s *Section) build(ctx context.Context, d gateways.Deps, conn *connecting) 
 	if conn != nil && tc.HTTPClient == nil {
 		tc.HTTPClient = conn.client // the connection getMe opened serves the polls
 	}
-	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Approvals: d.Approvals, Metrics: d.Metrics,
+	gw, err := New(ctx, tc, Deps{Log: d.Log, Cursors: d.Cursors, Parking: d.Parking, Approvals: d.Approvals, Metrics: d.Metrics,
 		Lease: d.Lease, Shared: d.Shared, connecting: conn})
 	if err != nil {
 		return nil, fmt.Errorf("gateways.telegram: %w", err)

@@ -47,6 +47,7 @@ type Gateway struct {
 	bot       *tgbotapi.BotAPI // Self is the bot; Client is replaced per call
 	secrets   *secrets.Set
 	cursors   gateways.Cursors
+	parking   gateways.Parking
 	approvals gateways.Approvals
 	out       *gateways.Outbox // splits, orders, paces, retries, reports
 	prompts   *gateways.PromptBook[promptRef]
@@ -85,6 +86,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 		log:       d.Log.With().Str("gateway", Name).Logger(),
 		secrets:   secrets.New(cfg.Token, url.PathEscape(cfg.Token), url.QueryEscape(cfg.Token), cfg.Webhook.SecretToken),
 		cursors:   d.Cursors,
+		parking:   d.Parking,
 		approvals: d.Approvals,
 		lease:     d.Lease,
 		shared:    d.Shared,
@@ -96,6 +98,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Gateway, error) {
 	}
 	if g.cursors == nil {
 		g.cursors = newMemCursors()
+	}
+	if g.parking == nil {
+		g.parking = newMemParking()
 	}
 	if err := g.connect(ctx, d.connecting); err != nil {
 		return nil, err
