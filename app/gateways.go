@@ -21,6 +21,7 @@ func (a *App) buildGateways(ctx context.Context, o Options) error {
 	deps := gateways.Deps{
 		Log:           a.log,
 		Cursors:       a.store,
+		Parking:       a.store,
 		Memory:        a.store,
 		Auth:          a.auth,
 		Approvals:     a.broker,

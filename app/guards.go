@@ -20,6 +20,7 @@ var (
 	_ hitl.GrantStore      = store.Store(nil)
 	_ gateways.Cursors     = store.Store(nil)
 	_ gateways.Memory      = store.Store(nil)
+	_ gateways.Parking     = store.Store(nil)
 	_ gateways.Admission   = (*core.Auth)(nil)
 	_ checkpoint.Index     = store.Store(nil)
 	_ checkpoint.Audit     = store.Store(nil)
