@@ -52,6 +52,7 @@ func (g *Gateway) park(ctx context.Context, o *offsets, raws [][]byte) (lost []i
 	for _, id := range ids {
 		if _, ok := bodies[int64(id)]; ok && err == nil {
 			written = append(written, id)
+			g.inFlight.Store(id, struct{}{})
 		} else {
 			lost = append(lost, id)
 		}
@@ -66,6 +67,7 @@ func (g *Gateway) park(ctx context.Context, o *offsets, raws [][]byte) (lost []i
 // unpark forgets update id's parked body once it is done. A failure is
 // logged: a restart would hand the update over again.
 func (g *Gateway) unpark(ctx context.Context, id int) {
+	g.inFlight.Delete(id)
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), parkTimeout)
 	defer cancel()
 	if err := g.parking.Unpark(uctx, g.parkScope(), int64(id)); err != nil {
@@ -74,7 +76,9 @@ func (g *Gateway) unpark(ctx context.Context, id int) {
 }
 
 // handOverParked hands over again the updates a previous run parked (see
-// park), lowest first, before the first poll. Each stays parked until it
+// park), lowest first, before the first poll, except those this process
+// parked and still runs (polling starts again when a lease is taken
+// back). Each stays parked until it
 // is done; one Telegram still holds is not handed over twice (restore).
 // It returns an error only when ctx ended. When the inbox refuses one
 // (the store unreachable) the rest stay parked for the next start.
@@ -89,10 +93,20 @@ func (g *Gateway) handOverParked(ctx context.Context, inbox gateways.Inbox, o *o
 	}
 	ids := make([]int, 0, len(bodies))
 	for id := range bodies {
-		ids = append(ids, int(id))
+		// Polling again under a lease taken back: this process's own
+		// parked updates are still in its engine.
+		if _, mine := g.inFlight.Load(int(id)); !mine {
+			ids = append(ids, int(id))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	slices.Sort(ids)
 	o.restore(ids)
+	for _, id := range ids {
+		g.inFlight.Store(id, struct{}{})
+	}
 	g.log.Info().Int("updates", len(ids)).Msg("handing over again the updates parked by the last run")
 	for i, id := range ids {
 		done := func() {
@@ -107,6 +121,9 @@ func (g *Gateway) handOverParked(ctx context.Context, inbox gateways.Inbox, o *o
 		if err != nil {
 			g.log.Warn().Err(err).Int("update_id", id).Msg("a parked update was refused; it and the later ones are handed over at the next start")
 			o.unrestore(ids[i:])
+			for _, id := range ids[i:] {
+				g.inFlight.Delete(id)
+			}
 			return nil
 		}
 		if !submitted {

@@ -182,6 +182,34 @@ func TestGivenUpUpdatesParkedNotWarned(t *testing.T) {
 	}
 }
 
+// TestPollingAgainDoesNotHandOverItsOwnParkedUpdates: polling starts
+// again in the same process (a lease taken back) while updates it parked
+// are still in its engine: they are not handed over a second time, and
+// leave the store once done.
+func TestPollingAgainDoesNotHandOverItsOwnParkedUpdates(t *testing.T) {
+	parking := newMemParking()
+	h := newHarness(t, withParking(parking))
+	h.inbox.KeepDone = true
+	ctx := context.Background()
+	if _, err := h.gw.deliverBatch(ctx, h.inbox, newOffsets(1, nil), messageBatch(maxHeld+10)); err != nil {
+		t.Fatalf("deliverBatch: %v", err)
+	}
+	var handed []core.Signal
+	for range maxHeld + 10 {
+		handed = append(handed, h.inbox.Next(t))
+	}
+	if err := h.gw.handOverParked(ctx, h.inbox, newOffsets(maxHeld+11, nil)); err != nil {
+		t.Fatalf("handOverParked: %v", err)
+	}
+	h.inbox.Empty(t)
+	for _, s := range handed {
+		s.Done()
+	}
+	if ids := parkedIDs(t, parking, h.gw); len(ids) != 0 {
+		t.Fatalf("parked after every update is done: %v", ids)
+	}
+}
+
 func parkedIDs(t *testing.T, p gateways.Parking, g *Gateway) []int64 {
 	t.Helper()
 	m, err := p.Parked(context.Background(), g.parkScope(), maxParked)

@@ -56,6 +56,7 @@ type Gateway struct {
 	hookMu    sync.Mutex   // serialises webhook updates
 	saveMu    sync.Mutex   // serialises offset saves
 	saved     string       // the offset cursor last saved
+	inFlight  sync.Map     // update id (int) → struct{}: parked by this process, not done yet
 	moved     sync.Map     // group chat id (int64) → the supergroup it was upgraded to (int64)
 	run       atomic.Pointer[runState]
 	wg        sync.WaitGroup // callbacks and replies started by Run
