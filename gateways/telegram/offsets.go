@@ -11,8 +11,8 @@ import (
 // maxHeld bounds the updates kept unconfirmed at or above the oldest one
 // still in progress. getUpdates returns at most 100 updates from its
 // offset, so holding the offset back for more would hide every newer
-// update; past the bound the oldest update in progress is confirmed anyway
-// (a crash before it is done then loses it, and a warning says so).
+// update; past the bound the oldest update in progress is confirmed anyway,
+// its body parked in the store first (see maxParked).
 const maxHeld = 90
 
 // maxParked bounds the updates given up past maxHeld that are tracked

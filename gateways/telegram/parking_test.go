@@ -210,6 +210,50 @@ func TestPollingAgainDoesNotHandOverItsOwnParkedUpdates(t *testing.T) {
 	}
 }
 
+// blockingParking holds each Park until released.
+type blockingParking struct {
+	*memParking
+	entered, release chan struct{}
+}
+
+func (p blockingParking) Park(ctx context.Context, scope string, updates map[int64][]byte) error {
+	p.entered <- struct{}{}
+	<-p.release
+	return p.memParking.Park(ctx, scope, updates)
+}
+
+// TestNoOffsetSavedPastAnUpdateBeingParked: an update done while the
+// batch's given-up updates are being parked does not persist an offset
+// past them: a crash then would start polling beyond updates that are
+// neither parked nor confirmed done.
+func TestNoOffsetSavedPastAnUpdateBeingParked(t *testing.T) {
+	cursors := &memStore{}
+	parking := blockingParking{newMemParking(), make(chan struct{}), make(chan struct{})}
+	h := newHarness(t, withCursors(cursors), withParking(parking))
+	h.inbox.KeepDone = true
+	ended := make(chan error, 1)
+	go func() {
+		_, err := h.gw.deliverBatch(context.Background(), h.inbox, newOffsets(1, nil), messageBatch(maxHeld+10))
+		ended <- err
+	}()
+	var last core.Signal
+	for range maxHeld + 10 {
+		last = h.inbox.Next(t)
+	}
+	<-parking.entered
+	last.Done() // update 100: saves the offset unless the batch is still being handed over
+	cursors.mu.Lock()
+	saved := cursors.m["telegram:777000111:offset"]
+	cursors.mu.Unlock()
+	close(parking.release)
+	if err := <-ended; err != nil {
+		t.Fatalf("deliverBatch: %v", err)
+	}
+	if saved != "" {
+		t.Fatalf("offset %q saved while updates 1 to 11 were being parked", saved)
+	}
+}
+
 func parkedIDs(t *testing.T, p gateways.Parking, g *Gateway) []int64 {
 	t.Helper()
 	m, err := p.Parked(context.Background(), g.parkScope(), maxParked)

@@ -194,8 +194,10 @@ func (g *Gateway) deliverBatch(ctx context.Context, inbox gateways.Inbox, o *off
 	handing.Store(true)
 	var released []int
 	defer func() {
-		handing.Store(false)
+		// Parked before any save: a done update's save (once handing
+		// ends) persists an offset past those given up.
 		lost := g.park(ctx, o, raws)
+		handing.Store(false)
 		g.saveOffsets(ctx, o)
 		if len(lost) > 0 {
 			g.log.Warn().Ints("update_ids", lost).Int("held", maxHeld).Int("parked", maxParked).
