@@ -98,15 +98,7 @@ func TestInboxSurvivesTheKillOfThePoller(t *testing.T) {
 		}
 		return n
 	}
-	answers := func() map[string]int {
-		n := map[string]int{}
-		for _, s := range tg.Sent() {
-			if s.Method == "sendMessage" {
-				n[s.Plain]++
-			}
-		}
-		return n
-	}
+	answers := func() map[string]int { return sentTexts(tg) }
 	answered := func(from, to int, slow bool) func() bool {
 		return func() bool {
 			got := answers()
@@ -208,15 +200,7 @@ func TestInboxAnyInstanceRunsTheTurn(t *testing.T) {
 		say(int64(42+i%3), text)
 		want = append(want, "answer to "+text)
 	}
-	answers := func() map[string]int {
-		n := map[string]int{}
-		for _, s := range tg.Sent() {
-			if s.Method == "sendMessage" {
-				n[s.Plain]++
-			}
-		}
-		return n
-	}
+	answers := func() map[string]int { return sentTexts(tg) }
 	testutil.WaitFor(t, "the other chats answered while the slow turn holds its instance", func() bool {
 		got := answers()
 		for _, w := range want {

@@ -56,15 +56,7 @@ log: {level: debug, format: json}
 	release()
 
 	startBot(t, dir, baseEnv(dir))
-	answers := func() map[string]int {
-		n := map[string]int{}
-		for _, s := range tg.Sent() {
-			if s.Method == "sendMessage" {
-				n[s.Plain]++
-			}
-		}
-		return n
-	}
+	answers := func() map[string]int { return sentTexts(tg) }
 	testutil.WaitFor(t, "every message answered", func() bool {
 		got := answers()
 		for i := range total {

@@ -33,6 +33,17 @@ func startTelegram(t *testing.T) *faketg.Server {
 	return tg
 }
 
+// sentTexts counts the texts the bot sent on tg with sendMessage.
+func sentTexts(tg *faketg.Server) map[string]int {
+	n := map[string]int{}
+	for _, s := range tg.Sent() {
+		if s.Method == "sendMessage" {
+			n[s.Plain]++
+		}
+	}
+	return n
+}
+
 // askTelegram sends "what time is it" as Telegram user 42 and waits for
 // the bot's answer there.
 func askTelegram(t *testing.T, tg *faketg.Server) {

@@ -162,12 +162,7 @@ func TestRestartLosesNoUpdateGivenUpPastMaxHeld(t *testing.T) {
 // and no warning says a crash would lose them.
 func TestGivenUpUpdatesParkedNotWarned(t *testing.T) {
 	parking := newMemParking()
-	h := newHarness(t, withParking(parking))
-	h.inbox.KeepDone = true
-	raws := messageBatch(maxHeld + 10)
-	if _, err := h.gw.deliverBatch(context.Background(), h.inbox, newOffsets(1, nil), raws); err != nil {
-		t.Fatalf("deliverBatch: %v", err)
-	}
+	h, raws := handOverGivingUp(t, parking)
 	got, _ := parking.Parked(context.Background(), h.gw.parkScope(), maxParked)
 	if len(got) != 11 {
 		t.Fatalf("%d updates parked; want 11, those given up", len(got))
@@ -188,12 +183,8 @@ func TestGivenUpUpdatesParkedNotWarned(t *testing.T) {
 // leave the store once done.
 func TestPollingAgainDoesNotHandOverItsOwnParkedUpdates(t *testing.T) {
 	parking := newMemParking()
-	h := newHarness(t, withParking(parking))
-	h.inbox.KeepDone = true
+	h, _ := handOverGivingUp(t, parking)
 	ctx := context.Background()
-	if _, err := h.gw.deliverBatch(ctx, h.inbox, newOffsets(1, nil), messageBatch(maxHeld+10)); err != nil {
-		t.Fatalf("deliverBatch: %v", err)
-	}
 	var handed []core.Signal
 	for range maxHeld + 10 {
 		handed = append(handed, h.inbox.Next(t))
@@ -252,6 +243,19 @@ func TestNoOffsetSavedPastAnUpdateBeingParked(t *testing.T) {
 	if saved != "" {
 		t.Fatalf("offset %q saved while updates 1 to 11 were being parked", saved)
 	}
+}
+
+// handOverGivingUp hands a batch of maxHeld+10 messages, none done, to a
+// gateway parking in parking: updates 1 to 11 are given up.
+func handOverGivingUp(t *testing.T, parking gateways.Parking) (*harness, [][]byte) {
+	t.Helper()
+	h := newHarness(t, withParking(parking))
+	h.inbox.KeepDone = true
+	raws := messageBatch(maxHeld + 10)
+	if _, err := h.gw.deliverBatch(context.Background(), h.inbox, newOffsets(1, nil), raws); err != nil {
+		t.Fatalf("deliverBatch: %v", err)
+	}
+	return h, raws
 }
 
 func parkedIDs(t *testing.T, p gateways.Parking, g *Gateway) []int64 {
