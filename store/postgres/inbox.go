@@ -56,12 +56,8 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 	now := db.now()
 	var e store.InboxEntry
 	var received int64
-	// One batch is one transaction: the claim reads after the lock that
-	// hand-overs take too (claimLock, inbox_next.go). The batch bypasses
-	// textPool: its text is made storable here.
-	b := &pgq.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock($1, 0)`, claimLock)
-	b.Queue(`UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
+	// The claim reads after the lock that hand-overs take too.
+	err := db.rowAfterClaimLock(ctx, `UPDATE inbox SET holder = $1, claimed = 1, expires = $2, cancel = 0
 		WHERE id = (
 			SELECT i.id FROM inbox i
 			WHERE i.id = ANY(ARRAY(SELECT h.id FROM (
@@ -74,18 +70,8 @@ func (db *DB) ClaimInbox(ctx context.Context, holder string, gateways []string, 
 			ORDER BY i.id LIMIT 1
 			FOR UPDATE SKIP LOCKED)
 		RETURNING id, gateway, msg_key, conv, data, files, receiver, `+effectiveStage("inbox")+`, received`,
-		storableArgs([]any{holder, nanos(now.Add(ttl)), gateways, nanos(now)})...)
-	err := func() error {
-		br := db.pool.SendBatch(ctx, b)
-		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if err := br.QueryRow().Scan(&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received); err != nil {
-			return err
-		}
-		return br.Close()
-	}()
+		[]any{holder, nanos(now.Add(ttl)), gateways, nanos(now)},
+		&e.ID, &e.Gateway, &e.Key, &e.Conv, &e.Data, &e.Files, &e.Receiver, &e.Stage, &received)
 	if errors.Is(err, pgq.ErrNoRows) {
 		return store.InboxEntry{}, false, nil
 	}

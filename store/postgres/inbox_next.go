@@ -68,6 +68,25 @@ func heartbeatKeeps(p, now string) string {
 
 var _ store.InboxHandOn = (*DB)(nil)
 
+// rowAfterClaimLock runs query, which returns one row, after taking
+// claimLock, in one batch and so one transaction (the lock is held until
+// it commits), and scans the row into dest (pgq.ErrNoRows: none). The
+// batch bypasses textPool: args are made storable here.
+func (db *DB) rowAfterClaimLock(ctx context.Context, query string, args []any, dest ...any) error {
+	b := &pgq.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock($1, 0)`, claimLock)
+	b.Queue(query, storableArgs(args)...)
+	br := db.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	if err := br.QueryRow().Scan(dest...); err != nil {
+		return err
+	}
+	return br.Close()
+}
+
 // FinishNextInbox marks holder's entry id done, as FinishInbox does, and
 // in the same row write takes for holder the oldest conversation head of
 // gateways that nobody holds, reserves or has taken this way (the entry
@@ -81,11 +100,13 @@ func (db *DB) FinishNextInbox(ctx context.Context, id int64, holder, process str
 		return store.InboxEntry{}, false, fmt.Errorf("postgres: finish inbox entry %d: ttl %v is not positive", id, ttl)
 	}
 	now := db.now()
-	// One batch is one transaction (the lock held until it commits); it
-	// bypasses textPool: its text is made storable here.
-	b := &pgq.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock($1, 0)`, claimLock)
-	b.Queue(`WITH nxt AS (
+	var next int64
+	var (
+		mid, files, stage, received *int64
+		gw, key, conv, receiver     *string
+		data                        []byte
+	)
+	err := db.rowAfterClaimLock(ctx, `WITH nxt AS (
 			SELECT i.id FROM inbox i
 			WHERE i.id = ANY(ARRAY(SELECT h.id FROM (
 				SELECT DISTINCT ON (conv) id, gateway, holder, claimed FROM inbox
@@ -102,25 +123,8 @@ func (db *DB) FinishNextInbox(ctx context.Context, id int64, holder, process str
 			RETURNING next)
 		SELECT up.next, nx.id, nx.gateway, nx.msg_key, nx.conv, nx.data, nx.files, nx.receiver, `+effectiveStage("nx")+`, nx.received
 		FROM up LEFT JOIN inbox nx ON nx.id = up.next AND up.next <> 0, pg_notify('`+inboxChannel+`', '')`,
-		storableArgs([]any{nanos(now), id, holder, nanos(now), gateways, nanos(now.Add(ttl)), process, int64(ttl)})...)
-	var next int64
-	var e store.InboxEntry
-	var (
-		mid, files, stage, received *int64
-		gw, key, conv, receiver     *string
-		data                        []byte
-	)
-	err := func() error {
-		br := db.pool.SendBatch(ctx, b)
-		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if err := br.QueryRow().Scan(&next, &mid, &gw, &key, &conv, &data, &files, &receiver, &stage, &received); err != nil {
-			return err
-		}
-		return br.Close()
-	}()
+		[]any{nanos(now), id, holder, nanos(now), gateways, nanos(now.Add(ttl)), process, int64(ttl)},
+		&next, &mid, &gw, &key, &conv, &data, &files, &receiver, &stage, &received)
 	if errors.Is(err, pgq.ErrNoRows) {
 		return store.InboxEntry{}, false, fmt.Errorf("postgres: finish inbox entry %d: %w", id, store.ErrNotHeld)
 	}
@@ -130,7 +134,7 @@ func (db *DB) FinishNextInbox(ctx context.Context, id int64, holder, process str
 	if next == 0 || mid == nil {
 		return store.InboxEntry{}, false, nil
 	}
-	e = store.InboxEntry{ID: *mid, Gateway: *gw, Key: *key, Conv: *conv, Data: data, Files: int(*files),
+	e := store.InboxEntry{ID: *mid, Gateway: *gw, Key: *key, Conv: *conv, Data: data, Files: int(*files),
 		Receiver: *receiver, Stage: int(*stage), Received: fromNanos(*received)}
 	return e, true, nil
 }
